@@ -1,0 +1,42 @@
+import type { Delivery, QuestionRecord, QuestionStatus, RecordReason, ResolvedBy } from "../../record.ts";
+import type { Surface } from "../../contract/result.ts";
+
+export interface ListFilter {
+  status?: QuestionStatus;
+  runId?: string;
+  sessionKey?: string;
+  /** Records with a target on this surface. */
+  surface?: Surface;
+  /** At most this many records, newest first. */
+  limit?: number;
+}
+
+/** A terminal outcome, applied as a compare-and-set from `pending`. */
+export type Resolution =
+  | { status: "answered"; answers: Record<string, string[]>; by: ResolvedBy; resolvedAtMs: number }
+  | { status: "expired"; reason: "expired"; resolvedAtMs: number }
+  | { status: "cancelled"; reason: Exclude<RecordReason, "expired">; by?: ResolvedBy; detail?: string; resolvedAtMs: number };
+
+export type ResolveOutcome =
+  | { ok: true; record: QuestionRecord }
+  | { ok: false; code: "QUESTION_NOT_FOUND" }
+  | { ok: false; code: "QUESTION_ALREADY_TERMINAL"; record: QuestionRecord };
+
+/**
+ * The durable store of question records. Synchronous on purpose: both implementations are
+ * in-process, and a synchronous compare-and-set makes "first resolution wins" trivially atomic.
+ */
+export interface QuestionStore {
+  create(record: QuestionRecord): void;
+  get(id: string): QuestionRecord | undefined;
+  list(filter?: ListFilter): QuestionRecord[];
+  /** Compare-and-set from pending: the first resolution wins, every later one changes nothing. */
+  resolve(id: string, resolution: Resolution): ResolveOutcome;
+  /** Records one delivered copy. Idempotent per (surface, chat): a repeat report keeps the first copy. */
+  addDelivery(id: string, delivery: Delivery): QuestionRecord | undefined;
+  /** Pending records whose expiresAtMs is at or before `nowMs`. */
+  findExpired(nowMs: number): QuestionRecord[];
+  /** The earliest expiresAtMs among pending records, for the single expiry scheduler. */
+  nextExpiryMs(): number | undefined;
+  close(): void;
+}

@@ -1,0 +1,56 @@
+import type { AskUserQuestion } from "./contract/schema.ts";
+import type { NoAnswerReason, Surface } from "./contract/result.ts";
+
+export type QuestionStatus = "pending" | "answered" | "expired" | "cancelled";
+
+/** Why a question ended without an answer. `delivery_failed`: no surface could deliver it. */
+export type RecordReason = NoAnswerReason | "delivery_failed";
+
+/** Where a question goes. `chat` is required for chat surfaces; `users` narrows who may answer. */
+export interface Target {
+  surface: Surface;
+  chat?: string;
+  users?: string[];
+}
+
+/** One delivered copy of a prompt, so that every copy can be edited after resolution. */
+export interface Delivery {
+  surface: Surface;
+  chat: string;
+  messageRef: string;
+  deliveredAtMs: number;
+}
+
+export type ResolveVia = "button" | "text" | "web" | "api" | "modal";
+
+/** Who resolved a question, where, and how. */
+export interface ResolvedBy {
+  surface: string;
+  user?: string;
+  /** A display name for summaries ("Answered in Telegram by Ada"). */
+  userName?: string;
+  chat?: string;
+  via: ResolveVia;
+}
+
+/** The durable question record (PRODUCT.md §3). */
+export interface QuestionRecord {
+  id: string;
+  questions: AskUserQuestion[];
+  timeoutSeconds: number;
+  status: QuestionStatus;
+  createdAtMs: number;
+  expiresAtMs: number;
+  resolvedAtMs?: number;
+  /** Present when answered: every question id maps to one or more values. */
+  answers?: Record<string, string[]>;
+  /** Present when expired or cancelled. */
+  reason?: RecordReason;
+  /** A human-readable detail, e.g. why delivery failed. */
+  detail?: string;
+  by?: ResolvedBy;
+  runId?: string;
+  sessionKey?: string;
+  targets: Target[];
+  deliveries: Delivery[];
+}
