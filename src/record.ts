@@ -1,5 +1,5 @@
 import type { AskUserQuestion } from "./contract/schema.ts";
-import type { NoAnswerReason, Surface } from "./contract/result.ts";
+import { answeredResult, noAnswerResult, type AskUserResult, type NoAnswerReason, type Surface } from "./contract/result.ts";
 
 export type QuestionStatus = "pending" | "answered" | "expired" | "cancelled";
 
@@ -53,4 +53,24 @@ export interface QuestionRecord {
   sessionKey?: string;
   targets: Target[];
   deliveries: Delivery[];
+}
+
+/** The ask_user result a terminal record stands for, or undefined while it is pending. */
+export function recordToResult(record: QuestionRecord): AskUserResult | undefined {
+  switch (record.status) {
+    case "pending":
+      return undefined;
+    case "answered": {
+      const by = record.by;
+      return answeredResult(
+        record.answers ?? {},
+        by ? { surface: by.surface, via: by.via, ...(by.user ? { user: by.user } : {}), ...(by.chat ? { chat: by.chat } : {}) } : undefined,
+      );
+    }
+    case "expired":
+      return noAnswerResult("expired");
+    case "cancelled":
+      if (record.reason === "delivery_failed") return { status: "delivery_failed", reason: record.detail ?? "the question could not be delivered" };
+      return noAnswerResult(record.reason === "skipped" || record.reason === "aborted" ? record.reason : "cancelled");
+  }
 }

@@ -46,7 +46,10 @@ export function looseKey(text: string): string {
       break;
     }
   }
-  return s.replace(/[.!]+$/u, "").trimEnd();
+  // A loop, not /[.!]+$/: that regex backtracks quadratically on a long run of "!" or "." that is not at the end.
+  let end = s.length;
+  while (end > 0 && (s[end - 1] === "." || s[end - 1] === "!")) end--;
+  return s.slice(0, end).trimEnd();
 }
 
 const RECOMMENDED_SUFFIX = /\s*\(recommended\)$/iu;

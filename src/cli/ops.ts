@@ -1,0 +1,82 @@
+import type { Config } from "../config.ts";
+import type { QuestionRecord } from "../record.ts";
+import { formatTarget } from "../targets.ts";
+import { parseCommandArgs, UsageError } from "./args.ts";
+import { connectFromConfig } from "./connect.ts";
+
+type IO = { out: (s: string) => void; err: (s: string) => void };
+
+export const LIST_HELP = `Usage: ask-user-bridge list [--status pending|answered|expired|cancelled] [--run-id ID] [--surface S] [--limit N] [--json]
+
+Lists question records, newest first.`;
+export const GET_HELP = `Usage: ask-user-bridge get ID
+
+Prints one question record as JSON.`;
+export const CANCEL_HELP = `Usage: ask-user-bridge cancel ID [--reason cancelled|skipped|aborted]
+
+Cancels a pending question; the asker gets no_answer with that reason.`;
+
+function summaryLine(r: QuestionRecord): string {
+  const first = r.questions[0];
+  const what = first ? `${first.header}: ${first.question}` : "";
+  const extra = r.questions.length > 1 ? ` (+${r.questions.length - 1})` : "";
+  const status = r.status === "cancelled" ? `cancelled/${r.reason ?? "?"}` : r.status;
+  return `${r.id}  ${status.padEnd(22)} ${new Date(r.createdAtMs).toISOString()}  ${r.targets.map(formatTarget).join(",")}  ${what}${extra}`;
+}
+
+export async function runList(argv: string[], config: Config, io: IO): Promise<number> {
+  const { values } = parseCommandArgs(argv, {
+    status: { type: "string" },
+    "run-id": { type: "string" },
+    surface: { type: "string" },
+    limit: { type: "string" },
+    json: { type: "boolean" },
+  });
+  if (values.help) return io.out(LIST_HELP), 0;
+  const limit = values.limit === undefined ? 50 : Number(values.limit);
+  if (!Number.isInteger(limit) || limit < 1) throw new UsageError(`--limit: "${values.limit}" is not a positive integer`);
+  const client = await connectFromConfig(config);
+  try {
+    const filter = {
+      limit,
+      ...(values.status ? { status: values.status } : {}),
+      ...(values["run-id"] ? { runId: values["run-id"] } : {}),
+      ...(values.surface ? { surface: values.surface } : {}),
+    };
+    const { questions } = await client.call<{ questions: QuestionRecord[] }>("question.list", filter);
+    if (values.json) io.out(JSON.stringify(questions, null, 2));
+    else io.out(questions.length ? questions.map(summaryLine).join("\n") : "No questions.");
+    return 0;
+  } finally {
+    client.close();
+  }
+}
+
+export async function runGet(argv: string[], config: Config, io: IO): Promise<number> {
+  const { values, positionals } = parseCommandArgs(argv, {}, true);
+  if (values.help) return io.out(GET_HELP), 0;
+  if (positionals.length !== 1) throw new UsageError("get takes exactly one question id");
+  const client = await connectFromConfig(config);
+  try {
+    io.out(JSON.stringify(await client.get(positionals[0]!), null, 2));
+    return 0;
+  } finally {
+    client.close();
+  }
+}
+
+export async function runCancel(argv: string[], config: Config, io: IO): Promise<number> {
+  const { values, positionals } = parseCommandArgs(argv, { reason: { type: "string" } }, true);
+  if (values.help) return io.out(CANCEL_HELP), 0;
+  if (positionals.length !== 1) throw new UsageError("cancel takes exactly one question id");
+  const reason = values.reason ?? "cancelled";
+  if (!["cancelled", "skipped", "aborted"].includes(reason)) throw new UsageError(`--reason: "${reason}" is not one of cancelled, skipped, aborted`);
+  const client = await connectFromConfig(config);
+  try {
+    const record = await client.resolve({ id: positionals[0]!, cancel: true, reason: reason as "cancelled", by: { surface: "cli", via: "api" } });
+    io.out(JSON.stringify(record, null, 2));
+    return 0;
+  } finally {
+    client.close();
+  }
+}

@@ -1,0 +1,86 @@
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { Config } from "../config.ts";
+import { startGateway, type RunningGateway } from "../gateway/run.ts";
+import { parseCommandArgs } from "./args.ts";
+import { superviseChild } from "./supervise.ts";
+
+type IO = { out: (s: string) => void; err: (s: string) => void };
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+const BIN = join(ROOT, "bin", "ask-user-bridge.js");
+
+export const BOTS = [
+  { name: "telegram", tokenVar: "TELEGRAM_BOT_TOKEN" },
+  { name: "discord", tokenVar: "DISCORD_BOT_TOKEN" },
+  { name: "slack", tokenVar: "SLACK_BOT_TOKEN" },
+] as const;
+
+export const GATEWAY_HELP = `Usage: ask-user-bridge gateway
+
+Runs the gateway alone: the durable store (SQLite under DATA_DIR by default), the WebSocket protocol at /ws
+and its HTTP mirror at POST /rpc/<method>. Binds GATEWAY_HOST:GATEWAY_PORT (127.0.0.1:8787).`;
+
+export const START_HELP = `Usage: ask-user-bridge start
+
+Runs the gateway with the Control UI, and a child process for each bot whose token is set
+(TELEGRAM_BOT_TOKEN, DISCORD_BOT_TOKEN, SLACK_BOT_TOKEN). A bot that crashes is restarted.`;
+
+function untilSignal(): Promise<string> {
+  return new Promise((resolve) => {
+    process.once("SIGINT", () => resolve("SIGINT"));
+    process.once("SIGTERM", () => resolve("SIGTERM"));
+  });
+}
+
+function banner(gateway: RunningGateway, config: Config, io: IO): void {
+  const store = config.STORE === "memory" ? "in-memory store (nothing survives a restart)" : `SQLite store under ${config.DATA_DIR}`;
+  io.out(`ask-user-bridge gateway listening on ${gateway.url} (${store})`);
+  io.out(
+    gateway.tokenGenerated
+      ? `GATEWAY_TOKEN was not set: generated one and saved it to ${join(config.DATA_DIR, "gateway-token")} (clients on this machine find it there).`
+      : config.GATEWAY_TOKEN
+        ? "Clients authenticate with GATEWAY_TOKEN."
+        : `Clients authenticate with the token saved in ${join(config.DATA_DIR, "gateway-token")}.`,
+  );
+}
+
+function firstQuestionHint(io: IO): void {
+  io.out(`Ask a first question from another terminal:
+  npx ask-user-bridge ask --question "Where should I deploy?" --option "Staging (Recommended)" --option Production`);
+}
+
+export async function runGateway(argv: string[], config: Config, io: IO): Promise<number> {
+  const { values } = parseCommandArgs(argv, {});
+  if (values.help) return io.out(GATEWAY_HELP), 0;
+  const gateway = await startGateway(config);
+  banner(gateway, config, io);
+  const signal = await untilSignal();
+  io.err(`${signal}: shutting down`);
+  await gateway.close();
+  return 0;
+}
+
+export async function runStart(argv: string[], config: Config, io: IO): Promise<number> {
+  const { values } = parseCommandArgs(argv, {});
+  if (values.help) return io.out(START_HELP), 0;
+  const gateway = await startGateway(config);
+  banner(gateway, config, io);
+  const children = [];
+  for (const bot of BOTS) {
+    const implemented = existsSync(join(ROOT, "bots", `${bot.name}.ts`));
+    if (!config[bot.tokenVar]) io.out(`${bot.name} bot: off (set ${bot.tokenVar} to turn it on)`);
+    else if (!implemented) io.out(`${bot.name} bot: not built yet`);
+    else {
+      io.out(`${bot.name} bot: starting`);
+      children.push(superviseChild(`${bot.name} bot`, process.execPath, [BIN, "bot", bot.name], io.err));
+    }
+  }
+  firstQuestionHint(io);
+  const signal = await untilSignal();
+  io.err(`${signal}: shutting down`);
+  await Promise.all(children.map((c) => c.stop()));
+  await gateway.close();
+  return 0;
+}

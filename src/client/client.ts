@@ -1,0 +1,231 @@
+import { WebSocket } from "ws";
+import { GatewayError, type ErrorBody } from "../errors.ts";
+import type { MethodName } from "../gateway/protocol.ts";
+import type { GatewayEventName } from "../gateway/service.ts";
+import type { QuestionRecord } from "../record.ts";
+import { backoffDelay } from "./backoff.ts";
+
+export interface ConnectOptions {
+  /** http(s)://host:port or ws(s)://host:port; `/ws` is added when missing. */
+  url: string;
+  token: string;
+  /** Keep retrying when the first connection fails (bots), instead of rejecting (CLI). */
+  retryInitial?: boolean;
+  /** How long a request made while disconnected waits for the link before failing with DISCONNECTED. */
+  offlineWaitMs?: number;
+  /** Default per-request timeout (waitAnswer is bounded by its own timeoutMs). */
+  requestTimeoutMs?: number;
+  log?: (message: string, error?: unknown) => void;
+}
+
+type Pending = { resolve: (payload: any) => void; reject: (error: GatewayError) => void; timer?: NodeJS.Timeout };
+type Listener = (record: QuestionRecord) => void;
+
+export interface ClientEvents {
+  "question.requested": Listener;
+  "question.resolved": Listener;
+  "question.updated": Listener;
+  /** After every (re)connection, with a fresh list of pending questions. */
+  resync: (pending: QuestionRecord[]) => void;
+  connected: () => void;
+  disconnected: (reason: string) => void;
+}
+
+export function toWsUrl(url: string): string {
+  const u = new URL(url);
+  if (u.protocol === "http:") u.protocol = "ws:";
+  if (u.protocol === "https:") u.protocol = "wss:";
+  if (u.pathname === "/" || u.pathname === "") u.pathname = "/ws";
+  return u.toString();
+}
+
+/** A connection to the gateway's WebSocket protocol, reconnecting with backoff. */
+export class GatewayConnection {
+  #socket: WebSocket | undefined;
+  #nextId = 1;
+  #pending = new Map<number, Pending>();
+  #listeners = new Map<keyof ClientEvents, Set<(...args: any[]) => void>>();
+  #waitingForLink = new Set<() => void>();
+  #attempt = 0;
+  #closed = false;
+  #reconnectTimer: NodeJS.Timeout | undefined;
+  #heartbeat: NodeJS.Timeout | undefined;
+  readonly #url: string;
+  readonly #options: ConnectOptions;
+
+  constructor(options: ConnectOptions) {
+    this.#options = options;
+    this.#url = toWsUrl(options.url);
+  }
+
+  get connected(): boolean {
+    return this.#socket?.readyState === WebSocket.OPEN;
+  }
+
+  on<E extends keyof ClientEvents>(event: E, listener: ClientEvents[E]): () => void {
+    const set = this.#listeners.get(event) ?? new Set();
+    set.add(listener);
+    this.#listeners.set(event, set);
+    return () => set.delete(listener);
+  }
+
+  #emit<E extends keyof ClientEvents>(event: E, ...args: Parameters<ClientEvents[E]>): void {
+    for (const listener of this.#listeners.get(event) ?? []) {
+      try {
+        listener(...args);
+      } catch (error) {
+        this.#options.log?.(`listener for ${event} failed`, error);
+      }
+    }
+  }
+
+  /** Opens the first connection. Rejects on a wrong token, or on no gateway unless retryInitial. */
+  open(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const attempt = () => {
+        this.#dial()
+          .then(resolve)
+          .catch((error: GatewayError) => {
+            if (error.code === "UNAUTHORIZED" || !this.#options.retryInitial || this.#closed) reject(error);
+            else this.#reconnectTimer = setTimeout(attempt, backoffDelay(this.#attempt++));
+          });
+      };
+      attempt();
+    });
+  }
+
+  #dial(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const socket = new WebSocket(this.#url, { headers: { authorization: `Bearer ${this.#options.token}` }, handshakeTimeout: 10_000 });
+      let opened = false;
+      socket.on("unexpected-response", (_req, res) => {
+        const code = res.statusCode === 401 ? "UNAUTHORIZED" : "DISCONNECTED";
+        reject(new GatewayError(code, code === "UNAUTHORIZED" ? "the gateway refused the token" : `the gateway answered HTTP ${res.statusCode}`));
+        socket.terminate();
+      });
+      socket.on("error", (error) => {
+        if (!opened) reject(new GatewayError("DISCONNECTED", `cannot reach the gateway at ${this.#url}: ${error.message}`, { cause: error }));
+      });
+      socket.on("open", () => {
+        opened = true;
+        this.#socket = socket;
+        this.#attempt = 0;
+        this.#startHeartbeat(socket);
+        for (const wake of this.#waitingForLink) wake();
+        this.#waitingForLink.clear();
+        this.#emit("connected");
+        this.call<{ questions: QuestionRecord[] }>("question.list", { status: "pending" })
+          .then(({ questions }) => this.#emit("resync", questions))
+          .catch((error) => this.#options.log?.("resync failed", error));
+        resolve();
+      });
+      socket.on("message", (data) => this.#onFrame(data.toString()));
+      socket.on("close", (code, reason) => {
+        if (!opened) return;
+        this.#onDrop(`closed (${code}${reason.length ? ` ${reason.toString()}` : ""})`);
+      });
+    });
+  }
+
+  #startHeartbeat(socket: WebSocket): void {
+    let alive = true;
+    socket.on("pong", () => (alive = true));
+    clearInterval(this.#heartbeat);
+    this.#heartbeat = setInterval(() => {
+      if (!alive) return socket.terminate();
+      alive = false;
+      socket.ping();
+    }, 15_000);
+    this.#heartbeat.unref();
+  }
+
+  #onDrop(reason: string): void {
+    clearInterval(this.#heartbeat);
+    this.#socket = undefined;
+    const error = new GatewayError("DISCONNECTED", `the gateway link dropped: ${reason}`);
+    for (const [id, pending] of this.#pending) {
+      clearTimeout(pending.timer);
+      pending.reject(error);
+      this.#pending.delete(id);
+    }
+    this.#emit("disconnected", reason);
+    if (this.#closed) return;
+    const retry = () => {
+      this.#dial().catch(() => {
+        if (!this.#closed) this.#reconnectTimer = setTimeout(retry, backoffDelay(this.#attempt++));
+      });
+    };
+    this.#reconnectTimer = setTimeout(retry, backoffDelay(this.#attempt++));
+  }
+
+  #onFrame(text: string): void {
+    let frame: any;
+    try {
+      frame = JSON.parse(text);
+    } catch {
+      return this.#options.log?.("ignored a frame that is not JSON");
+    }
+    if (frame?.type === "res") {
+      const pending = this.#pending.get(frame.id);
+      if (!pending) return;
+      this.#pending.delete(frame.id);
+      clearTimeout(pending.timer);
+      if (frame.ok) pending.resolve(frame.payload);
+      else pending.reject(GatewayError.from(frame.error as ErrorBody));
+    } else if (frame?.type === "event" && typeof frame.event === "string") {
+      this.#emit(frame.event as GatewayEventName, frame.payload);
+    }
+  }
+
+  #waitForLink(): Promise<void> {
+    if (this.connected) return Promise.resolve();
+    if (this.#closed) return Promise.reject(new GatewayError("DISCONNECTED", "the client is closed"));
+    const waitMs = this.#options.offlineWaitMs ?? 15_000;
+    return new Promise((resolve, reject) => {
+      const wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        this.#waitingForLink.delete(wake);
+        reject(new GatewayError("DISCONNECTED", `the gateway is unreachable (waited ${waitMs} ms)`));
+      }, waitMs);
+      this.#waitingForLink.add(wake);
+    });
+  }
+
+  /** Sends one request. Fails with DISCONNECTED if the link drops before the answer, never hangs. */
+  async call<T = unknown>(method: MethodName | (string & {}), params: unknown = {}, { timeoutMs }: { timeoutMs?: number } = {}): Promise<T> {
+    await this.#waitForLink();
+    const socket = this.#socket!;
+    const id = this.#nextId++;
+    return new Promise<T>((resolve, reject) => {
+      const limit = timeoutMs ?? this.#options.requestTimeoutMs ?? 30_000;
+      const timer = setTimeout(() => {
+        this.#pending.delete(id);
+        reject(new GatewayError("TIMEOUT", `${method} got no answer within ${limit} ms`));
+      }, limit);
+      this.#pending.set(id, { resolve, reject, timer });
+      socket.send(JSON.stringify({ type: "req", id, method, params }), (error) => {
+        if (!error) return;
+        clearTimeout(timer);
+        this.#pending.delete(id);
+        reject(new GatewayError("DISCONNECTED", `could not send ${method}: ${error.message}`));
+      });
+    });
+  }
+
+  close(): void {
+    this.#closed = true;
+    clearTimeout(this.#reconnectTimer);
+    clearInterval(this.#heartbeat);
+    this.#socket?.close();
+    this.#socket = undefined;
+    const error = new GatewayError("DISCONNECTED", "the client is closed");
+    for (const pending of this.#pending.values()) {
+      clearTimeout(pending.timer);
+      pending.reject(error);
+    }
+    this.#pending.clear();
+  }
+}

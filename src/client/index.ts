@@ -1,0 +1,59 @@
+import type { AskUserResult } from "../contract/result.ts";
+import type { MethodParams } from "../gateway/protocol.ts";
+import type { ListFilter } from "../gateway/store/types.ts";
+import type { QuestionRecord, ResolveVia } from "../record.ts";
+import { GatewayConnection, type ClientEvents, type ConnectOptions } from "./client.ts";
+
+export type WaitAnswerPayload = ({ id: string; record: QuestionRecord } & AskUserResult) | { id: string; status: "pending"; expiresAtMs: number };
+type In<M extends keyof MethodInputs> = MethodInputs[M];
+type ByInput = { surface: string; user?: string; userName?: string; chat?: string; via?: ResolveVia };
+
+/** Params as callers write them (defaults may be omitted). */
+interface MethodInputs {
+  "question.request": Omit<MethodParams<"question.request">, "questions"> & { questions: unknown };
+  "question.resolve":
+    | { id: string; answers: Record<string, string | string[]>; by?: ByInput }
+    | { id: string; cancel: true; reason?: "skipped" | "cancelled" | "aborted"; by?: ByInput };
+  "question.delivered": MethodParams<"question.delivered">;
+  "question.deliveryFailed": MethodParams<"question.deliveryFailed">;
+}
+
+/** The typed gateway client used by the bots, the CLI, the SDK and MCP. */
+export interface GatewayClient {
+  readonly connected: boolean;
+  on<E extends keyof ClientEvents>(event: E, listener: ClientEvents[E]): () => void;
+  call<T = unknown>(method: string, params?: unknown, options?: { timeoutMs?: number }): Promise<T>;
+  request(params: In<"question.request">): Promise<{ id: string; expiresAtMs: number }>;
+  waitAnswer(params: { id: string; timeoutMs?: number }): Promise<WaitAnswerPayload>;
+  resolve(params: In<"question.resolve">): Promise<QuestionRecord>;
+  get(id: string): Promise<QuestionRecord>;
+  list(filter?: ListFilter): Promise<QuestionRecord[]>;
+  delivered(params: In<"question.delivered">): Promise<QuestionRecord>;
+  deliveryFailed(params: In<"question.deliveryFailed">): Promise<QuestionRecord>;
+  abortRun(runId: string): Promise<{ cancelled: string[] }>;
+  close(): void;
+}
+
+/** Connects to the gateway. Resolves once the first connection is up; reconnects with backoff after that. */
+export async function connectGateway(options: ConnectOptions): Promise<GatewayClient> {
+  const link = new GatewayConnection(options);
+  await link.open();
+  return {
+    get connected() {
+      return link.connected;
+    },
+    on: (event, listener) => link.on(event, listener),
+    call: (method, params, opts) => link.call(method, params, opts),
+    request: (params) => link.call("question.request", params),
+    waitAnswer: (params) => link.call("question.waitAnswer", params, { timeoutMs: (params.timeoutMs ?? 60_000) + 15_000 }),
+    resolve: (params) => link.call("question.resolve", params),
+    get: (id) => link.call("question.get", { id }),
+    list: async (filter = {}) => (await link.call<{ questions: QuestionRecord[] }>("question.list", filter)).questions,
+    delivered: (params) => link.call("question.delivered", params),
+    deliveryFailed: (params) => link.call("question.deliveryFailed", params),
+    abortRun: (runId) => link.call("run.abort", { runId }),
+    close: () => link.close(),
+  };
+}
+
+export type { ConnectOptions, ClientEvents };

@@ -1,0 +1,89 @@
+import { z } from "zod";
+import { parseTargetList } from "./targets.ts";
+
+const port = z.coerce.number().int().min(0).max(65_535);
+const optionalText = z
+  .string()
+  .trim()
+  .transform((v) => (v === "" ? undefined : v))
+  .optional();
+const url = z
+  .string()
+  .trim()
+  .transform((v) => (v === "" ? undefined : v))
+  .pipe(z.url({ protocol: /^(https?|wss?)$/ }).optional())
+  .optional();
+const idList = z
+  .string()
+  .optional()
+  .transform((v, ctx) => {
+    const ids = (v ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+    const bad = ids.find((id) => !/^[A-Za-z0-9_@.\-]{1,128}$/.test(id));
+    if (bad) ctx.addIssue({ code: "custom", message: `"${bad}" is not a user id; use a comma-separated list of ids` });
+    return ids;
+  });
+
+export const configSchema = z.object({
+  GATEWAY_HOST: z.string().trim().min(1).default("127.0.0.1"),
+  GATEWAY_PORT: port.default(8787),
+  GATEWAY_TOKEN: z
+    .string()
+    .trim()
+    .optional()
+    .transform((v) => (v ? v : undefined))
+    .refine((v) => v === undefined || v.length >= 16, "must be at least 16 characters (try: openssl rand -hex 24)"),
+  GATEWAY_URL: url,
+  DATA_DIR: z.string().trim().min(1).default("./data"),
+  STORE: z.enum(["sqlite", "memory"]).default("sqlite"),
+  DELIVERY_TIMEOUT_SECONDS: z.coerce.number().positive().max(3600).default(30),
+  ASK_DEFAULT_TARGETS: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      try {
+        return parseTargetList(v ?? "");
+      } catch (error) {
+        ctx.addIssue({ code: "custom", message: (error as Error).message });
+        return z.NEVER;
+      }
+    }),
+  /** Test-only: lowers the 30 s timeout floor so expiry can be tested quickly. Never part of the contract. */
+  ASK_TEST_MIN_TIMEOUT_SECONDS: z.coerce.number().positive().max(30).optional(),
+
+  TELEGRAM_BOT_TOKEN: optionalText,
+  TELEGRAM_API_ROOT: url,
+  TELEGRAM_ALLOWED_USERS: idList,
+  DISCORD_BOT_TOKEN: optionalText,
+  DISCORD_API_URL: url,
+  DISCORD_GATEWAY_URL: url,
+  DISCORD_ALLOWED_USERS: idList,
+  SLACK_BOT_TOKEN: optionalText,
+  SLACK_SIGNING_SECRET: optionalText,
+  SLACK_APP_TOKEN: optionalText,
+  SLACK_PORT: port.default(3000),
+  SLACK_API_URL: url,
+  SLACK_ALLOWED_USERS: idList,
+});
+
+export type Config = z.output<typeof configSchema>;
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Configuration error:\n${problems.map((p) => `  - ${p}`).join("\n")}\nSee .env.example for every variable.`);
+    this.name = "ConfigError";
+  }
+}
+
+/** Reads and validates the environment. Throws ConfigError naming every missing or bad variable. */
+export function loadConfig(env: Record<string, string | undefined>): Config {
+  const result = configSchema.safeParse(env);
+  if (result.success) return result.data;
+  throw new ConfigError(result.error.issues.map((issue) => `${String(issue.path[0] ?? "env")}: ${issue.message}`));
+}
+
+/** Like loadConfig, but also requires the named variables (e.g. a bot's token). */
+export function requireConfig<K extends keyof Config>(config: Config, keys: K[]): Config & { [P in K]-?: NonNullable<Config[P]> } {
+  const missing = keys.filter((key) => config[key] === undefined || config[key] === "");
+  if (missing.length) throw new ConfigError(missing.map((key) => `${String(key)}: is required`));
+  return config as Config & { [P in K]-?: NonNullable<Config[P]> };
+}

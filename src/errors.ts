@@ -1,0 +1,44 @@
+/** The protocol's error codes (PRODUCT.md §3), plus the transport's own. */
+export const ERROR_CODES = [
+  "UNAUTHORIZED",
+  "INVALID_PARAMS",
+  "QUESTION_NOT_FOUND",
+  "QUESTION_ALREADY_TERMINAL",
+  "QUESTION_INVALID_ANSWER",
+  "SESSION_HAS_PENDING_QUESTION",
+  "INVALID_FRAME",
+  "FRAME_TOO_LARGE",
+  "UNKNOWN_METHOD",
+  "DISCONNECTED",
+  "TIMEOUT",
+  "INTERNAL",
+] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+export interface ErrorBody {
+  code: ErrorCode;
+  message: string;
+  /** Field-level problems for INVALID_PARAMS / QUESTION_INVALID_ANSWER. */
+  issues?: Array<{ path: string; message: string }>;
+}
+
+/** A typed error with a string code; the one error type that crosses the protocol. */
+export class GatewayError extends Error {
+  readonly code: ErrorCode;
+  readonly issues?: ErrorBody["issues"];
+
+  constructor(code: ErrorCode, message: string, options: { issues?: ErrorBody["issues"]; cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = "GatewayError";
+    this.code = code;
+    if (options.issues) this.issues = options.issues;
+  }
+
+  toBody(): ErrorBody {
+    return this.issues ? { code: this.code, message: this.message, issues: this.issues } : { code: this.code, message: this.message };
+  }
+
+  static from(body: ErrorBody): GatewayError {
+    return new GatewayError(body.code, body.message, body.issues ? { issues: body.issues } : {});
+  }
+}

@@ -1,0 +1,35 @@
+import type { AskUserQuestion } from "../contract/schema.ts";
+import { GatewayError } from "../errors.ts";
+
+const MAX_VALUE_LENGTH = 4000;
+
+/**
+ * Resolve validation (PRODUCT.md §3): every question has at least one value, a single-select question has exactly
+ * one, and a value equal to a label (case-insensitively) is stored as that exact label. Throws QUESTION_INVALID_ANSWER.
+ */
+export function validateAnswers(questions: AskUserQuestion[], given: Record<string, string | string[]>): Record<string, string[]> {
+  const issues: Array<{ path: string; message: string }> = [];
+  const answers: Record<string, string[]> = {};
+  const known = new Set(questions.map((q) => q.id));
+  for (const key of Object.keys(given)) {
+    if (!known.has(key)) issues.push({ path: `answers.${key}`, message: "no question has this id" });
+  }
+  for (const q of questions) {
+    const raw = Object.hasOwn(given, q.id) ? given[q.id] : undefined;
+    const values = (raw === undefined ? [] : Array.isArray(raw) ? raw : [raw]).map((v) => v.trim()).filter(Boolean);
+    const byLabel = new Map(q.options.map((o) => [o.label.toLocaleLowerCase(), o.label]));
+    const stored: string[] = [];
+    for (const value of values) {
+      const label = byLabel.get(value.toLocaleLowerCase()) ?? value;
+      if (label.length > MAX_VALUE_LENGTH) issues.push({ path: `answers.${q.id}`, message: `a value is longer than ${MAX_VALUE_LENGTH} characters` });
+      else if (!stored.includes(label)) stored.push(label);
+    }
+    if (stored.length === 0) issues.push({ path: `answers.${q.id}`, message: "needs at least one value" });
+    else if (!q.multiSelect && stored.length > 1) issues.push({ path: `answers.${q.id}`, message: `is single-select and takes exactly one value (got ${stored.length})` });
+    answers[q.id] = stored;
+  }
+  if (issues.length > 0) {
+    throw new GatewayError("QUESTION_INVALID_ANSWER", issues.map((i) => `${i.path}: ${i.message}`).join("; "), { issues });
+  }
+  return answers;
+}

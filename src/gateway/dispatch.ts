@@ -1,0 +1,39 @@
+import { GatewayError } from "../errors.ts";
+import { isMethodName, parseParams, type MethodName } from "./protocol.ts";
+import type { QuestionService } from "./service.ts";
+
+/** Runs one protocol method against the service. Shared by the WebSocket and the HTTP mirror. */
+export function createDispatcher(service: QuestionService) {
+  const handlers: { [M in MethodName]: (params: unknown, signal: AbortSignal | undefined) => unknown } = {
+    "question.request": (p) => {
+      const { id, expiresAtMs } = service.request(parseParams("question.request", p));
+      return { id, expiresAtMs };
+    },
+    "question.waitAnswer": (p, signal) => {
+      const { id, timeoutMs } = parseParams("question.waitAnswer", p);
+      return service.waitAnswer(id, timeoutMs, signal);
+    },
+    "question.resolve": (p) => service.resolve(parseParams("question.resolve", p)),
+    "question.get": (p) => service.get(parseParams("question.get", p).id),
+    "question.list": (p) => ({ questions: service.list(parseParams("question.list", p)) }),
+    "question.delivered": (p) => service.delivered(parseParams("question.delivered", p)),
+    "question.deliveryFailed": (p) => service.deliveryFailed(parseParams("question.deliveryFailed", p)),
+    "run.abort": (p) => service.abortRun(parseParams("run.abort", p).runId),
+  };
+
+  return async function dispatch(method: unknown, params: unknown, signal?: AbortSignal): Promise<unknown> {
+    if (!isMethodName(method)) {
+      throw new GatewayError("UNKNOWN_METHOD", `unknown method ${JSON.stringify(String(method)).slice(0, 140)}`);
+    }
+    return handlers[method](params, signal);
+  };
+}
+
+export type Dispatch = ReturnType<typeof createDispatcher>;
+
+/** Maps any thrown value to a protocol error body; unexpected errors become INTERNAL without internals. */
+export function toErrorBody(error: unknown, log?: (message: string, error: unknown) => void) {
+  if (error instanceof GatewayError) return error.toBody();
+  log?.("internal error", error);
+  return { code: "INTERNAL" as const, message: "internal error" };
+}

@@ -1,0 +1,84 @@
+import { z } from "zod";
+import { SURFACES } from "../contract/result.ts";
+import { formatPath } from "../contract/normalize.ts";
+import { GatewayError } from "../errors.ts";
+
+/** Frames larger than this get a FRAME_TOO_LARGE error response. */
+export const MAX_FRAME_BYTES = 1024 * 1024;
+
+const id = z.string().min(1).max(128);
+const surface = z.enum(SURFACES);
+const text = z.string().min(1).max(256);
+
+export const targetSchema = z
+  .strictObject({
+    surface,
+    chat: text.optional(),
+    users: z.array(text).max(100).optional(),
+  })
+  .refine((t) => t.surface === "web" || t.chat !== undefined, { message: "a chat surface needs a chat", path: ["chat"] });
+
+export const bySchema = z.strictObject({
+  surface: z.string().min(1).max(32),
+  user: text.optional(),
+  userName: z.string().max(256).optional(),
+  chat: text.optional(),
+  via: z.enum(["button", "text", "web", "api", "modal"]).default("api"),
+});
+
+const answerValues = z.union([z.string(), z.array(z.string()).max(64)]);
+
+export const methodParams = {
+  "question.request": z.strictObject({
+    questions: z.unknown(),
+    timeoutSeconds: z.unknown().optional(),
+    runId: id.optional(),
+    sessionKey: id.optional(),
+    targets: z.array(targetSchema).min(1).max(20).optional(),
+  }),
+  "question.waitAnswer": z.strictObject({ id, timeoutMs: z.number().int().min(0).max(10 * 60_000).optional() }),
+  "question.resolve": z.union([
+    z.strictObject({ id, answers: z.record(z.string(), answerValues), by: bySchema.optional() }),
+    z.strictObject({ id, cancel: z.literal(true), reason: z.enum(["skipped", "cancelled", "aborted"]).default("cancelled"), by: bySchema.optional() }),
+  ]),
+  "question.get": z.strictObject({ id }),
+  "question.list": z.strictObject({
+    status: z.enum(["pending", "answered", "expired", "cancelled"]).optional(),
+    runId: id.optional(),
+    sessionKey: id.optional(),
+    surface: surface.optional(),
+    limit: z.number().int().min(1).max(10_000).optional(),
+  }),
+  "question.delivered": z.strictObject({ id, surface, chat: text, messageRef: text }),
+  "question.deliveryFailed": z.strictObject({ id, surface, chat: text, reason: z.string().max(1000) }),
+  "run.abort": z.strictObject({ runId: id }),
+} as const;
+
+export type MethodName = keyof typeof methodParams;
+export type MethodParams<M extends MethodName> = z.output<(typeof methodParams)[M]>;
+
+export const METHOD_NAMES = Object.keys(methodParams) as MethodName[];
+
+export function isMethodName(name: unknown): name is MethodName {
+  return typeof name === "string" && Object.hasOwn(methodParams, name);
+}
+
+/** Validates a method's params, throwing INVALID_PARAMS with the field-level list. */
+export function parseParams<M extends MethodName>(method: M, params: unknown): MethodParams<M> {
+  const result = methodParams[method].safeParse(params ?? {});
+  if (result.success) return result.data as MethodParams<M>;
+  const issues = result.error.issues.flatMap((issue) =>
+    issue.code === "unrecognized_keys"
+      ? issue.keys.map((key) => ({ path: formatPath([...issue.path, key]), message: "unknown field" }))
+      : [{ path: formatPath(issue.path), message: issue.message }],
+  );
+  throw new GatewayError("INVALID_PARAMS", `invalid params for ${method}: ${issues.map((i) => `${i.path || "params"}: ${i.message}`).join("; ")}`, { issues });
+}
+
+/** A request frame: `{type:"req", id, method, params}`. */
+export const requestFrameSchema = z.object({
+  type: z.literal("req"),
+  id: z.union([z.string().max(128), z.number()]),
+  method: z.string().max(128),
+  params: z.unknown().optional(),
+});

@@ -1,0 +1,61 @@
+import type { Config } from "../config.ts";
+import { createGatewayServer, type HttpRoute } from "./server.ts";
+import { createQuestionService } from "./service.ts";
+import { createMemoryStore, createSqliteStore, type QuestionStore } from "./store/index.ts";
+import { ensureGatewayToken } from "./token-file.ts";
+
+export interface RunningGateway {
+  url: string;
+  token: string;
+  tokenGenerated: boolean;
+  store: QuestionStore;
+  close(): Promise<void>;
+}
+
+type GatewayConfig = Pick<
+  Config,
+  "GATEWAY_HOST" | "GATEWAY_PORT" | "GATEWAY_TOKEN" | "DATA_DIR" | "STORE" | "DELIVERY_TIMEOUT_SECONDS" | "ASK_DEFAULT_TARGETS" | "ASK_TEST_MIN_TIMEOUT_SECONDS"
+>;
+
+/** Opens the store, expires what passed while down, and serves the protocol. */
+export async function startGateway(
+  config: GatewayConfig,
+  extras: { routes?: (ctx: { token: string }) => HttpRoute[]; log?: (message: string, error?: unknown) => void } = {},
+): Promise<RunningGateway> {
+  const { token, generated } = ensureGatewayToken(config.GATEWAY_TOKEN, config.DATA_DIR);
+  const store = config.STORE === "memory" ? createMemoryStore() : createSqliteStore({ dataDir: config.DATA_DIR });
+  const service = createQuestionService({
+    store,
+    deliveryTimeoutMs: config.DELIVERY_TIMEOUT_SECONDS * 1000,
+    defaultTargets: config.ASK_DEFAULT_TARGETS,
+    ...(config.ASK_TEST_MIN_TIMEOUT_SECONDS === undefined ? {} : { minTimeoutSeconds: config.ASK_TEST_MIN_TIMEOUT_SECONDS }),
+  });
+  service.start();
+  const server = createGatewayServer({
+    service,
+    token,
+    host: config.GATEWAY_HOST,
+    port: config.GATEWAY_PORT,
+    ...(extras.routes ? { routes: extras.routes({ token }) } : {}),
+    ...(extras.log ? { log: extras.log } : {}),
+  });
+  let address;
+  try {
+    address = await server.listen();
+  } catch (error) {
+    service.stop();
+    store.close();
+    throw error;
+  }
+  return {
+    url: address.url,
+    token,
+    tokenGenerated: generated,
+    store,
+    async close() {
+      service.stop();
+      await server.close();
+      store.close();
+    },
+  };
+}

@@ -1,0 +1,155 @@
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { WebSocketServer } from "ws";
+import { GatewayError, type ErrorBody } from "../errors.ts";
+import { bearerToken, createTokenCheck } from "./auth.ts";
+import { createDispatcher, toErrorBody } from "./dispatch.ts";
+import { MAX_FRAME_BYTES } from "./protocol.ts";
+import type { QuestionService } from "./service.ts";
+import { createConnection } from "./ws-connection.ts";
+
+/** Extra HTTP routes (the Control UI); return true when handled. */
+export type HttpRoute = (req: IncomingMessage, res: ServerResponse) => boolean | Promise<boolean>;
+
+export interface GatewayServerOptions {
+  service: QuestionService;
+  token: string;
+  host?: string;
+  port?: number;
+  routes?: HttpRoute[];
+  /** Alternative ways a request may authenticate (e.g. the UI's session cookie). */
+  authenticate?: (req: IncomingMessage) => boolean;
+  log?: (message: string, error?: unknown) => void;
+}
+
+const HTTP_STATUS: Partial<Record<ErrorBody["code"], number>> = {
+  UNAUTHORIZED: 401,
+  INVALID_PARAMS: 400,
+  INVALID_FRAME: 400,
+  FRAME_TOO_LARGE: 413,
+  UNKNOWN_METHOD: 404,
+  QUESTION_NOT_FOUND: 404,
+  QUESTION_ALREADY_TERMINAL: 409,
+  SESSION_HAS_PENDING_QUESTION: 409,
+  QUESTION_INVALID_ANSWER: 422,
+  INTERNAL: 500,
+};
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" });
+  res.end(text);
+}
+
+function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_FRAME_BYTES) {
+        reject(new GatewayError("FRAME_TOO_LARGE", `request bodies are limited to ${MAX_FRAME_BYTES} bytes`));
+        req.resume();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on("end", () => resolve(Buffer.concat(chunks)));
+    req.on("error", reject);
+  });
+}
+
+/** The gateway's HTTP server: `/ws` (WebSocket protocol), `POST /rpc/<method>` (HTTP mirror), `/healthz`, plus routes. */
+export function createGatewayServer(options: GatewayServerOptions) {
+  const { service } = options;
+  const log = options.log ?? ((message, error) => console.error(`[gateway] ${message}`, error ?? ""));
+  const checkToken = createTokenCheck(options.token);
+  const isAuthorized = (req: IncomingMessage) => checkToken(bearerToken(req.headers.authorization)) || options.authenticate?.(req) === true;
+  const dispatch = createDispatcher(service);
+  const connections = new Set<ReturnType<typeof createConnection>>();
+
+  const unsubscribe = service.subscribe((event, record) => {
+    for (const connection of connections) connection.event(event, record);
+  });
+
+  async function handleRpc(req: IncomingMessage, res: ServerResponse, method: string): Promise<void> {
+    const requestId = req.headers["x-request-id"] ?? null;
+    const fail = (error: ErrorBody) => sendJson(res, HTTP_STATUS[error.code] ?? 400, { type: "res", id: requestId, ok: false, error });
+    if (!isAuthorized(req)) return fail({ code: "UNAUTHORIZED", message: "send the gateway token as Authorization: Bearer <token>" });
+    let params: unknown;
+    try {
+      const body = await readBody(req);
+      params = body.length === 0 ? {} : JSON.parse(body.toString("utf8"));
+    } catch (error) {
+      return fail(error instanceof GatewayError ? error.toBody() : { code: "INVALID_FRAME", message: `the body is not JSON: ${(error as Error).message}`.slice(0, 300) });
+    }
+    const controller = new AbortController();
+    res.on("close", () => controller.abort());
+    try {
+      const payload = await dispatch(method, params, controller.signal);
+      sendJson(res, 200, { type: "res", id: requestId, ok: true, payload });
+    } catch (error) {
+      fail(toErrorBody(error, log));
+    }
+  }
+
+  const server = createServer((req, res) => {
+    void (async () => {
+      const url = new URL(req.url ?? "/", "http://gateway");
+      if (url.pathname === "/healthz") return sendJson(res, 200, { ok: true });
+      const rpc = /^\/rpc\/([A-Za-z.]+)$/.exec(url.pathname);
+      if (rpc) {
+        if (req.method !== "POST") return sendJson(res, 405, { ok: false, error: { code: "INVALID_FRAME", message: "use POST" } });
+        return handleRpc(req, res, rpc[1]!);
+      }
+      for (const route of options.routes ?? []) if (await route(req, res)) return;
+      sendJson(res, 404, { ok: false, error: { code: "UNKNOWN_METHOD", message: "not found" } });
+    })().catch((error) => {
+      log("http handler failed", error);
+      if (!res.headersSent) sendJson(res, 500, { ok: false, error: { code: "INTERNAL", message: "internal error" } });
+    });
+  });
+
+  // Frames up to 16 MiB are read and answered with FRAME_TOO_LARGE past 1 MiB; larger ones close the socket.
+  const wss = new WebSocketServer({ noServer: true, maxPayload: 16 * MAX_FRAME_BYTES });
+  server.on("upgrade", (req, socket, head) => {
+    const url = new URL(req.url ?? "/", "http://gateway");
+    if (url.pathname !== "/ws") {
+      socket.end("HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n");
+      return;
+    }
+    const presented = bearerToken(req.headers.authorization);
+    if (presented !== undefined && !checkToken(presented)) {
+      socket.end("HTTP/1.1 401 Unauthorized\r\nConnection: close\r\n\r\n");
+      return;
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      const connection = createConnection({ socket: ws, dispatch, authenticated: isAuthorized(req), checkToken, log });
+      connections.add(connection);
+      ws.on("close", () => connections.delete(connection));
+    });
+  });
+
+  return {
+    server,
+    async listen(): Promise<{ host: string; port: number; url: string }> {
+      await new Promise<void>((resolve, reject) => {
+        server.once("error", reject);
+        server.listen(options.port ?? 8787, options.host ?? "127.0.0.1", () => {
+          server.off("error", reject);
+          resolve();
+        });
+      });
+      const address = server.address() as AddressInfo;
+      const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
+      return { host: address.address, port: address.port, url: `http://${host}:${address.port}` };
+    },
+    async close(): Promise<void> {
+      unsubscribe();
+      for (const ws of wss.clients) ws.terminate();
+      wss.close();
+      server.closeAllConnections?.();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

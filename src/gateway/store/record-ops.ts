@@ -1,0 +1,47 @@
+import type { Delivery, QuestionRecord } from "../../record.ts";
+import type { Resolution } from "./types.ts";
+
+/**
+ * Pure helpers shared by every store, so that each implementation has the same semantics.
+ * Both stores order lists newest first (createdAtMs DESC, then id DESC) and expiries soonest first
+ * (expiresAtMs ASC, then id ASC).
+ */
+
+/** Applies a terminal resolution to a record. Fields the resolution does not name are kept as they were. */
+export function applyResolution(record: QuestionRecord, resolution: Resolution): QuestionRecord {
+  const next: QuestionRecord = { ...record, status: resolution.status, resolvedAtMs: resolution.resolvedAtMs };
+  if (resolution.status === "answered") {
+    next.answers = resolution.answers;
+    next.by = resolution.by;
+    return next;
+  }
+  next.reason = resolution.reason;
+  if (resolution.status === "cancelled") {
+    if (resolution.by !== undefined) next.by = resolution.by;
+    if (resolution.detail !== undefined) next.detail = resolution.detail;
+  }
+  return next;
+}
+
+/** Appends a delivery unless one for the same (surface, chat) exists: a repeat report keeps the first copy. */
+export function addDeliveryTo(deliveries: Delivery[], delivery: Delivery): boolean {
+  if (deliveries.some((d) => d.surface === delivery.surface && d.chat === delivery.chat)) return false;
+  deliveries.push(delivery);
+  return true;
+}
+
+/** `undefined` means no limit; anything else is a whole number of records, at least 0. */
+export function normalizeLimit(limit: number | undefined): number | undefined {
+  if (limit === undefined || !Number.isFinite(limit)) return undefined;
+  return Math.max(0, Math.trunc(limit));
+}
+
+const compareIds = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+export function compareNewestFirst(a: QuestionRecord, b: QuestionRecord): number {
+  return b.createdAtMs - a.createdAtMs || compareIds(b.id, a.id);
+}
+
+export function compareSoonestExpiry(a: QuestionRecord, b: QuestionRecord): number {
+  return a.expiresAtMs - b.expiresAtMs || compareIds(a.id, b.id);
+}

@@ -1,0 +1,120 @@
+import type { Delivery, QuestionRecord, QuestionStatus, RecordReason, ResolvedBy, Target } from "../../record.ts";
+import type { AskUserQuestion } from "../../contract/schema.ts";
+import type { Surface } from "../../contract/result.ts";
+import { CorruptRecordError } from "./errors.ts";
+import type { Resolution } from "./types.ts";
+
+/** A `questions` row as better-sqlite3 returns it. */
+export interface QuestionRow {
+  id: string;
+  status: QuestionStatus;
+  created_at_ms: number;
+  expires_at_ms: number;
+  resolved_at_ms: number | null;
+  timeout_seconds: number;
+  run_id: string | null;
+  session_key: string | null;
+  surfaces: string;
+  reason: string | null;
+  detail: string | null;
+  questions_json: string;
+  answers_json: string | null;
+  by_json: string | null;
+  targets_json: string;
+}
+
+export interface DeliveryRow {
+  surface: string;
+  chat: string;
+  message_ref: string;
+  delivered_at_ms: number;
+}
+
+/** `,telegram,web,`: every target surface once, comma-delimited on both ends for `instr`. */
+export function surfacesColumn(targets: Target[]): string {
+  return `,${[...new Set(targets.map((t) => t.surface))].join(",")},`;
+}
+
+/** Named parameters for the insert statement (null where the record has no value). */
+export function recordToParams(record: QuestionRecord): QuestionRow {
+  return {
+    id: record.id,
+    status: record.status,
+    created_at_ms: record.createdAtMs,
+    expires_at_ms: record.expiresAtMs,
+    resolved_at_ms: record.resolvedAtMs ?? null,
+    timeout_seconds: record.timeoutSeconds,
+    run_id: record.runId ?? null,
+    session_key: record.sessionKey ?? null,
+    surfaces: surfacesColumn(record.targets),
+    reason: record.reason ?? null,
+    detail: record.detail ?? null,
+    questions_json: JSON.stringify(record.questions),
+    answers_json: record.answers === undefined ? null : JSON.stringify(record.answers),
+    by_json: record.by === undefined ? null : JSON.stringify(record.by),
+    targets_json: JSON.stringify(record.targets),
+  };
+}
+
+export function deliveryToParams(questionId: string, delivery: Delivery): DeliveryRow & { question_id: string } {
+  return {
+    question_id: questionId,
+    surface: delivery.surface,
+    chat: delivery.chat,
+    message_ref: delivery.messageRef,
+    delivered_at_ms: delivery.deliveredAtMs,
+  };
+}
+
+/** Named parameters for the compare-and-set update; null means "keep the stored value". */
+export function resolutionToParams(id: string, resolution: Resolution): Record<string, string | number | null> {
+  return {
+    id,
+    status: resolution.status,
+    resolved_at_ms: resolution.resolvedAtMs,
+    answers_json: resolution.status === "answered" ? JSON.stringify(resolution.answers) : null,
+    by_json: resolution.status !== "expired" && resolution.by ? JSON.stringify(resolution.by) : null,
+    reason: resolution.status === "answered" ? null : resolution.reason,
+    detail: resolution.status === "cancelled" ? (resolution.detail ?? null) : null,
+  };
+}
+
+const isObject = (value: unknown): boolean => typeof value === "object" && value !== null && !Array.isArray(value);
+
+function parseColumn<T>(id: string, column: string, text: string, valid: (value: unknown) => boolean): T {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (cause) {
+    throw new CorruptRecordError(id, column, { cause });
+  }
+  if (!valid(value)) throw new CorruptRecordError(id, column);
+  return value as T;
+}
+
+/** Decodes a row; absent values stay absent (never null). Throws CorruptRecordError on bad JSON. */
+export function rowToRecord(row: QuestionRow, deliveries: DeliveryRow[]): QuestionRecord {
+  const record: QuestionRecord = {
+    id: row.id,
+    questions: parseColumn<AskUserQuestion[]>(row.id, "questions_json", row.questions_json, Array.isArray),
+    timeoutSeconds: row.timeout_seconds,
+    status: row.status,
+    createdAtMs: row.created_at_ms,
+    expiresAtMs: row.expires_at_ms,
+    targets: parseColumn<Target[]>(row.id, "targets_json", row.targets_json, Array.isArray),
+    deliveries: deliveries.map((d) => ({
+      surface: d.surface as Surface,
+      chat: d.chat,
+      messageRef: d.message_ref,
+      deliveredAtMs: d.delivered_at_ms,
+    })),
+  };
+  if (row.resolved_at_ms !== null) record.resolvedAtMs = row.resolved_at_ms;
+  if (row.answers_json !== null) record.answers = parseColumn(row.id, "answers_json", row.answers_json, isObject);
+  if (row.reason !== null) record.reason = row.reason as RecordReason;
+  if (row.detail !== null) record.detail = row.detail;
+  if (row.by_json !== null) record.by = parseColumn<ResolvedBy>(row.id, "by_json", row.by_json, isObject);
+  if (row.run_id !== null) record.runId = row.run_id;
+  if (row.session_key !== null) record.sessionKey = row.session_key;
+  return record;
+}

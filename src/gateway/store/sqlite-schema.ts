@@ -1,0 +1,98 @@
+import fs from "node:fs";
+import path from "node:path";
+import Database from "better-sqlite3";
+
+export const SQLITE_FILE_NAME = "ask-user-bridge.sqlite";
+
+/**
+ * The connection settings, applied in this order on every open (the benchmark reuses them exactly).
+ *
+ * WAL with `synchronous = NORMAL`: a commit has reached the WAL file (the OS page cache) before it returns,
+ * so it survives the process crashing or being killed with SIGKILL, which is the durability requirement.
+ * Only an OS crash or power loss can lose the last few commits, and even that never corrupts the database.
+ * `busy_timeout` makes a second connection (a CLI, a benchmark) wait for the write lock instead of failing.
+ */
+export const SQLITE_PRAGMAS = [
+  "journal_mode = WAL",
+  "synchronous = NORMAL",
+  "busy_timeout = 5000",
+  "foreign_keys = ON",
+] as const;
+
+/**
+ * Schema migrations: entry `i` takes `PRAGMA user_version` from `i` to `i + 1`. Append, never edit.
+ * `surfaces` holds the targets' surfaces as `,telegram,web,` so the surface filter needs no JSON.
+ */
+export const SQLITE_MIGRATIONS: readonly string[] = [
+  `CREATE TABLE questions (
+     id              TEXT PRIMARY KEY NOT NULL,
+     status          TEXT NOT NULL CHECK (status IN ('pending', 'answered', 'expired', 'cancelled')),
+     created_at_ms   INTEGER NOT NULL,
+     expires_at_ms   INTEGER NOT NULL,
+     resolved_at_ms  INTEGER,
+     timeout_seconds INTEGER NOT NULL,
+     run_id          TEXT,
+     session_key     TEXT,
+     surfaces        TEXT NOT NULL,
+     reason          TEXT,
+     detail          TEXT,
+     questions_json  TEXT NOT NULL,
+     answers_json    TEXT,
+     by_json         TEXT,
+     targets_json    TEXT NOT NULL
+   );
+   CREATE INDEX questions_by_created ON questions (created_at_ms DESC, id DESC);
+   CREATE INDEX questions_pending_created ON questions (created_at_ms DESC, id DESC) WHERE status = 'pending';
+   CREATE INDEX questions_by_run ON questions (run_id, created_at_ms DESC, id DESC) WHERE run_id IS NOT NULL;
+   CREATE INDEX questions_by_session ON questions (session_key, created_at_ms DESC, id DESC) WHERE session_key IS NOT NULL;
+   CREATE INDEX questions_pending_expiry ON questions (expires_at_ms) WHERE status = 'pending';
+   CREATE TABLE deliveries (
+     question_id     TEXT NOT NULL REFERENCES questions (id) ON DELETE CASCADE,
+     surface         TEXT NOT NULL,
+     chat            TEXT NOT NULL,
+     message_ref     TEXT NOT NULL,
+     delivered_at_ms INTEGER NOT NULL,
+     PRIMARY KEY (question_id, surface, chat)
+   );`,
+];
+
+export function applySqlitePragmas(db: Database.Database): void {
+  for (const pragma of SQLITE_PRAGMAS) db.pragma(pragma);
+  const mode = db.pragma("journal_mode", { simple: true });
+  if (mode !== "wal") throw new Error(`SQLite refused WAL mode (journal_mode is ${String(mode)})`);
+}
+
+/** Brings the schema up to date. Each step re-reads the version under the write lock, so two openers don't race. */
+export function migrateSqlite(db: Database.Database): void {
+  const readVersion = (): number => db.pragma("user_version", { simple: true }) as number;
+  const step = db.transaction((): boolean => {
+    const version = readVersion();
+    if (version > SQLITE_MIGRATIONS.length) {
+      throw new Error(
+        `the database has schema version ${version}, newer than this build knows (${SQLITE_MIGRATIONS.length})`,
+      );
+    }
+    const migration = SQLITE_MIGRATIONS[version];
+    if (migration === undefined) return false;
+    db.exec(migration);
+    db.pragma(`user_version = ${version + 1}`);
+    return true;
+  });
+  while (step.immediate()) {
+    // one migration per transaction
+  }
+}
+
+/** Opens `<dataDir>/ask-user-bridge.sqlite`, creating the directory, with the pragmas and the current schema. */
+export function openSqliteDatabase(dataDir: string): Database.Database {
+  fs.mkdirSync(dataDir, { recursive: true });
+  const db = new Database(path.join(dataDir, SQLITE_FILE_NAME));
+  try {
+    applySqlitePragmas(db);
+    migrateSqlite(db);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+  return db;
+}

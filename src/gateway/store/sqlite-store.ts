@@ -1,0 +1,143 @@
+import { SqliteError } from "better-sqlite3";
+import type Database from "better-sqlite3";
+import type { Delivery, QuestionRecord } from "../../record.ts";
+import { CorruptRecordError, QuestionExistsError } from "./errors.ts";
+import { normalizeLimit } from "./record-ops.ts";
+import { openSqliteDatabase } from "./sqlite-schema.ts";
+import { deliveryToParams, recordToParams, resolutionToParams, rowToRecord } from "./sqlite-row.ts";
+import type { DeliveryRow, QuestionRow } from "./sqlite-row.ts";
+import type { ListFilter, QuestionStore, Resolution, ResolveOutcome } from "./types.ts";
+
+export interface SqliteStoreOptions {
+  /** The directory for `ask-user-bridge.sqlite`; created if missing. */
+  dataDir: string;
+  /** Told about each corrupt row that `list` / `findExpired` skipped. Defaults to one console.warn per row. */
+  onCorruptRecord?: (error: CorruptRecordError) => void;
+}
+
+const warnCorruptRecord = (error: CorruptRecordError): void => console.warn(`[store] skipped: ${error.message}`);
+
+const COLUMNS = `id, status, created_at_ms, expires_at_ms, resolved_at_ms, timeout_seconds, run_id, session_key,
+  surfaces, reason, detail, questions_json, answers_json, by_json, targets_json`;
+
+/**
+ * The durable store: one better-sqlite3 connection in WAL mode (see SQLITE_PRAGMAS). Statements are
+ * prepared once; every write is one IMMEDIATE transaction, so a resolution is a compare-and-set from
+ * pending and a delivery is recorded at most once per (question, surface, chat).
+ */
+export function createSqliteStore({ dataDir, onCorruptRecord = warnCorruptRecord }: SqliteStoreOptions): QuestionStore {
+  const db = openSqliteDatabase(dataDir);
+  const sql = {
+    insert: db.prepare(`INSERT INTO questions (${COLUMNS}) VALUES (${COLUMNS.replace(/(\w+)/g, "@$1")})`),
+    get: db.prepare<[string], QuestionRow>(`SELECT ${COLUMNS} FROM questions WHERE id = ?`),
+    exists: db.prepare<[string], { found: 1 }>(`SELECT 1 AS found FROM questions WHERE id = ?`),
+    deliveries: db.prepare<[string], DeliveryRow>(
+      `SELECT surface, chat, message_ref, delivered_at_ms FROM deliveries WHERE question_id = ? ORDER BY rowid`,
+    ),
+    insertDelivery: db.prepare(
+      `INSERT OR IGNORE INTO deliveries (question_id, surface, chat, message_ref, delivered_at_ms)
+       VALUES (@question_id, @surface, @chat, @message_ref, @delivered_at_ms)`,
+    ),
+    resolve: db.prepare(
+      `UPDATE questions SET status = @status, resolved_at_ms = @resolved_at_ms,
+         answers_json = COALESCE(@answers_json, answers_json), by_json = COALESCE(@by_json, by_json),
+         reason = COALESCE(@reason, reason), detail = COALESCE(@detail, detail)
+       WHERE id = @id AND status = 'pending'`,
+    ),
+    expired: db.prepare<[number], QuestionRow>(
+      `SELECT ${COLUMNS} FROM questions WHERE status = 'pending' AND expires_at_ms <= ? ORDER BY expires_at_ms, id`,
+    ),
+    pendingExpiries: db.prepare<[], { id: string; expires_at_ms: number }>(
+      `SELECT id, expires_at_ms FROM questions WHERE status = 'pending' ORDER BY expires_at_ms`,
+    ),
+  };
+  const listStatements = new Map<string, Database.Statement<[Record<string, unknown>], QuestionRow>>();
+  /** Rows found corrupt on this connection; nextExpiryMs skips them so the scheduler cannot spin on one. */
+  const corruptIds = new Set<string>();
+
+  const decode = (row: QuestionRow): QuestionRecord => rowToRecord(row, sql.deliveries.all(row.id));
+  const read = (id: string): QuestionRecord | undefined => {
+    const row = sql.get.get(id);
+    return row && decode(row);
+  };
+  /** Decodes many rows, skipping (and reporting) corrupt ones so one bad row never hides the rest. */
+  const decodeAll = (rows: QuestionRow[]): QuestionRecord[] =>
+    rows.flatMap((row) => {
+      try {
+        return [decode(row)];
+      } catch (error) {
+        if (!(error instanceof CorruptRecordError)) throw error;
+        if (!corruptIds.has(row.id)) onCorruptRecord(error);
+        corruptIds.add(row.id);
+        return [];
+      }
+    });
+
+  const listStatement = (filter: ListFilter) => {
+    const where: string[] = [];
+    if (filter.status !== undefined) where.push("status = @status");
+    if (filter.runId !== undefined) where.push("run_id = @runId");
+    if (filter.sessionKey !== undefined) where.push("session_key = @sessionKey");
+    if (filter.surface !== undefined) where.push("instr(surfaces, ',' || @surface || ',') > 0");
+    const text = `SELECT ${COLUMNS} FROM questions ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""}
+      ORDER BY created_at_ms DESC, id DESC LIMIT @limit`;
+    let statement = listStatements.get(text);
+    if (!statement) listStatements.set(text, (statement = db.prepare(text)));
+    return statement;
+  };
+
+  const create = db.transaction((record: QuestionRecord) => {
+    sql.insert.run(recordToParams(record));
+    for (const delivery of record.deliveries) sql.insertDelivery.run(deliveryToParams(record.id, delivery));
+  });
+
+  const resolve = db.transaction((id: string, resolution: Resolution): ResolveOutcome => {
+    const { changes } = sql.resolve.run(resolutionToParams(id, resolution));
+    const record = read(id);
+    if (!record) return { ok: false, code: "QUESTION_NOT_FOUND" };
+    return changes === 1 ? { ok: true, record } : { ok: false, code: "QUESTION_ALREADY_TERMINAL", record };
+  });
+
+  const addDelivery = db.transaction((id: string, delivery: Delivery): QuestionRecord | undefined => {
+    if (!sql.exists.get(id)) return undefined;
+    sql.insertDelivery.run(deliveryToParams(id, delivery));
+    return read(id);
+  });
+
+  return {
+    create(record) {
+      try {
+        create.immediate(record);
+      } catch (error) {
+        if (error instanceof SqliteError && error.code === "SQLITE_CONSTRAINT_PRIMARYKEY") {
+          throw new QuestionExistsError(record.id, { cause: error });
+        }
+        throw error;
+      }
+    },
+    get: read,
+    list(filter = {}) {
+      // Surfaces are comma-delimited in the column; a comma in the filter could never name one surface.
+      if (filter.surface?.includes(",")) return [];
+      const params: Record<string, unknown> = { limit: normalizeLimit(filter.limit) ?? -1 };
+      for (const key of ["status", "runId", "sessionKey", "surface"] as const) {
+        if (filter[key] !== undefined) params[key] = filter[key];
+      }
+      return decodeAll(listStatement(filter).all(params));
+    },
+    resolve: (id, resolution) => resolve.immediate(id, resolution),
+    addDelivery: (id, delivery) => addDelivery.immediate(id, delivery),
+    findExpired: (nowMs) => decodeAll(sql.expired.all(nowMs)),
+    nextExpiryMs() {
+      for (const row of sql.pendingExpiries.iterate()) {
+        if (!corruptIds.has(row.id)) return row.expires_at_ms;
+      }
+      return undefined;
+    },
+    close() {
+      if (!db.open) return;
+      db.pragma("optimize");
+      db.close();
+    },
+  };
+}

@@ -1,0 +1,25 @@
+import { randomBytes } from "node:crypto";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+
+const FILE = "gateway-token";
+
+/** The token the gateway wrote under DATA_DIR when GATEWAY_TOKEN was unset, if any. */
+export function readTokenFile(dataDir: string): string | undefined {
+  try {
+    return readFileSync(join(dataDir, FILE), "utf8").trim() || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Returns the configured token, or the one saved under DATA_DIR, or a new one saved there (mode 0600). */
+export function ensureGatewayToken(configured: string | undefined, dataDir: string): { token: string; generated: boolean } {
+  if (configured) return { token: configured, generated: false };
+  const existing = readTokenFile(dataDir);
+  if (existing) return { token: existing, generated: false };
+  const token = randomBytes(24).toString("hex");
+  mkdirSync(dataDir, { recursive: true });
+  writeFileSync(join(dataDir, FILE), `${token}\n`, { mode: 0o600 });
+  return { token, generated: true };
+}

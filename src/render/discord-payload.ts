@@ -1,0 +1,83 @@
+/** Discord message payloads (REST create/edit message). Never pings: `allowed_mentions: { parse: [] }` plus escaped content. */
+import type { QuestionRecord } from "../record.ts";
+import { encodeDiscordCustomId } from "./callback-data.ts";
+import { cutToFit, fitPromptText } from "./fit-text.ts";
+import { chooseLayout } from "./layout.ts";
+import { toDiscordContent } from "./platform-text.ts";
+import { promptButtons, type PromptButton } from "./prompt-buttons.ts";
+import { missingPromptParts, promptTextParts } from "./prompt-text.ts";
+import { renderSummary } from "./summary.ts";
+
+export const DISCORD_CONTENT_MAX = 2000;
+export const DISCORD_BUTTON_LABEL_MAX = 80;
+export const DISCORD_BUTTONS_PER_ROW = 5;
+
+export const DISCORD_COMPONENT_ACTION_ROW = 1;
+export const DISCORD_COMPONENT_BUTTON = 2;
+export const DISCORD_BUTTON_STYLE_PRIMARY = 1;
+export const DISCORD_BUTTON_STYLE_SECONDARY = 2;
+
+export interface DiscordButton {
+  type: typeof DISCORD_COMPONENT_BUTTON;
+  style: typeof DISCORD_BUTTON_STYLE_PRIMARY | typeof DISCORD_BUTTON_STYLE_SECONDARY;
+  label: string;
+  custom_id: string;
+}
+
+export interface DiscordActionRow {
+  type: typeof DISCORD_COMPONENT_ACTION_ROW;
+  components: DiscordButton[];
+}
+
+export interface DiscordMessage {
+  content: string;
+  components: DiscordActionRow[];
+  allowed_mentions: { parse: [] };
+}
+
+function toDiscordButton(record: QuestionRecord, button: PromptButton): DiscordButton {
+  return {
+    type: DISCORD_COMPONENT_BUTTON,
+    style: button.action.kind === "choice" ? DISCORD_BUTTON_STYLE_PRIMARY : DISCORD_BUTTON_STYLE_SECONDARY,
+    label: cutToFit(button.text, DISCORD_BUTTON_LABEL_MAX, (s) => s),
+    custom_id: encodeDiscordCustomId({ questionId: record.id, action: button.action }),
+  };
+}
+
+function actionRow(components: DiscordButton[]): DiscordActionRow {
+  return { type: DISCORD_COMPONENT_ACTION_ROW, components };
+}
+
+/** Options in rows of at most 5 (one row, since a question has at most 4), then a row with Other… and Skip. */
+function buttonRows(record: QuestionRecord): DiscordActionRow[] {
+  const buttons = promptButtons(record).map((b) => toDiscordButton(record, b));
+  const options = buttons.slice(0, -2);
+  const rows: DiscordActionRow[] = [];
+  for (let i = 0; i < options.length; i += DISCORD_BUTTONS_PER_ROW) {
+    rows.push(actionRow(options.slice(i, i + DISCORD_BUTTONS_PER_ROW)));
+  }
+  rows.push(actionRow(buttons.slice(-2)));
+  return rows;
+}
+
+function message(content: string, components: DiscordActionRow[]): DiscordMessage {
+  return { content, components, allowed_mentions: { parse: [] } };
+}
+
+/** The prompt: buttons in action rows for one single-select question, otherwise numbered text with no components. */
+export function renderDiscordPrompt(record: QuestionRecord): DiscordMessage {
+  const layout = chooseLayout(record.questions, "discord");
+  const content = fitPromptText(promptTextParts(record.questions, { layout }), DISCORD_CONTENT_MAX, toDiscordContent);
+  return message(content, layout === "buttons" ? buttonRows(record) : []);
+}
+
+/** The follow-up asking only for the missing questions of a partial reply. */
+export function renderDiscordMissingPrompt(record: QuestionRecord, missingIds: readonly string[]): DiscordMessage {
+  return message(fitPromptText(missingPromptParts(record.questions, missingIds), DISCORD_CONTENT_MAX, toDiscordContent), []);
+}
+
+/** The summary that replaces the prompt, with no components. A pending record renders its prompt. */
+export function renderDiscordSummary(record: QuestionRecord): DiscordMessage {
+  if (record.status === "pending") return renderDiscordPrompt(record);
+  return message(cutToFit(renderSummary(record), DISCORD_CONTENT_MAX, toDiscordContent), []);
+}

@@ -1,0 +1,83 @@
+/** The shared renderer: pure functions from question records to plain text and plain platform JSON. */
+export { chooseLayout, fitsButtons, BUTTON_SURFACES, type PromptLayout } from "./layout.ts";
+export {
+  renderPromptText,
+  renderMissingPrompt,
+  promptTextParts,
+  missingPromptParts,
+  OWN_WORDS_LINE,
+  SKIP_LINE,
+  SINGLE_GUIDANCE,
+  MULTI_SELECT_GUIDANCE,
+  SEVERAL_GUIDANCE,
+  SEVERAL_MULTI_SELECT_MARK,
+  BUTTONS_GUIDANCE,
+  type PromptTextOptions,
+} from "./prompt-text.ts";
+export { promptButtons, OTHER_BUTTON_TEXT, SKIP_BUTTON_TEXT, type PromptButton } from "./prompt-buttons.ts";
+export { cutToFit, fitPromptText, joinPromptText, type PromptText, type ToPlatformText } from "./fit-text.ts";
+export { toTelegramText, toDiscordContent, toSlackText, neutralizeBroadcastMentions } from "./platform-text.ts";
+export {
+  renderSummary,
+  describeResolvedBy,
+  formatAnswerValue,
+  OWN_WORDS_SUMMARY_MAX,
+  SKIPPED_SUMMARY,
+  EXPIRED_SUMMARY,
+  CANCELLED_SUMMARY,
+  ABORTED_SUMMARY,
+  NOT_DELIVERED_SUMMARY,
+} from "./summary.ts";
+export {
+  CALLBACK_DATA_VERSION,
+  TELEGRAM_CALLBACK_DATA_MAX_BYTES,
+  DISCORD_CUSTOM_ID_MAX,
+  SLACK_ACTION_ID_MAX,
+  encodeTelegramCallbackData,
+  decodeTelegramCallbackData,
+  encodeDiscordCustomId,
+  decodeDiscordCustomId,
+  encodeSlackActionId,
+  decodeSlackActionId,
+  type PromptAction,
+  type PromptCallback,
+  type DecodeCallbackOptions,
+} from "./callback-data.ts";
+export {
+  renderTelegramPrompt,
+  renderTelegramMissingPrompt,
+  renderTelegramSummary,
+  TELEGRAM_TEXT_MAX,
+  type TelegramMessage,
+  type TelegramInlineButton,
+} from "./telegram-payload.ts";
+export {
+  renderDiscordPrompt,
+  renderDiscordMissingPrompt,
+  renderDiscordSummary,
+  DISCORD_CONTENT_MAX,
+  DISCORD_BUTTON_LABEL_MAX,
+  DISCORD_BUTTONS_PER_ROW,
+  DISCORD_COMPONENT_ACTION_ROW,
+  DISCORD_COMPONENT_BUTTON,
+  DISCORD_BUTTON_STYLE_PRIMARY,
+  DISCORD_BUTTON_STYLE_SECONDARY,
+  type DiscordMessage,
+  type DiscordActionRow,
+  type DiscordButton,
+} from "./discord-payload.ts";
+export {
+  renderSlackPrompt,
+  renderSlackMissingPrompt,
+  renderSlackSummary,
+  SLACK_SECTION_TEXT_MAX,
+  SLACK_BUTTON_TEXT_MAX,
+  SLACK_ACTIONS_BLOCK_ID_PREFIX,
+  type SlackMessage,
+  type SlackBlock,
+  type SlackSectionBlock,
+  type SlackActionsBlock,
+  type SlackButton,
+  type SlackMrkdwn,
+  type SlackPlainText,
+} from "./slack-payload.ts";

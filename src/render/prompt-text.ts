@@ -1,0 +1,82 @@
+/**
+ * The numbered-text prompt (PRODUCT.md §2), and the text that goes with native buttons.
+ * Plain text with no markup; each platform makes it safe with its own `toXText`.
+ */
+import type { AskUserOption, AskUserQuestion } from "../contract/schema.ts";
+import { fitsButtons, type PromptLayout } from "./layout.ts";
+import { joinPromptText, type PromptText } from "./fit-text.ts";
+
+export const OWN_WORDS_LINE = "None of these? Reply in your own words.";
+export const SKIP_LINE = "Reply skip to skip.";
+export const SINGLE_GUIDANCE = "Reply with a number, a label, or your own words.";
+export const MULTI_SELECT_GUIDANCE =
+  "Pick one or more: reply with numbers or labels, comma-separated (e.g. 1, 2), or your own words.";
+export const SEVERAL_GUIDANCE = 'Reply with one line per question, e.g. "1: 2" for option 2 of question 1.';
+export const SEVERAL_MULTI_SELECT_MARK = "(one or more, comma-separated)";
+export const BUTTONS_GUIDANCE = "Choose a button below, or reply in your own words.";
+
+export interface PromptTextOptions {
+  /** Defaults to "text". "buttons" needs exactly one single-select question. */
+  layout?: PromptLayout;
+}
+
+function optionLine(option: AskUserOption, index: number): string {
+  const line = `${index + 1}. ${option.label}`;
+  return option.description ? `${line} - ${option.description}` : line;
+}
+
+function optionLines(question: AskUserQuestion): string[] {
+  return question.options.map(optionLine);
+}
+
+/** Buttons show labels only, so the text carries the descriptions (as a numbered list) when there are any. */
+function buttonsPrompt(question: AskUserQuestion): PromptText {
+  const head = `${question.header}\n${question.question}`;
+  const described = question.options.some((o) => o.description);
+  const body = described ? `${head}\n\n${optionLines(question).join("\n")}` : head;
+  return { body, footer: BUTTONS_GUIDANCE };
+}
+
+function singleQuestionPrompt(question: AskUserQuestion): PromptText {
+  const body = `${question.header}\n${question.question}\n\n${optionLines(question).join("\n")}`;
+  const guidance = question.multiSelect ? MULTI_SELECT_GUIDANCE : SINGLE_GUIDANCE;
+  return { body, footer: [OWN_WORDS_LINE, guidance, SKIP_LINE].join("\n") };
+}
+
+function severalQuestionsPrompt(questions: readonly AskUserQuestion[]): PromptText {
+  const blocks = questions.map((q, i) => {
+    const title = `Question ${i + 1}: ${q.header}${q.multiSelect ? ` ${SEVERAL_MULTI_SELECT_MARK}` : ""}`;
+    return [title, q.question, ...optionLines(q)].join("\n");
+  });
+  return { body: blocks.join("\n\n"), footer: [OWN_WORDS_LINE, SEVERAL_GUIDANCE, SKIP_LINE].join("\n") };
+}
+
+/** The prompt as a body (may be cut to fit a platform) and a footer with the reply guidance (kept whole). */
+export function promptTextParts(questions: readonly AskUserQuestion[], opts: PromptTextOptions = {}): PromptText {
+  const first = questions[0];
+  if (first === undefined) throw new Error("renderPromptText: at least one question is required");
+  if (opts.layout === "buttons") {
+    if (!fitsButtons(questions)) throw new Error("renderPromptText: the buttons layout needs exactly one single-select question");
+    return buttonsPrompt(first);
+  }
+  return questions.length === 1 ? singleQuestionPrompt(first) : severalQuestionsPrompt(questions);
+}
+
+/** The prompt as plain text: header, question, `N. Label - description`, own-words line, reply guidance, skip line. */
+export function renderPromptText(questions: readonly AskUserQuestion[], opts?: PromptTextOptions): string {
+  return joinPromptText(promptTextParts(questions, opts));
+}
+
+/** The follow-up for a partial answer: only the missing questions, numbered among themselves. */
+export function missingPromptParts(questions: readonly AskUserQuestion[], missingIds: readonly string[]): PromptText {
+  const missing = questions.filter((q) => missingIds.includes(q.id));
+  if (missing.length === 0) throw new Error("renderMissingPrompt: no question matches the missing ids");
+  const intro = missing.length === 1 ? "Thanks! One more answer is needed." : `Thanks! ${missing.length} more answers are needed.`;
+  const parts = promptTextParts(missing);
+  return { body: `${intro}\n\n${parts.body}`, footer: parts.footer };
+}
+
+/** The "still missing" follow-up as plain text. The reply to it is parsed against the missing questions alone. */
+export function renderMissingPrompt(questions: readonly AskUserQuestion[], missingIds: readonly string[]): string {
+  return joinPromptText(missingPromptParts(questions, missingIds));
+}

@@ -1,0 +1,45 @@
+/** Telegram payloads for sendMessage / editMessageText. Text is sent WITHOUT parse_mode, so no markup applies. */
+import type { QuestionRecord } from "../record.ts";
+import { encodeTelegramCallbackData } from "./callback-data.ts";
+import { cutToFit, fitPromptText } from "./fit-text.ts";
+import { chooseLayout } from "./layout.ts";
+import { toTelegramText } from "./platform-text.ts";
+import { promptButtons } from "./prompt-buttons.ts";
+import { missingPromptParts, promptTextParts } from "./prompt-text.ts";
+import { renderSummary } from "./summary.ts";
+
+/** Telegram message text: 1-4096 characters. */
+export const TELEGRAM_TEXT_MAX = 4096;
+
+export interface TelegramInlineButton {
+  text: string;
+  callback_data: string;
+}
+
+/** `reply_markup` is absent on a text-layout prompt, and an empty keyboard on a summary (removes the buttons). */
+export interface TelegramMessage {
+  text: string;
+  reply_markup?: { inline_keyboard: TelegramInlineButton[][] };
+}
+
+/** The prompt: one full-width row per button in the buttons layout; no reply_markup in the text layout. */
+export function renderTelegramPrompt(record: QuestionRecord): TelegramMessage {
+  const layout = chooseLayout(record.questions, "telegram");
+  const text = fitPromptText(promptTextParts(record.questions, { layout }), TELEGRAM_TEXT_MAX, toTelegramText);
+  if (layout === "text") return { text };
+  const inline_keyboard = promptButtons(record).map((button) => [
+    { text: button.text, callback_data: encodeTelegramCallbackData({ questionId: record.id, action: button.action }) },
+  ]);
+  return { text, reply_markup: { inline_keyboard } };
+}
+
+/** The follow-up asking only for the missing questions of a partial reply. */
+export function renderTelegramMissingPrompt(record: QuestionRecord, missingIds: readonly string[]): TelegramMessage {
+  return { text: fitPromptText(missingPromptParts(record.questions, missingIds), TELEGRAM_TEXT_MAX, toTelegramText) };
+}
+
+/** The summary that replaces the prompt, with an empty keyboard. A pending record renders its prompt. */
+export function renderTelegramSummary(record: QuestionRecord): TelegramMessage {
+  if (record.status === "pending") return renderTelegramPrompt(record);
+  return { text: cutToFit(renderSummary(record), TELEGRAM_TEXT_MAX, toTelegramText), reply_markup: { inline_keyboard: [] } };
+}

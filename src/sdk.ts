@@ -1,0 +1,97 @@
+import type { GatewayClient } from "./client/index.ts";
+import { noAnswerResult, type AskUserResult } from "./contract/result.ts";
+import { GatewayError } from "./errors.ts";
+import type { Target } from "./record.ts";
+import type { AskFunction } from "./tool.ts";
+
+export interface AskUserOptions {
+  signal?: AbortSignal;
+  runId?: string;
+  sessionKey?: string;
+  targets?: Target[];
+  /** Called once the gateway has accepted the question. */
+  onRequested?: (question: { id: string; expiresAtMs: number }) => void;
+}
+
+const WAIT_SLICE_MS = 60_000;
+
+/**
+ * Asks through the gateway and resolves to the ask_user result (PRODUCT.md §1).
+ * Survives gateway reconnects while waiting; an aborted signal cancels the question (reason `aborted`).
+ * Throws GatewayError for invalid input (INVALID_PARAMS) or a session that already has a pending question.
+ */
+export async function askUser(client: GatewayClient, input: unknown, options: AskUserOptions = {}): Promise<AskUserResult> {
+  const { signal } = options;
+  if (signal?.aborted) return noAnswerResult("aborted");
+  const fields = typeof input === "object" && input !== null ? (input as Record<string, unknown>) : { questions: input };
+  const { id, expiresAtMs } = await client.request({
+    ...fields,
+    questions: fields.questions,
+    ...(options.runId ? { runId: options.runId } : {}),
+    ...(options.sessionKey ? { sessionKey: options.sessionKey } : {}),
+    ...(options.targets ? { targets: options.targets } : {}),
+  });
+  options.onRequested?.({ id, expiresAtMs });
+
+  let abortCancel: Promise<unknown> | undefined;
+  const onAbort = () => {
+    abortCancel = cancelAborted(client, id);
+  };
+  signal?.addEventListener("abort", onAbort, { once: true });
+  try {
+    for (;;) {
+      if (signal?.aborted) {
+        await abortCancel;
+        return noAnswerResult("aborted");
+      }
+      const outcome = await Promise.race([waitOnce(client, id), abortedPromise(signal)]);
+      if (outcome === "aborted" || outcome === "retry") continue;
+      if (outcome.status !== "pending") {
+        const { id: _id, record: _record, ...result } = outcome;
+        return result as AskUserResult;
+      }
+    }
+  } finally {
+    signal?.removeEventListener("abort", onAbort);
+  }
+}
+
+async function waitOnce(client: GatewayClient, id: string) {
+  try {
+    return await client.waitAnswer({ id, timeoutMs: WAIT_SLICE_MS });
+  } catch (error) {
+    // The link dropped or timed out: the question is durable, so wait for the link and ask again.
+    if (error instanceof GatewayError && (error.code === "DISCONNECTED" || error.code === "TIMEOUT")) {
+      await new Promise((r) => setTimeout(r, 200));
+      return "retry" as const;
+    }
+    throw error;
+  }
+}
+
+function abortedPromise(signal: AbortSignal | undefined): Promise<"aborted"> {
+  return new Promise((resolve) => signal?.addEventListener("abort", () => resolve("aborted"), { once: true }));
+}
+
+async function cancelAborted(client: GatewayClient, id: string): Promise<void> {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    try {
+      await client.resolve({ id, cancel: true, reason: "aborted", by: { surface: "api", via: "api" } });
+      return;
+    } catch (error) {
+      if (!(error instanceof GatewayError) || error.code !== "DISCONNECTED") return; // terminal already, or gone
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
+}
+
+/** An `ask` for createAskUserTool, backed by the gateway. */
+export function createGatewayAsk(client: GatewayClient, defaults: { targets?: Target[] } = {}): AskFunction {
+  return (input, { signal, session }) =>
+    askUser(client, input, {
+      ...(signal ? { signal } : {}),
+      ...(session.key ? { sessionKey: session.key } : {}),
+      ...(session.runId ? { runId: session.runId } : {}),
+      ...(defaults.targets ? { targets: defaults.targets } : {}),
+    });
+}

@@ -1,0 +1,136 @@
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import Database from "better-sqlite3";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import {
+  CorruptRecordError,
+  createMemoryStore,
+  createSqliteStore,
+  SQLITE_FILE_NAME,
+  SQLITE_MIGRATIONS,
+  SQLITE_PRAGMAS,
+} from "../src/gateway/store/index.ts";
+import type { QuestionStore } from "../src/gateway/store/index.ts";
+import { fullRecord, pendingRecord, runStoreContract } from "./store-contract.ts";
+
+const repoRoot = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
+const tempDirs: string[] = [];
+const makeTempDir = (): string => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "aub-store-"));
+  tempDirs.push(dir);
+  return dir;
+};
+const removeDir = (dir: string): void => fs.rmSync(dir, { recursive: true, force: true });
+
+runStoreContract("memory", () => {
+  const store = createMemoryStore();
+  return { store, cleanup: () => store.close() };
+});
+
+runStoreContract("sqlite", () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "aub-store-"));
+  let store = createSqliteStore({ dataDir });
+  return {
+    store,
+    reopen: () => {
+      store.close();
+      store = createSqliteStore({ dataDir });
+      return store;
+    },
+    cleanup: () => {
+      store.close();
+      removeDir(dataDir);
+    },
+  };
+});
+
+describe("SQLite store specifics", () => {
+  const open: QuestionStore[] = [];
+  const openStore = (dataDir: string, options: { onCorruptRecord?: (e: CorruptRecordError) => void } = {}) => {
+    const store = createSqliteStore({ dataDir, ...options });
+    open.push(store);
+    return store;
+  };
+  afterEach(() => {
+    for (const store of open.splice(0)) store.close();
+    for (const dir of tempDirs.splice(0)) removeDir(dir);
+  });
+
+  it("creates the data directory and opens the file in WAL mode with the current schema", () => {
+    const dataDir = path.join(makeTempDir(), "nested", "data");
+    openStore(dataDir);
+    const db = new Database(path.join(dataDir, SQLITE_FILE_NAME), { readonly: true });
+    expect(db.pragma("journal_mode", { simple: true })).toBe("wal");
+    expect(db.pragma("user_version", { simple: true })).toBe(SQLITE_MIGRATIONS.length);
+    db.close();
+    expect(SQLITE_PRAGMAS).toEqual(expect.arrayContaining(["journal_mode = WAL", "synchronous = NORMAL"]));
+  });
+
+  it("refuses a database from a newer schema version", () => {
+    const dataDir = makeTempDir();
+    const db = new Database(path.join(dataDir, SQLITE_FILE_NAME));
+    db.pragma(`user_version = ${SQLITE_MIGRATIONS.length + 1}`);
+    db.close();
+    expect(() => createSqliteStore({ dataDir })).toThrow(/newer than this build/);
+  });
+
+  it("sees another connection's commits without a close (two processes on one file)", () => {
+    const dataDir = makeTempDir();
+    const writer = openStore(dataDir);
+    writer.create(fullRecord("q1"));
+    writer.addDelivery("q1", { surface: "slack", chat: "C9", messageRef: "ts", deliveredAtMs: 9 });
+    const reader = openStore(dataDir);
+    expect(reader.get("q1")).toStrictEqual(writer.get("q1"));
+    expect(reader.get("q1")?.deliveries).toHaveLength(3);
+  });
+
+  it("keeps every commit when the process is killed with SIGKILL", () => {
+    const dataDir = makeTempDir();
+    const storeModule = path.join(repoRoot, "src/gateway/store/index.ts");
+    const script = `
+      import { createSqliteStore } from ${JSON.stringify(storeModule)};
+      const store = createSqliteStore({ dataDir: ${JSON.stringify(dataDir)} });
+      for (let i = 0; i < 50; i++) {
+        store.create({ id: "q" + i, questions: [], timeoutSeconds: 30, status: "pending", createdAtMs: i,
+          expiresAtMs: 1000 + i, targets: [{ surface: "telegram", chat: "1" }], deliveries: [] });
+        store.addDelivery("q" + i, { surface: "telegram", chat: "1", messageRef: "m" + i, deliveredAtMs: i });
+        if (i % 2) store.resolve("q" + i, { status: "answered", answers: { a: ["x"] }, by: { surface: "api", via: "api" }, resolvedAtMs: i });
+      }
+      process.kill(process.pid, "SIGKILL");`;
+    const child = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+      cwd: repoRoot,
+      encoding: "utf8",
+    });
+    expect(child.signal, child.stderr).toBe("SIGKILL");
+    const store = openStore(dataDir);
+    expect(store.list()).toHaveLength(50);
+    expect(store.list({ status: "answered" })).toHaveLength(25);
+    expect(store.get("q49")).toMatchObject({ status: "answered", answers: { a: ["x"] }, deliveries: [{ messageRef: "m49" }] });
+    expect(store.get("q48")).toMatchObject({ status: "pending", expiresAtMs: 1048, deliveries: [{ messageRef: "m48" }] });
+  });
+
+  it("skips a corrupt row in list and findExpired, reports it once, and throws a typed error on get", () => {
+    const dataDir = makeTempDir();
+    const onCorruptRecord = vi.fn();
+    const store = openStore(dataDir, { onCorruptRecord });
+    store.create(pendingRecord("good", { expiresAtMs: 2_000 }));
+    store.create(pendingRecord("bad", { expiresAtMs: 1_000 }));
+    const db = new Database(path.join(dataDir, SQLITE_FILE_NAME));
+    db.prepare(`UPDATE questions SET questions_json = '{not json' WHERE id = 'bad'`).run();
+    db.close();
+
+    expect(store.nextExpiryMs()).toBe(1_000);
+    expect(store.list().map((r) => r.id)).toEqual(["good"]);
+    expect(store.findExpired(5_000).map((r) => r.id)).toEqual(["good"]);
+    expect(onCorruptRecord).toHaveBeenCalledTimes(1);
+    expect(onCorruptRecord.mock.calls[0]?.[0]).toMatchObject({ code: "STORE_CORRUPT_RECORD", id: "bad", column: "questions_json" });
+    // The scheduler never spins on a row it can't expire.
+    expect(store.nextExpiryMs()).toBe(2_000);
+    expect(() => store.get("bad")).toThrow(CorruptRecordError);
+    expect(() => store.resolve("bad", { status: "expired", reason: "expired", resolvedAtMs: 1 })).toThrow(CorruptRecordError);
+    expect(store.get("good")?.status).toBe("pending");
+  });
+});
