@@ -42,6 +42,8 @@ export interface QuestionRecord {
   createdAtMs: number;
   expiresAtMs: number;
   resolvedAtMs?: number;
+  /** Answers given so far to a multi-question prompt, held until the rest arrive (pending only). */
+  partialAnswers?: Record<string, string[]>;
   /** Present when answered: every question id maps to one or more values. */
   answers?: Record<string, string[]>;
   /** Present when expired or cancelled. */

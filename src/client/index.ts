@@ -1,5 +1,6 @@
 import type { AskUserResult } from "../contract/result.ts";
 import type { MethodParams } from "../gateway/protocol.ts";
+import type { ReplyOutcome } from "../gateway/service.ts";
 import type { ListFilter } from "../gateway/store/types.ts";
 import type { QuestionRecord, ResolveVia } from "../record.ts";
 import { GatewayConnection, type ClientEvents, type ConnectOptions } from "./client.ts";
@@ -26,6 +27,8 @@ export interface GatewayClient {
   request(params: In<"question.request">): Promise<{ id: string; expiresAtMs: number }>;
   waitAnswer(params: { id: string; timeoutMs?: number }): Promise<WaitAnswerPayload>;
   resolve(params: In<"question.resolve">): Promise<QuestionRecord>;
+  /** A typed reply, parsed by the gateway's shared parser (partial answers are held with the record). */
+  reply(params: { id: string; text: string; by?: ByInput }): Promise<ReplyOutcome>;
   get(id: string): Promise<QuestionRecord>;
   list(filter?: ListFilter): Promise<QuestionRecord[]>;
   delivered(params: In<"question.delivered">): Promise<QuestionRecord>;
@@ -47,6 +50,7 @@ export async function connectGateway(options: ConnectOptions): Promise<GatewayCl
     request: (params) => link.call("question.request", params),
     waitAnswer: (params) => link.call("question.waitAnswer", params, { timeoutMs: (params.timeoutMs ?? 60_000) + 15_000 }),
     resolve: (params) => link.call("question.resolve", params),
+    reply: (params) => link.call("question.reply", params),
     get: (id) => link.call("question.get", { id }),
     list: async (filter = {}) => (await link.call<{ questions: QuestionRecord[] }>("question.list", filter)).questions,
     delivered: (params) => link.call("question.delivered", params),

@@ -1,5 +1,6 @@
 import type { AskUserQuestion } from "../contract/schema.ts";
 import { GatewayError } from "../errors.ts";
+import { looksLikeCredential } from "../parse/index.ts";
 
 const MAX_VALUE_LENGTH = 4000;
 
@@ -21,7 +22,9 @@ export function validateAnswers(questions: AskUserQuestion[], given: Record<stri
     const stored: string[] = [];
     for (const value of values) {
       const label = byLabel.get(value.toLocaleLowerCase()) ?? value;
-      if (label.length > MAX_VALUE_LENGTH) issues.push({ path: `answers.${q.id}`, message: `a value is longer than ${MAX_VALUE_LENGTH} characters` });
+      if (label === value && !byLabel.has(value.toLocaleLowerCase()) && looksLikeCredential(value)) {
+        issues.push({ path: `answers.${q.id}`, message: "looks like a credential; it was not recorded (use the secrets flow for credentials)" });
+      } else if (label.length > MAX_VALUE_LENGTH) issues.push({ path: `answers.${q.id}`, message: `a value is longer than ${MAX_VALUE_LENGTH} characters` });
       else if (!stored.includes(label)) stored.push(label);
     }
     if (stored.length === 0) issues.push({ path: `answers.${q.id}`, message: "needs at least one value" });

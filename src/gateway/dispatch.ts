@@ -14,6 +14,7 @@ export function createDispatcher(service: QuestionService) {
       return service.waitAnswer(id, timeoutMs, signal);
     },
     "question.resolve": (p) => service.resolve(parseParams("question.resolve", p)),
+    "question.reply": (p) => service.reply(parseParams("question.reply", p)),
     "question.get": (p) => service.get(parseParams("question.get", p).id),
     "question.list": (p) => ({ questions: service.list(parseParams("question.list", p)) }),
     "question.delivered": (p) => service.delivered(parseParams("question.delivered", p)),

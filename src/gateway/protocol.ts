@@ -41,6 +41,7 @@ export const methodParams = {
     z.strictObject({ id, answers: z.record(z.string(), answerValues), by: bySchema.optional() }),
     z.strictObject({ id, cancel: z.literal(true), reason: z.enum(["skipped", "cancelled", "aborted"]).default("cancelled"), by: bySchema.optional() }),
   ]),
+  "question.reply": z.strictObject({ id, text: z.string().max(64 * 1024), by: bySchema.optional() }),
   "question.get": z.strictObject({ id }),
   "question.list": z.strictObject({
     status: z.enum(["pending", "answered", "expired", "cancelled"]).optional(),

@@ -4,6 +4,7 @@ import type { AskUserResult } from "../contract/result.ts";
 import { GatewayError } from "../errors.ts";
 import { recordToResult, type QuestionRecord, type Target } from "../record.ts";
 import { formatTarget, isChatTarget } from "../targets.ts";
+import { parseReply, type ParseOutcome } from "../parse/index.ts";
 import { validateAnswers } from "./answers.ts";
 import type { MethodParams } from "./protocol.ts";
 import { createScheduler } from "./scheduler.ts";
@@ -11,6 +12,12 @@ import type { ListFilter, QuestionStore } from "./store/types.ts";
 
 export type GatewayEventName = "question.requested" | "question.resolved" | "question.updated";
 export type ServiceListener = (event: GatewayEventName, record: QuestionRecord) => void;
+
+/** What a typed reply did: the parse outcome, plus the record after it (absent for invalid replies). */
+export type ReplyOutcome =
+  | (Extract<ParseOutcome, { kind: "answered" | "partial" }> & { record: QuestionRecord })
+  | { kind: "skip"; record: QuestionRecord }
+  | Extract<ParseOutcome, { kind: "invalid" }>;
 
 export type WaitOutcome = ({ id: string } & AskUserResult & { record: QuestionRecord }) | { id: string; status: "pending"; expiresAtMs: number };
 
@@ -114,6 +121,23 @@ export function createQuestionService(options: QuestionServiceOptions) {
     }
   }
 
+  function resolveQuestion(params: MethodParams<"question.resolve">): QuestionRecord {
+    const record = mustGet(params.id);
+    if (record.status !== "pending") {
+      throw new GatewayError("QUESTION_ALREADY_TERMINAL", `question ${record.id} is already ${record.status}`);
+    }
+    const by = params.by ?? { surface: "api", via: "api" as const };
+    const outcome =
+      "cancel" in params
+        ? store.resolve(record.id, { status: "cancelled", reason: params.reason, by, resolvedAtMs: now() })
+        : store.resolve(record.id, { status: "answered", answers: validateAnswers(record.questions, params.answers), by, resolvedAtMs: now() });
+    if (!outcome.ok) {
+      throw new GatewayError(outcome.code, outcome.code === "QUESTION_NOT_FOUND" ? `no question with id ${params.id}` : `question ${params.id} is already terminal`);
+    }
+    finished(outcome.record);
+    return outcome.record;
+  }
+
   return {
     /** Expires what passed its expiry while the gateway was down, and arms the scheduler. */
     start(): void {
@@ -166,21 +190,27 @@ export function createQuestionService(options: QuestionServiceOptions) {
       return { id: record.id, expiresAtMs: record.expiresAtMs, record };
     },
 
-    resolve(params: MethodParams<"question.resolve">): QuestionRecord {
+    resolve: resolveQuestion,
+
+    /**
+     * A typed reply, parsed by the shared parser against the questions still unanswered. Partial answers are
+     * held with the record until the rest arrive; an invalid reply (e.g. a credential) records nothing.
+     */
+    reply(params: MethodParams<"question.reply">): ReplyOutcome {
       const record = mustGet(params.id);
-      if (record.status !== "pending") {
-        throw new GatewayError("QUESTION_ALREADY_TERMINAL", `question ${record.id} is already ${record.status}`);
-      }
-      const by = params.by ?? { surface: "api", via: "api" as const };
-      const outcome =
-        "cancel" in params
-          ? store.resolve(record.id, { status: "cancelled", reason: params.reason, by, resolvedAtMs: now() })
-          : store.resolve(record.id, { status: "answered", answers: validateAnswers(record.questions, params.answers), by, resolvedAtMs: now() });
-      if (!outcome.ok) {
-        throw new GatewayError(outcome.code, outcome.code === "QUESTION_NOT_FOUND" ? `no question with id ${params.id}` : `question ${params.id} is already terminal`);
-      }
-      finished(outcome.record);
-      return outcome.record;
+      if (record.status !== "pending") throw new GatewayError("QUESTION_ALREADY_TERMINAL", `question ${record.id} is already ${record.status}`);
+      const held = record.partialAnswers ?? {};
+      const remaining = record.questions.filter((q) => !Object.hasOwn(held, q.id));
+      const outcome = parseReply(remaining, params.text);
+      const by = params.by ?? { surface: "api", via: "text" as const };
+      if (outcome.kind === "invalid") return outcome;
+      if (outcome.kind === "skip") return { kind: "skip", record: resolveQuestion({ id: record.id, cancel: true, reason: "skipped", by }) };
+      const answers = { ...held, ...outcome.answers };
+      if (outcome.kind === "answered") return { ...outcome, answers, record: resolveQuestion({ id: record.id, answers, by }) };
+      const updated = store.savePartial(record.id, answers);
+      if (!updated) throw new GatewayError("QUESTION_NOT_FOUND", `no question with id ${params.id}`);
+      emit("question.updated", updated);
+      return { ...outcome, answers, record: updated };
     },
 
     get: mustGet,

@@ -89,6 +89,14 @@ export function createMemoryStore(): QuestionStore {
       return copy(record);
     },
 
+    savePartial(id, answers) {
+      assertOpen();
+      const record = records.get(id);
+      if (!record) return undefined;
+      if (record.status === "pending") record.partialAnswers = structuredClone(answers);
+      return copy(record);
+    },
+
     findExpired(nowMs) {
       assertOpen();
       const expired: QuestionRecord[] = [];

@@ -21,6 +21,7 @@ export interface QuestionRow {
   answers_json: string | null;
   by_json: string | null;
   targets_json: string;
+  partial_json: string | null;
 }
 
 export interface DeliveryRow {
@@ -53,6 +54,7 @@ export function recordToParams(record: QuestionRecord): QuestionRow {
     answers_json: record.answers === undefined ? null : JSON.stringify(record.answers),
     by_json: record.by === undefined ? null : JSON.stringify(record.by),
     targets_json: JSON.stringify(record.targets),
+    partial_json: record.partialAnswers === undefined ? null : JSON.stringify(record.partialAnswers),
   };
 }
 
@@ -116,5 +118,6 @@ export function rowToRecord(row: QuestionRow, deliveries: DeliveryRow[]): Questi
   if (row.by_json !== null) record.by = parseColumn<ResolvedBy>(row.id, "by_json", row.by_json, isObject);
   if (row.run_id !== null) record.runId = row.run_id;
   if (row.session_key !== null) record.sessionKey = row.session_key;
+  if (row.partial_json !== null) record.partialAnswers = parseColumn(row.id, "partial_json", row.partial_json, isObject);
   return record;
 }

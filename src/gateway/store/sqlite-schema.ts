@@ -54,6 +54,7 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
      delivered_at_ms INTEGER NOT NULL,
      PRIMARY KEY (question_id, surface, chat)
    );`,
+  `ALTER TABLE questions ADD COLUMN partial_json TEXT;`,
 ];
 
 export function applySqlitePragmas(db: Database.Database): void {

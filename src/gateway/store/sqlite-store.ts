@@ -18,7 +18,7 @@ export interface SqliteStoreOptions {
 const warnCorruptRecord = (error: CorruptRecordError): void => console.warn(`[store] skipped: ${error.message}`);
 
 const COLUMNS = `id, status, created_at_ms, expires_at_ms, resolved_at_ms, timeout_seconds, run_id, session_key,
-  surfaces, reason, detail, questions_json, answers_json, by_json, targets_json`;
+  surfaces, reason, detail, questions_json, answers_json, by_json, targets_json, partial_json`;
 
 /**
  * The durable store: one better-sqlite3 connection in WAL mode (see SQLITE_PRAGMAS). Statements are
@@ -44,6 +44,7 @@ export function createSqliteStore({ dataDir, onCorruptRecord = warnCorruptRecord
          reason = COALESCE(@reason, reason), detail = COALESCE(@detail, detail)
        WHERE id = @id AND status = 'pending'`,
     ),
+    savePartial: db.prepare<[string, string]>(`UPDATE questions SET partial_json = ? WHERE id = ? AND status = 'pending'`),
     expired: db.prepare<[number], QuestionRow>(
       `SELECT ${COLUMNS} FROM questions WHERE status = 'pending' AND expires_at_ms <= ? ORDER BY expires_at_ms, id`,
     ),
@@ -127,6 +128,10 @@ export function createSqliteStore({ dataDir, onCorruptRecord = warnCorruptRecord
     },
     resolve: (id, resolution) => resolve.immediate(id, resolution),
     addDelivery: (id, delivery) => addDelivery.immediate(id, delivery),
+    savePartial(id, answers) {
+      sql.savePartial.run(JSON.stringify(answers), id);
+      return read(id);
+    },
     findExpired: (nowMs) => decodeAll(sql.expired.all(nowMs)),
     nextExpiryMs() {
       for (const row of sql.pendingExpiries.iterate()) {

@@ -34,6 +34,8 @@ export interface QuestionStore {
   resolve(id: string, resolution: Resolution): ResolveOutcome;
   /** Records one delivered copy. Idempotent per (surface, chat): a repeat report keeps the first copy. */
   addDelivery(id: string, delivery: Delivery): QuestionRecord | undefined;
+  /** Holds partial answers with a pending record; returns undefined when unknown, the record unchanged when terminal. */
+  savePartial(id: string, answers: Record<string, string[]>): QuestionRecord | undefined;
   /** Pending records whose expiresAtMs is at or before `nowMs`. */
   findExpired(nowMs: number): QuestionRecord[];
   /** The earliest expiresAtMs among pending records, for the single expiry scheduler. */
