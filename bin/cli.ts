@@ -1,6 +1,8 @@
-// The CLI entry: the only place besides bots/ that reads .env.
+// The CLI entry: with bots/, the only place that reads .env or loads a platform SDK.
 import { config as loadDotenv } from "dotenv";
 import { main } from "../src/cli/main.ts";
 
 loadDotenv({ quiet: true });
-process.exitCode = await main(process.argv.slice(2), process.env);
+process.exitCode = await main(process.argv.slice(2), process.env, undefined, {
+  telegram: async () => (await import("../bots/telegram.ts")).startTelegramBot,
+});

@@ -53,6 +53,12 @@ export const configSchema = z.object({
   TELEGRAM_BOT_TOKEN: optionalText,
   TELEGRAM_API_ROOT: url,
   TELEGRAM_ALLOWED_USERS: idList,
+  TELEGRAM_WEBHOOK_URL: url,
+  TELEGRAM_WEBHOOK_SECRET: z
+    .string()
+    .optional()
+    .refine((v) => v === undefined || v === "" || /^[A-Za-z0-9_-]{1,256}$/.test(v), "1-256 characters of A-Z, a-z, 0-9, _ and -"),
+  TELEGRAM_WEBHOOK_PORT: port.default(8788),
   DISCORD_BOT_TOKEN: optionalText,
   DISCORD_API_URL: url,
   DISCORD_GATEWAY_URL: url,

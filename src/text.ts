@@ -39,7 +39,8 @@ const QUOTE_PAIRS: ReadonlyArray<readonly [string, string]> = [
  * then strip trailing `.` and `!`.
  */
 export function looseKey(text: string): string {
-  let s = text.normalize("NFKC").trim().replace(/\s+/gu, " ").toLowerCase();
+  // NFKC again after lower-casing: upper-case Greek with accents lower-cases to a letter plus combining marks, which NFKC composes.
+  let s = text.normalize("NFKC").trim().replace(/\s+/gu, " ").toLowerCase().normalize("NFKC");
   for (const [open, close] of QUOTE_PAIRS) {
     if (s.length >= 2 && s.startsWith(open) && s.endsWith(close)) {
       s = s.slice(open.length, s.length - close.length).trim();

@@ -4,6 +4,7 @@ import { UsageError } from "./args.ts";
 import { runAsk } from "./ask.ts";
 import { runCancel, runGet, runList } from "./ops.ts";
 import { runGateway, runStart } from "./serve.ts";
+import { createBotCommand, type BotLoaders } from "./bot.ts";
 
 export const MAIN_HELP = `ask-user-bridge: let an AI agent ask a person structured questions on Telegram, Discord, Slack or the web.
 
@@ -38,13 +39,18 @@ const COMMANDS: Record<string, Command> = {
 };
 
 /** Runs one CLI command; returns the exit code. Reports errors in one place. */
-export async function main(argv: string[], env: Record<string, string | undefined>, io: CliIO = { out: (s) => console.log(s), err: (s) => console.error(s) }): Promise<number> {
+export async function main(
+  argv: string[],
+  env: Record<string, string | undefined>,
+  io: CliIO = { out: (s) => console.log(s), err: (s) => console.error(s) },
+  bots: BotLoaders = {},
+): Promise<number> {
   const [name, ...rest] = argv;
   if (!name || name === "--help" || name === "-h" || name === "help") {
     io.out(MAIN_HELP);
     return name ? 0 : 1;
   }
-  const command = COMMANDS[name];
+  const command = name === "bot" ? createBotCommand(bots) : COMMANDS[name];
   if (!command) {
     io.err(`Unknown command "${name}".\n\n${MAIN_HELP}`);
     return 1;

@@ -25,7 +25,7 @@ export interface ClientEvents {
   "question.requested": Listener;
   "question.resolved": Listener;
   "question.updated": Listener;
-  /** After every (re)connection, with a fresh list of pending questions. */
+  /** After every reconnection (not the first connection), with a fresh list of pending questions. */
   resync: (pending: QuestionRecord[]) => void;
   connected: () => void;
   disconnected: (reason: string) => void;
@@ -48,6 +48,7 @@ export class GatewayConnection {
   #waitingForLink = new Set<() => void>();
   #attempt = 0;
   #closed = false;
+  #everConnected = false;
   #reconnectTimer: NodeJS.Timeout | undefined;
   #heartbeat: NodeJS.Timeout | undefined;
   readonly #url: string;
@@ -113,10 +114,14 @@ export class GatewayConnection {
         this.#startHeartbeat(socket);
         for (const wake of this.#waitingForLink) wake();
         this.#waitingForLink.clear();
+        const reconnect = this.#everConnected;
+        this.#everConnected = true;
         this.#emit("connected");
-        this.call<{ questions: QuestionRecord[] }>("question.list", { status: "pending" })
-          .then(({ questions }) => this.#emit("resync", questions))
-          .catch((error) => this.#options.log?.("resync failed", error));
+        if (reconnect) {
+          this.call<{ questions: QuestionRecord[] }>("question.list", { status: "pending" })
+            .then(({ questions }) => this.#emit("resync", questions))
+            .catch((error) => this.#options.log?.("resync failed", error));
+        }
         resolve();
       });
       socket.on("message", (data) => this.#onFrame(data.toString()));

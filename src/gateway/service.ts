@@ -148,7 +148,14 @@ export function createQuestionService(options: QuestionServiceOptions) {
 
     stop(): void {
       scheduler.stop();
-      for (const set of waiters.values()) set.clear();
+      // Settle every long-poll now (clearing its timer and abort listener): otherwise a connection closing after
+      // store.close() reads a closed database (an uncaught TypeError on shutdown), and a waitAnswer timer keeps
+      // the stopped process alive for up to maxWaitMs.
+      for (const [id, set] of [...waiters]) {
+        const record = store.get(id);
+        if (record) for (const wake of [...set]) wake(record);
+        set.clear();
+      }
       waiters.clear();
     },
 

@@ -1,0 +1,142 @@
+import type { GatewayClient } from "../client/index.ts";
+import type { Surface } from "../contract/result.ts";
+import { GatewayError } from "../errors.ts";
+import type { Delivery, QuestionRecord, Target } from "../record.ts";
+import type { RecordCache } from "./record-cache.ts";
+
+/** The four things a platform does for the bridge. */
+export interface SurfaceAdapter {
+  surface: Surface;
+  /** Sends the prompt to the target's chat; resolves to a message reference that `updatePrompt` understands. */
+  sendPrompt(record: QuestionRecord, target: Target): Promise<string>;
+  /** Edits one delivered copy into the record's current state (the summary once terminal). */
+  updatePrompt(record: QuestionRecord, delivery: Delivery): Promise<void>;
+}
+
+/** A send that will never succeed (chat not found, bot blocked): report it instead of retrying. */
+export class PermanentSendError extends Error {
+  override name = "PermanentSendError";
+}
+
+export interface DeliveryLoopOptions {
+  client: GatewayClient;
+  adapter: SurfaceAdapter;
+  cache: RecordCache;
+  now?: () => number;
+  log?: (message: string, error?: unknown) => void;
+}
+
+/**
+ * Delivers every pending question targeted at this surface exactly once per chat, reports each copy with
+ * question.delivered, and edits every copy when a question resolves. Runs at start-up, after every reconnect
+ * (resync) and on question.requested.
+ */
+export function createDeliveryLoop({ client, adapter, cache, now = Date.now, log = () => {} }: DeliveryLoopOptions) {
+  const { surface } = adapter;
+  const inFlight = new Set<string>();
+  /** Sends whose question.delivered report has not reached the gateway yet (it was down): re-sent first. */
+  const unreported = new Map<string, { id: string; chat: string; messageRef: string }>();
+  let disconnectedAtMs: number | undefined;
+  let firstSync = true;
+
+  async function flushReports(): Promise<void> {
+    for (const [key, report] of unreported) {
+      try {
+        cache.put(await client.delivered({ id: report.id, surface, chat: report.chat, messageRef: report.messageRef }));
+        unreported.delete(key);
+      } catch (error) {
+        if (error instanceof GatewayError && error.code === "DISCONNECTED") return;
+        unreported.delete(key); // the question is gone or the target refused: nothing to retry
+        log("delivery report refused", error);
+      }
+    }
+  }
+
+  async function deliver(record: QuestionRecord): Promise<void> {
+    if (record.status !== "pending") return;
+    for (const target of record.targets) {
+      if (target.surface !== surface || !target.chat) continue;
+      const key = `${record.id}\u0000${target.chat}`;
+      if (inFlight.has(key) || unreported.has(key)) continue;
+      if (record.deliveries.some((d) => d.surface === surface && d.chat === target.chat)) continue;
+      inFlight.add(key);
+      try {
+        let messageRef: string;
+        try {
+          messageRef = await adapter.sendPrompt(record, target);
+        } catch (error) {
+          log(`could not send ${record.id} to ${surface}:${target.chat}`, error);
+          if (error instanceof PermanentSendError) {
+            await client.deliveryFailed({ id: record.id, surface, chat: target.chat, reason: error.message }).catch(() => {});
+          }
+          continue;
+        }
+        unreported.set(key, { id: record.id, chat: target.chat, messageRef });
+        await flushReports();
+      } finally {
+        inFlight.delete(key);
+      }
+    }
+  }
+
+  async function updateCopies(record: QuestionRecord): Promise<void> {
+    for (const delivery of record.deliveries) {
+      if (delivery.surface !== surface) continue;
+      try {
+        await adapter.updatePrompt(record, delivery);
+      } catch (error) {
+        log(`could not update ${record.id} in ${surface}:${delivery.chat}`, error);
+      }
+    }
+  }
+
+  async function resync(pending: QuestionRecord[]): Promise<void> {
+    await flushReports();
+    for (const record of pending) cache.put(record);
+    // Copies of questions resolved while we were away still show buttons: edit them now.
+    const since = firstSync ? now() - 60 * 60_000 : (disconnectedAtMs ?? now()) - 5_000;
+    firstSync = false;
+    disconnectedAtMs = undefined;
+    try {
+      const recent = await client.list({ surface, limit: 1000 });
+      for (const record of recent) {
+        if (record.status === "pending") cache.put(record);
+        else if ((record.resolvedAtMs ?? 0) >= since) {
+          cache.put(record);
+          await updateCopies(record);
+        }
+      }
+    } catch (error) {
+      log("could not list recent questions", error);
+    }
+    await Promise.all(pending.map(deliver));
+  }
+
+  return {
+    /** Subscribes to the gateway and runs the first sync. */
+    async start(): Promise<void> {
+      const concerns = (r: QuestionRecord) => r.targets.some((t) => t.surface === surface);
+      client.on("resync", (pending) => void resync(pending.filter(concerns)));
+      client.on("disconnected", () => {
+        disconnectedAtMs ??= now();
+      });
+      client.on("question.requested", (record) => {
+        if (!concerns(record)) return;
+        cache.put(record);
+        void deliver(record);
+      });
+      client.on("question.updated", (record) => {
+        if (concerns(record)) cache.put(record);
+      });
+      client.on("question.resolved", (record) => {
+        if (!concerns(record)) return;
+        cache.put(record);
+        void updateCopies(record);
+      });
+      // The first sync; later ones follow every reconnect.
+      await resync((await client.list({ status: "pending", surface })).filter(concerns));
+    },
+    /** For tests and ops: sends not yet reported to the gateway. */
+    unreportedCount: () => unreported.size,
+  };
+}

@@ -1,0 +1,44 @@
+import type { Surface } from "../contract/result.ts";
+import type { QuestionRecord } from "../record.ts";
+
+const KEEP_TERMINAL_MS = 2 * 60 * 60_000;
+
+/** The bot's view of the records that concern it, kept fresh from gateway events. */
+export function createRecordCache(now: () => number = Date.now) {
+  const records = new Map<string, QuestionRecord>();
+
+  function prune(): void {
+    const cutoff = now() - KEEP_TERMINAL_MS;
+    for (const [id, r] of records) if (r.status !== "pending" && (r.resolvedAtMs ?? 0) < cutoff) records.delete(id);
+  }
+
+  return {
+    put(record: QuestionRecord): void {
+      const known = records.get(record.id);
+      // Never let a stale pending copy overwrite a terminal one.
+      if (known && known.status !== "pending" && record.status === "pending") return;
+      records.set(record.id, record);
+      if (records.size % 500 === 0) prune();
+    },
+    get: (id: string) => records.get(id),
+    /** The record whose prompt is that message in that chat. */
+    byMessageRef(surface: Surface, chat: string, messageRef: string): QuestionRecord | undefined {
+      for (const r of records.values()) {
+        if (r.deliveries.some((d) => d.surface === surface && d.chat === chat && d.messageRef === messageRef)) return r;
+      }
+      return undefined;
+    },
+    /** The most recent pending question delivered to that chat that passes `admit`. */
+    latestPendingIn(surface: Surface, chat: string, admit: (r: QuestionRecord) => boolean): QuestionRecord | undefined {
+      let best: QuestionRecord | undefined;
+      for (const r of records.values()) {
+        if (r.status !== "pending" || !r.deliveries.some((d) => d.surface === surface && d.chat === chat)) continue;
+        if ((!best || r.createdAtMs > best.createdAtMs) && admit(r)) best = r;
+      }
+      return best;
+    },
+    size: () => records.size,
+  };
+}
+
+export type RecordCache = ReturnType<typeof createRecordCache>;

@@ -1,0 +1,19 @@
+export { parseReply } from "./parse-reply.ts";
+export { readValue } from "./read-value.ts";
+export { looksLikeCredential, shannonEntropy, HIGH_ENTROPY_MIN_BITS, HIGH_ENTROPY_MIN_LENGTH } from "./credential.ts";
+export { parseNumberForm } from "./number-form.ts";
+export { createOptionMatcher, isSkipText, type OptionMatch, type OptionMatcher } from "./match-option.ts";
+export { createKeyedLineReader, type KeyedLine } from "./keyed-line.ts";
+export { isBlankText } from "./blank.ts";
+export { INVALID_MESSAGES } from "./messages.ts";
+export type {
+  ParseOutcome,
+  AnsweredOutcome,
+  PartialOutcome,
+  SkipOutcome,
+  InvalidOutcome,
+  InvalidReason,
+  ReadAs,
+  ReadValue,
+  ReadVia,
+} from "./outcome.ts";

@@ -1,0 +1,32 @@
+/** The page shown without a valid session: a token form and nothing else (no question data, no script). */
+export type LoginProblem = "none" | "wrong-token";
+
+const MESSAGES: Record<LoginProblem, string> = {
+  none: "Enter the gateway token to open the Control UI.",
+  "wrong-token": "That token is not right. Check GATEWAY_TOKEN (or DATA_DIR/gateway-token) and try again.",
+};
+
+export function renderLoginPage(problem: LoginProblem): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>Sign in · ask-user-bridge</title>
+<link rel="stylesheet" href="/ui/app.css">
+</head>
+<body class="login">
+<main class="login-card">
+<h1>ask-user-bridge</h1>
+<p class="${problem === "none" ? "login-hint" : "login-error"}" role="${problem === "none" ? "note" : "alert"}">${MESSAGES[problem]}</p>
+<form method="post" action="/login" autocomplete="off">
+<label for="token">Gateway token</label>
+<input id="token" name="token" type="password" required minlength="16" maxlength="512" autofocus spellcheck="false">
+<button type="submit">Open</button>
+</form>
+</main>
+</body>
+</html>
+`;
+}

@@ -1,0 +1,37 @@
+/**
+ * Builds an element. Props set properties (or attributes for aria-/data- names), `on…` props add listeners,
+ * and children are appended as nodes or text nodes. Nothing is ever parsed as HTML.
+ */
+export function h(tag, props = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [key, value] of Object.entries(props)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key === "class") el.className = value;
+    else if (key.startsWith("on")) el.addEventListener(key.slice(2), value);
+    else if (!key.includes("-") && key in el) el[key] = value;
+    else el.setAttribute(key, value === true ? "" : String(value));
+  }
+  el.append(...children.flat().filter((child) => child !== null && child !== undefined && child !== false));
+  return el;
+}
+
+/** "14:05" in the person's locale. */
+export function formatTime(ms) {
+  return new Date(ms).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+}
+
+/**
+ * Rebuilds part of the page without losing the person's place: the focused control (found again by its
+ * data-key) and the caret in a text field survive.
+ */
+export function rebuildKeepingFocus(container, build) {
+  const active = document.activeElement;
+  const key = active instanceof HTMLElement && container.contains(active) ? active.dataset.key : undefined;
+  const caret = active instanceof HTMLInputElement && active.type === "text" ? active.selectionStart : null;
+  build();
+  if (!key) return;
+  const again = container.querySelector(`[data-key="${CSS.escape(key)}"]`);
+  if (!(again instanceof HTMLElement) || again.matches(":disabled")) return;
+  again.focus({ preventScroll: true });
+  if (caret !== null && again instanceof HTMLInputElement) again.setSelectionRange(caret, caret);
+}

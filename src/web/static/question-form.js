@@ -1,0 +1,126 @@
+import { h } from "./dom.js";
+
+/**
+ * A pending record's questions as a form, either one question at a time ("stepper": the docked panel) or all
+ * stacked ("stacked": the phone card). Choices are written into `draft` as they happen; `actions` decides what
+ * follows: changed(), chose(question, {advance}), next(), back(), submit(), skip().
+ */
+export function renderQuestionForm({ record, draft, mode, busy, error, actions }) {
+  const stepper = mode === "stepper";
+  const total = record.questions.length;
+  const last = total - 1;
+  let arrowAt = -Infinity;
+
+  function questionBlock(q, qi) {
+    const name = `${record.id}-${q.id}`;
+    const chosen = new Set(draft.choices[q.id] ?? []);
+    const other = h("input", {
+      type: "text",
+      class: "other-input",
+      id: `${name}-other`,
+      value: draft.other[q.id] ?? "",
+      maxLength: 4000,
+      placeholder: "Type your own answer",
+      autocomplete: "off",
+      disabled: busy,
+      "data-key": `other:${q.id}`,
+      oninput: () => {
+        draft.other[q.id] = other.value;
+        if (!q.multiSelect && other.value.trim()) {
+          draft.choices[q.id] = [];
+          for (const input of inputs) input.checked = false;
+        }
+        actions.changed();
+      },
+    });
+    const inputs = q.options.map((option, oi) =>
+      h("input", {
+        type: q.multiSelect ? "checkbox" : "radio",
+        name,
+        value: option.label,
+        checked: chosen.has(option.label),
+        disabled: busy,
+        "data-key": `option:${q.id}:${oi}`,
+        onclick: (event) => {
+          if (q.multiSelect) {
+            const picked = new Set(inputs.filter((input) => input.checked).map((input) => input.value));
+            draft.choices[q.id] = q.options.map((o) => o.label).filter((label) => picked.has(label));
+            actions.changed();
+            return;
+          }
+          draft.choices[q.id] = [option.label];
+          draft.other[q.id] = "";
+          other.value = "";
+          // Arrow keys move through a radio group without meaning "this one": only a real choice advances.
+          actions.chose(q, { advance: event.timeStamp - arrowAt > 150 });
+        },
+      }),
+    );
+    const showError = error?.qid === q.id;
+    return h(
+      "fieldset",
+      { class: "question", "data-qid": q.id, "aria-invalid": showError ? "true" : undefined },
+      h(
+        "legend",
+        {},
+        h("span", { class: "chip" }, q.header),
+        stepper && total > 1 ? h("span", { class: "step", "aria-label": `Question ${qi + 1} of ${total}` }, `${qi + 1}/${total}`) : null,
+        h("span", { class: "question-text" }, q.question),
+      ),
+      h("p", { class: "hint" }, q.multiSelect ? "Choose any that apply, or type your own." : "Choose one, or type your own."),
+      h(
+        "div",
+        { class: "options", role: q.multiSelect ? "group" : "radiogroup", "aria-label": q.header },
+        q.options.map((option, oi) =>
+          h(
+            "label",
+            { class: "option" },
+            inputs[oi],
+            h("span", { class: "option-key", "aria-hidden": "true" }, String(oi + 1)),
+            h(
+              "span",
+              { class: "option-body" },
+              h("span", { class: "option-label" }, option.label),
+              option.description ? h("span", { class: "option-desc" }, option.description) : null,
+            ),
+          ),
+        ),
+      ),
+      h("div", { class: "other" }, h("label", { htmlFor: other.id }, "Other"), other),
+      showError ? h("p", { class: "form-error", role: "alert" }, error.text) : null,
+    );
+  }
+
+  const shown = stepper ? [record.questions[draft.step]] : record.questions;
+  const blocks = shown.map((q) => questionBlock(q, record.questions.indexOf(q)));
+  const button = (label, key, onclick, { primary = false, disabled = false } = {}) =>
+    h("button", { type: "button", class: primary ? "primary" : "", disabled: busy || disabled, "data-key": key, onclick }, label);
+  const onLastStep = !stepper || draft.step >= last;
+  const generalError = error && !error.qid ? h("p", { class: "form-error", role: "alert" }, error.text) : null;
+
+  return h(
+    "form",
+    {
+      class: `qform qform-${mode}`,
+      novalidate: true,
+      "aria-busy": busy ? "true" : "false",
+      onsubmit: (event) => {
+        event.preventDefault();
+        actions.next();
+      },
+      onkeydown: (event) => {
+        if (event.key.startsWith("Arrow")) arrowAt = event.timeStamp;
+      },
+    },
+    blocks,
+    generalError,
+    h(
+      "div",
+      { class: "qform-actions" },
+      button("Skip", "skip", actions.skip),
+      h("span", { class: "spacer" }),
+      stepper && total > 1 ? button("Back", "back", actions.back, { disabled: draft.step === 0 }) : null,
+      onLastStep ? button(busy ? "Sending…" : "Submit", "submit", actions.submit, { primary: true }) : button("Next", "next", actions.next, { primary: true }),
+    ),
+  );
+}

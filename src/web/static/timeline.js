@@ -1,0 +1,54 @@
+import { formatTime, h } from "./dom.js";
+import { summarize } from "./summary.js";
+
+/**
+ * One timeline entry per record, oldest first. A resolved record keeps its compact summary for good; a pending
+ * one says it is waiting (wide) or carries its stacked question card (narrow, `card`).
+ */
+export function renderEntry(record, { card, notes, onOpen, isCurrent }) {
+  const pending = record.status === "pending";
+  const head = h("div", { class: "entry-meta" }, h("span", {}, `Agent asked · ${formatTime(record.createdAtMs)}`));
+  let body;
+  if (pending && card) {
+    head.append(h("span", { class: "expires" }, `expires ${formatTime(record.expiresAtMs)}`));
+    body = [card];
+  } else if (pending) {
+    body = [
+      asked(record.questions, null),
+      h(
+        "div",
+        { class: "entry-outcome waiting" },
+        h("span", {}, isCurrent ? "Waiting for your answer below" : "Waiting for your answer"),
+        isCurrent ? null : h("button", { type: "button", class: "link", onclick: onOpen, "data-key": `open:${record.id}` }, "Answer"),
+      ),
+    ];
+  } else {
+    const summary = summarize(record);
+    const outcome = record.resolvedAtMs ? `${summary.outcome} · ${formatTime(record.resolvedAtMs)}` : summary.outcome;
+    body = [asked(record.questions, summary.answers), h("p", { class: "entry-outcome" }, outcome)];
+  }
+  return h(
+    "article",
+    { class: `entry entry-${record.status}${pending && card ? " entry-card" : ""}`, "data-id": record.id, "data-status": record.status },
+    head,
+    body,
+    notes.map((note) => h("p", { class: `note note-${note.kind}` }, note.kind === "you" ? h("span", { class: "note-who" }, "You: ") : null, note.text)),
+  );
+}
+
+/** Each question as "Header  question text", with its answer beneath when there is one. */
+function asked(questions, answers) {
+  return h(
+    "ul",
+    { class: "asked" },
+    questions.map((q, i) =>
+      h(
+        "li",
+        {},
+        h("span", { class: "chip" }, q.header),
+        h("span", { class: "asked-question" }, q.question),
+        answers ? h("span", { class: "answer" }, answers[i]?.text ?? "") : null,
+      ),
+    ),
+  );
+}

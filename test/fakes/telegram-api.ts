@@ -1,0 +1,213 @@
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+
+/** A chat message as the fake Bot API keeps it. */
+export interface FakeTelegramMessage {
+  message_id: number;
+  chat: { id: number; type: "private" | "group" | "supergroup" };
+  from: { id: number; is_bot: boolean; first_name: string; username?: string };
+  date: number;
+  text: string;
+  reply_markup?: any;
+  /** The keyboard as first sent: a person whose app has not refreshed can still press these. */
+  sent_markup?: any;
+  entities?: any[];
+  reply_to_message?: FakeTelegramMessage;
+  deleted?: boolean;
+  edits: number;
+}
+
+export interface FakeUser {
+  id: number;
+  first_name: string;
+  username?: string;
+}
+
+type Failure = { error_code: number; description: string; parameters?: Record<string, unknown> };
+
+const BOT = { id: 999_000, is_bot: true, first_name: "AskBot", username: "ask_bot" };
+
+/**
+ * A local stand-in for the Telegram Bot API, enough for grammY's long polling, sends, edits,
+ * callback answers and deletes. Tests drive people through `press` and `type`.
+ */
+export async function startFakeTelegram() {
+  const messages = new Map<string, FakeTelegramMessage>(); // `${chat}:${id}`
+  const updates: Array<{ update_id: number } & Record<string, unknown>> = [];
+  const callbackAnswers = new Map<string, { text?: string }>();
+  const calls: Array<{ method: string; body: any; failed?: boolean }> = [];
+  const failures = new Map<string, Failure[]>();
+  const wakers = new Set<() => void>();
+  let nextUpdateId = 1;
+  let nextMessageId = 1;
+  let nextCallbackId = 1;
+
+  const key = (chat: number | string, id: number | string) => `${chat}:${id}`;
+  const chatOf = (id: number) => ({ id, type: id < 0 ? ("supergroup" as const) : ("private" as const) });
+
+  function push(update: Record<string, unknown>): number {
+    const update_id = nextUpdateId++;
+    updates.push({ update_id, ...update });
+    for (const wake of wakers) wake();
+    return update_id;
+  }
+
+  async function readJson(req: IncomingMessage): Promise<any> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const text = Buffer.concat(chunks).toString("utf8");
+    return text ? JSON.parse(text) : {};
+  }
+
+  const ok = (res: ServerResponse, result: unknown) => {
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end(JSON.stringify({ ok: true, result }));
+  };
+  const fail = (res: ServerResponse, failure: Failure) => {
+    res.writeHead(failure.error_code, { "content-type": "application/json" });
+    res.end(JSON.stringify({ ok: false, ...failure }));
+  };
+  const publicMessage = (m: FakeTelegramMessage) => {
+    const { deleted: _d, edits: _e, sent_markup: _s, ...rest } = m;
+    return rest;
+  };
+
+  async function getUpdates(body: any, res: ServerResponse, req: IncomingMessage): Promise<void> {
+    const offset = Number(body.offset ?? 0);
+    while (updates.length && updates[0]!.update_id < offset) updates.shift();
+    if (updates.length === 0 && Number(body.timeout ?? 0) > 0) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, Math.min(Number(body.timeout), 2) * 1000);
+        timer.unref();
+        function done() {
+          clearTimeout(timer);
+          wakers.delete(done);
+          resolve();
+        }
+        wakers.add(done);
+        req.on("close", done);
+      });
+    }
+    if (res.destroyed) return;
+    ok(res, updates.filter((u) => u.update_id >= offset).slice(0, Number(body.limit ?? 100)));
+  }
+
+  const handlers: Record<string, (body: any, res: ServerResponse, req: IncomingMessage) => void | Promise<void>> = {
+    getMe: (_b, res) => ok(res, { ...BOT, can_join_groups: true, can_read_all_group_messages: false, supports_inline_queries: false }),
+    deleteWebhook: (_b, res) => ok(res, true),
+    setWebhook: (_b, res) => ok(res, true),
+    getUpdates,
+    sendMessage: (body, res) => {
+      const chatId = Number(body.chat_id);
+      const message: FakeTelegramMessage = {
+        message_id: nextMessageId++,
+        chat: chatOf(chatId),
+        from: BOT,
+        date: Math.floor(Date.now() / 1000),
+        text: String(body.text),
+        edits: 0,
+        ...(body.reply_markup ? { reply_markup: body.reply_markup, sent_markup: body.reply_markup } : {}),
+        ...(body.entities ? { entities: body.entities } : {}),
+      };
+      if (body.parse_mode) throw new Error(`the bot used parse_mode ${body.parse_mode}`);
+      messages.set(key(chatId, message.message_id), message);
+      ok(res, publicMessage(message));
+    },
+    editMessageText: (body, res) => {
+      const message = messages.get(key(body.chat_id, body.message_id));
+      if (!message) return fail(res, { error_code: 400, description: "Bad Request: message to edit not found" });
+      if (message.text === body.text && JSON.stringify(message.reply_markup ?? null) === JSON.stringify(body.reply_markup ?? null)) {
+        return fail(res, { error_code: 400, description: "Bad Request: message is not modified" });
+      }
+      message.text = String(body.text);
+      message.edits++;
+      if (body.reply_markup) message.reply_markup = body.reply_markup;
+      else delete message.reply_markup;
+      ok(res, publicMessage(message));
+    },
+    answerCallbackQuery: (body, res) => {
+      callbackAnswers.set(String(body.callback_query_id), body.text === undefined ? {} : { text: body.text });
+      for (const wake of wakers) wake();
+      ok(res, true);
+    },
+    deleteMessage: (body, res) => {
+      const message = messages.get(key(body.chat_id, body.message_id));
+      if (!message) return fail(res, { error_code: 400, description: "Bad Request: message to delete not found" });
+      message.deleted = true;
+      ok(res, true);
+    },
+  };
+
+  const server = createServer((req, res) => {
+    void (async () => {
+      const match = /^\/bot([^/]+)\/(\w+)$/.exec(req.url ?? "");
+      if (!match || req.method !== "POST") return fail(res, { error_code: 404, description: "Not Found" });
+      const method = match[2]!;
+      const body = await readJson(req);
+      const queued = failures.get(method)?.shift();
+      calls.push({ method, body, ...(queued ? { failed: true } : {}) });
+      if (queued) return fail(res, queued);
+      const handler = handlers[method];
+      if (!handler) return fail(res, { error_code: 404, description: `Not Found: method ${method}` });
+      await handler(body, res, req);
+    })().catch((error) => fail(res, { error_code: 500, description: String(error) }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const apiRoot = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  /** Someone types a message (optionally as a reply to one of the bot's messages). */
+  function type(chat: number, from: FakeUser, text: string, replyTo?: FakeTelegramMessage): FakeTelegramMessage {
+    const message: FakeTelegramMessage = {
+      message_id: nextMessageId++,
+      chat: chatOf(chat),
+      from: { is_bot: false, ...from },
+      date: Math.floor(Date.now() / 1000),
+      text,
+      edits: 0,
+      ...(replyTo ? { reply_to_message: publicMessage(replyTo) as FakeTelegramMessage } : {}),
+    };
+    messages.set(key(chat, message.message_id), message);
+    push({ message: publicMessage(message) });
+    return message;
+  }
+
+  /** Someone presses a button with raw callback data; resolves to the toast once the bot answers. */
+  async function pressData(message: FakeTelegramMessage, data: string, from: FakeUser, timeoutMs = 10_000): Promise<string | undefined> {
+    const id = String(nextCallbackId++);
+    push({ callback_query: { id, from: { is_bot: false, ...from }, chat_instance: `ci${message.chat.id}`, message: publicMessage(message), data } });
+    const deadline = Date.now() + timeoutMs;
+    while (!callbackAnswers.has(id)) {
+      if (Date.now() > deadline) throw new Error(`the bot never answered callback query ${id}`);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    return callbackAnswers.get(id)!.text;
+  }
+
+  return {
+    apiRoot,
+    calls,
+    bot: BOT,
+    messages: () => [...messages.values()],
+    botMessages: (chat: number) => [...messages.values()].filter((m) => m.chat.id === chat && m.from.is_bot),
+    type,
+    pressData,
+    /** Presses the n-th inline button of a message as it was sent (a stale app still shows it). */
+    press(message: FakeTelegramMessage, buttonIndex: number, from: FakeUser): Promise<string | undefined> {
+      const button = message.sent_markup?.inline_keyboard?.[buttonIndex]?.[0];
+      if (!button) throw new Error(`message ${message.message_id} has no button ${buttonIndex}`);
+      return pressData(message, button.callback_data, from);
+    },
+    /** The next call of `method` fails with this error (e.g. a 429 with retry_after). */
+    failNext(method: string, failure: Failure): void {
+      failures.set(method, [...(failures.get(method) ?? []), failure]);
+    },
+    pendingUpdates: () => updates.length,
+    async close(): Promise<void> {
+      for (const wake of wakers) wake();
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    },
+  };
+}
+
+export type FakeTelegram = Awaited<ReturnType<typeof startFakeTelegram>>;

@@ -1,0 +1,255 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { rpc, rpcOk, sleep } from "../helpers/gateway.ts";
+import type { BotHarness, Person, PromptCopy } from "./harness.ts";
+
+const single = {
+  id: "deploy_target",
+  header: "Deployment target",
+  question: "Where should I deploy?",
+  options: [{ label: "Staging (Recommended)", description: "safe to try" }, { label: "Production" }],
+};
+const multi = { id: "checks", header: "Checks", question: "Which checks should run?", multiSelect: true, options: [{ label: "Lint" }, { label: "Unit" }, { label: "E2E" }] };
+const region = { id: "region", header: "Region", question: "Which region?", options: [{ label: "EU" }, { label: "US" }] };
+
+export async function waitUntil<T>(probe: () => T | undefined | false | Promise<T | undefined | false>, what: string, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(20);
+  }
+}
+
+/**
+ * The cross-platform scenario suite (issue 5): every bot runs these against its own fake platform server,
+ * with the real gateway and the real framework.
+ */
+export function runBotScenarios(name: string, makeHarness: () => Promise<BotHarness>) {
+  describe(`${name}: cross-platform scenarios`, () => {
+    let h: BotHarness;
+    beforeAll(async () => {
+      h = await makeHarness();
+    }, 60_000);
+    afterAll(async () => {
+      await h?.close();
+    });
+
+    const ask = async (questions: unknown[], extra: Record<string, unknown> = {}, chat?: string, users?: string[]) => {
+      const target = { surface: h.surface, chat: chat ?? h.chat, ...(users ? { users } : {}) };
+      const { id } = await rpcOk(h.gatewayUrl(), "question.request", { questions, targets: [target], ...extra });
+      return id as string;
+    };
+    const promptOf = async (id: string, chat = h.chat): Promise<PromptCopy> => {
+      const record = await waitUntil(async () => {
+        const r = await rpcOk(h.gatewayUrl(), "question.get", { id });
+        return r.deliveries.some((d: any) => d.surface === h.surface && d.chat === chat) && r;
+      }, `the prompt of ${id} in ${chat}`);
+      const delivery = record.deliveries.find((d: any) => d.surface === h.surface && d.chat === chat);
+      return h.copy(chat, delivery.messageRef);
+    };
+    const result = async (id: string) => {
+      const payload = await rpcOk(h.gatewayUrl(), "question.waitAnswer", { id, timeoutMs: 8_000 });
+      const { id: _id, record: _record, ...rest } = payload;
+      return rest;
+    };
+    const status = async (id: string) => (await rpcOk(h.gatewayUrl(), "question.get", { id })).status as string;
+    const summaryOf = (copy: PromptCopy, pattern: RegExp) =>
+      waitUntil(() => {
+        const now = h.copy(copy.chat, copy.ref);
+        return pattern.test(now.text) && now.buttons.length === 0 && now;
+      }, `the copy to read ${pattern}`);
+    const replyMatching = (chat: string, pattern: RegExp) => waitUntil(() => h.botReplies(chat).find((t) => pattern.test(t)), `a bot reply matching ${pattern}`);
+
+    it("sends one full-width button per option, then Other… and Skip, with descriptions in the text", async () => {
+      const id = await ask([single]);
+      const copy = await promptOf(id);
+      expect(copy.buttons).toEqual(["Staging (Recommended)", "Production", "Other…", "Skip"]);
+      expect(copy.text).toContain("Where should I deploy?");
+      expect(copy.text).toContain("safe to try");
+      await rpcOk(h.gatewayUrl(), "question.resolve", { id, cancel: true, reason: "cancelled" });
+    });
+
+    it("a tap answers, the toast confirms, and the copy becomes the summary", async () => {
+      const id = await ask([single]);
+      const copy = await promptOf(id);
+      expect(await h.press(copy, 1, h.person)).toBe("Answer submitted.");
+      expect(await result(id)).toMatchObject({ status: "answered", answers: { answers: { deploy_target: ["Production"] } } });
+      const summary = await summaryOf(copy, /✅ Deployment t: Production/);
+      expect(summary.text).toContain(h.person.name);
+    });
+
+    it("Other… then own words answers with the person's text", async () => {
+      const id = await ask([single]);
+      const copy = await promptOf(id);
+      await h.answerOther(copy, h.person, "Canary in eu-west first");
+      expect(await result(id)).toMatchObject({ status: "answered", answers: { answers: { deploy_target: ["Canary in eu-west first"] } } });
+      await summaryOf(copy, /Canary in eu-west first/);
+    });
+
+    it("Skip gives no_answer / skipped", async () => {
+      const id = await ask([single]);
+      const copy = await promptOf(id);
+      await h.press(copy, 3, h.person);
+      expect(await result(id)).toEqual({ status: "no_answer", reason: "skipped" });
+      await summaryOf(copy, /⏭ Skipped/);
+    });
+
+    it.each([
+      ["2", "Production", /Recorded: Production \(option 2\)/],
+      ["staging", "Staging (Recommended)", /Recorded: Staging \(Recommended\) \(option 1\)/],
+      ["Blue-green, please", "Blue-green, please", /Recorded: “Blue-green, please” \(your own words\)/],
+    ])("a typed %j on a single question reads as %j and is confirmed", async (text, value, confirmation) => {
+      const id = await ask([single]);
+      const copy = await promptOf(id);
+      await h.type(h.chat, h.person, text, { replyTo: copy });
+      expect(await result(id)).toMatchObject({ status: "answered", answers: { answers: { deploy_target: [value] } } });
+      await replyMatching(h.chat, confirmation);
+    });
+
+    it("multi-select by text, as numbered text without buttons", async () => {
+      const id = await ask([multi]);
+      const copy = await promptOf(id);
+      expect(copy.buttons).toEqual([]);
+      expect(copy.text).toMatch(/1\. Lint/);
+      expect(copy.text).not.toMatch(/\btap\b|\bpress\b/i);
+      await h.type(h.chat, h.person, "1, 3", { replyTo: copy });
+      expect(await result(id)).toMatchObject({ answers: { answers: { checks: ["Lint", "E2E"] } } });
+    });
+
+    it("2 questions answered in one reply", async () => {
+      const id = await ask([single, multi]);
+      const copy = await promptOf(id);
+      await h.type(h.chat, h.person, "1: 2\n2: lint, unit", { replyTo: copy });
+      expect(await result(id)).toMatchObject({ answers: { answers: { deploy_target: ["Production"], checks: ["Lint", "Unit"] } } });
+    });
+
+    it("3 questions answered in one reply (unkeyed lines in order)", async () => {
+      const id = await ask([single, multi, region]);
+      await promptOf(id);
+      await h.type(h.chat, h.person, "staging\n2\nUS");
+      expect(await result(id)).toMatchObject({ answers: { answers: { deploy_target: ["Staging (Recommended)"], checks: ["Unit"], region: ["US"] } } });
+    });
+
+    it("a partial reply asks only for the rest, which then completes the answer", async () => {
+      const id = await ask([single, multi, region]);
+      await promptOf(id);
+      await h.type(h.chat, h.person, "1: Production");
+      const followUp = await replyMatching(h.chat, /Recorded so far/);
+      expect(followUp).toContain("Which checks should run?");
+      expect(followUp).not.toContain("Where should I deploy?");
+      expect(await status(id)).toBe("pending");
+      expect((await rpcOk(h.gatewayUrl(), "question.get", { id })).partialAnswers).toEqual({ deploy_target: ["Production"] });
+      await h.type(h.chat, h.person, "1: e2e\n2: EU");
+      expect(await result(id)).toMatchObject({ answers: { answers: { deploy_target: ["Production"], checks: ["E2E"], region: ["EU"] } } });
+    });
+
+    it("someone not allowed is told so and nothing is recorded", async () => {
+      const id = await ask([single]);
+      const copy = await promptOf(id);
+      expect(await h.press(copy, 0, h.stranger)).toBe("This question is for someone else.");
+      await h.type(h.chat, h.stranger, "2", { replyTo: copy });
+      await sleep(300);
+      expect(await status(id)).toBe("pending");
+      // A target's own user list narrows it further.
+      const narrow = await ask([single], {}, h.chat, [h.colleague.id]);
+      const narrowCopy = await promptOf(narrow);
+      expect(await h.press(narrowCopy, 0, h.person)).toBe("This question is for someone else.");
+      expect(await status(narrow)).toBe("pending");
+      expect(await h.press(narrowCopy, 0, h.colleague)).toBe("Answer submitted.");
+      await rpcOk(h.gatewayUrl(), "question.resolve", { id, cancel: true, reason: "cancelled" });
+    });
+
+    it("forged presses change nothing: garbage, an index out of range, another chat's question", async () => {
+      const id = await ask([single]);
+      const copy = await promptOf(id);
+      const elsewhere = await ask([single], {}, h.otherChat);
+      await promptOf(elsewhere, h.otherChat);
+      await h.pressForged(copy, "garbage", h.person);
+      await h.pressForged(copy, { questionId: id, optionIndex: 3 }, h.person);
+      await h.pressForged(copy, { questionId: elsewhere, optionIndex: 0 }, h.person);
+      await h.pressForged(copy, { questionId: "qdoesnotexist", optionIndex: 0 }, h.person);
+      expect(await status(id)).toBe("pending");
+      expect(await status(elsewhere)).toBe("pending");
+      for (const q of [id, elsewhere]) await rpcOk(h.gatewayUrl(), "question.resolve", { id: q, cancel: true, reason: "cancelled" });
+    });
+
+    it("a stale tap after resolution is refused and changes nothing", async () => {
+      const id = await ask([single]);
+      const copy = await promptOf(id);
+      await h.press(copy, 0, h.person);
+      await result(id);
+      expect(await h.press(copy, 1, h.colleague)).toBe("This question was already answered.");
+      expect((await result(id)).answers.answers.deploy_target).toEqual(["Staging (Recommended)"]);
+    });
+
+    it("resolution on another surface, and expiry, edit the copy", async () => {
+      const id = await ask([single]);
+      const copy = await promptOf(id);
+      await rpcOk(h.gatewayUrl(), "question.resolve", { id, answers: { deploy_target: ["production"] }, by: { surface: "web", via: "web", user: "ops", userName: "Grace" } });
+      await summaryOf(copy, /Production — answered on the web by Grace/);
+      const short = await ask([single], { timeoutSeconds: 1 });
+      const shortCopy = await promptOf(short);
+      await summaryOf(shortCopy, /⌛ No answer \(expired\)/);
+    });
+
+    it("a credential is refused, not recorded, and deleted", async () => {
+      const id = await ask([single]);
+      const copy = await promptOf(id);
+      const sent = await h.type(h.chat, h.person, "sk-live_abcdefghijklmnopqrstuvwx1234", { replyTo: copy });
+      await replyMatching(h.chat, /secrets flow/);
+      await waitUntil(() => sent.deleted(), "the credential message to be deleted");
+      expect(await status(id)).toBe("pending");
+      const record = await rpcOk(h.gatewayUrl(), "question.get", { id });
+      expect(JSON.stringify(record)).not.toContain("abcdefghijklmnop");
+      await rpcOk(h.gatewayUrl(), "question.resolve", { id, cancel: true, reason: "cancelled" });
+    });
+
+    it("a bot restart with pending questions sends nothing twice, and old buttons still work", async () => {
+      const id = await ask([single]);
+      const copy = await promptOf(id);
+      await h.restartBot();
+      await sleep(300);
+      expect(h.promptSends(id)).toBe(1);
+      expect(await h.press(copy, 1, h.person)).toBe("Answer submitted.");
+      expect(await result(id)).toMatchObject({ status: "answered" });
+      await summaryOf(copy, /Production/);
+    });
+
+    it("a rate limit on send is retried and the prompt still arrives", async () => {
+      h.rateLimitNextSend(1);
+      const id = await ask([single]);
+      const copy = await promptOf(id);
+      expect(copy.buttons).toHaveLength(4);
+      expect(h.promptSends(id)).toBe(1);
+      await rpcOk(h.gatewayUrl(), "question.resolve", { id, cancel: true, reason: "cancelled" });
+    });
+
+    it("survives a gateway restart: new questions arrive and answers go through", async () => {
+      const before = await ask([single]);
+      const beforeCopy = await promptOf(before);
+      await h.restartGateway();
+      const after = await ask([single]);
+      const afterCopy = await promptOf(after);
+      expect(await h.press(afterCopy, 0, h.person)).toBe("Answer submitted.");
+      expect(await h.press(beforeCopy, 1, h.person)).toBe("Answer submitted.");
+      expect(await result(after)).toMatchObject({ answers: { answers: { deploy_target: ["Staging (Recommended)"] } } });
+      expect(await result(before)).toMatchObject({ answers: { answers: { deploy_target: ["Production"] } } });
+      expect(h.promptSends(before)).toBe(1);
+    });
+
+    it("a typed reply with no pending question is left alone", async () => {
+      const before = h.botReplies(h.otherChat).length;
+      await h.type(h.otherChat, h.person, "hello everyone");
+      await sleep(300);
+      expect(h.botReplies(h.otherChat).length).toBe(before);
+    });
+
+    it("an unknown question id on the protocol is still refused (sanity)", async () => {
+      const { body } = await rpc(h.gatewayUrl(), "question.get", { id: "qnope" });
+      expect(body.ok).toBe(false);
+    });
+  });
+}
+
+export type { BotHarness, Person, PromptCopy };

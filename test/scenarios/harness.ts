@@ -1,0 +1,54 @@
+import type { Surface } from "../../src/contract/result.ts";
+
+/** A person on the platform, as the fake knows them. */
+export interface Person {
+  id: string;
+  name: string;
+}
+
+/** One delivered prompt as the person sees it now. */
+export interface PromptCopy {
+  chat: string;
+  ref: string;
+  text: string;
+  /** Button labels in order; empty once the copy became a summary. */
+  buttons: string[];
+}
+
+/**
+ * What the scenario suite needs from a platform: its real bot, driven through its own fake server.
+ * Each platform's test implements this and calls runBotScenarios.
+ */
+export interface BotHarness {
+  surface: Surface;
+  /** Base URL of the real gateway the bot is connected to. */
+  gatewayUrl(): string;
+  /** A group chat / channel the bot serves, and a second one. */
+  chat: string;
+  otherChat: string;
+  /** Allowed by the surface's allow-list; `stranger` is not. */
+  person: Person;
+  colleague: Person;
+  stranger: Person;
+  /** The current state of a delivered copy. */
+  copy(chat: string, ref: string): PromptCopy;
+  /** Presses button `index` of a copy (options, then Other…, then Skip); resolves to what the presser was told. */
+  press(copy: PromptCopy, index: number, who: Person): Promise<string | undefined>;
+  /** Presses a button with forged data: garbage, or a choice for some question id and index. */
+  pressForged(copy: PromptCopy, forged: "garbage" | { questionId: string; optionIndex: number }, who: Person): Promise<string | undefined>;
+  /** Presses Other… and gives own words the platform's way (a typed reply, or a modal). */
+  answerOther(copy: PromptCopy, who: Person, text: string): Promise<void>;
+  /** Types a message in a chat, optionally as a reply to (or in the thread of) a prompt. */
+  type(chat: string, who: Person, text: string, options?: { replyTo?: PromptCopy }): Promise<{ deleted: () => boolean }>;
+  /** Bot messages in a chat that are not prompts (confirmations, refusals), oldest first. */
+  botReplies(chat: string): string[];
+  /** Private notices (ephemeral messages) shown to one person, oldest first. */
+  privateNotices(who: Person): string[];
+  /** How many times the bot sent a prompt for this question. */
+  promptSends(questionId: string): number;
+  /** The next prompt send is refused with a rate limit (retry after `seconds`). */
+  rateLimitNextSend(seconds: number): void;
+  restartBot(): Promise<void>;
+  restartGateway(): Promise<void>;
+  close(): Promise<void>;
+}
