@@ -61,7 +61,6 @@ export const configSchema = z.object({
   TELEGRAM_WEBHOOK_PORT: port.default(8788),
   DISCORD_BOT_TOKEN: optionalText,
   DISCORD_API_URL: url,
-  DISCORD_GATEWAY_URL: url,
   DISCORD_ALLOWED_USERS: idList,
   SLACK_BOT_TOKEN: optionalText,
   SLACK_SIGNING_SECRET: optionalText,
@@ -82,7 +81,9 @@ export class ConfigError extends Error {
 
 /** Reads and validates the environment. Throws ConfigError naming every missing or bad variable. */
 export function loadConfig(env: Record<string, string | undefined>): Config {
-  const result = configSchema.safeParse(env);
+  // `NAME=` in .env means unset, so defaults apply.
+  const given = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value.trim() !== ""));
+  const result = configSchema.safeParse(given);
   if (result.success) return result.data;
   throw new ConfigError(result.error.issues.map((issue) => `${String(issue.path[0] ?? "env")}: ${issue.message}`));
 }

@@ -1,0 +1,59 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { parse } from "dotenv";
+import { describe, expect, it } from "vitest";
+import { ConfigError, configSchema, loadConfig } from "../src/config.ts";
+
+const example = parse(readFileSync(join(import.meta.dirname, "..", ".env.example")));
+
+describe("configuration", () => {
+  it(".env.example documents every variable, and nothing else", () => {
+    expect(Object.keys(example).sort()).toEqual(Object.keys(configSchema.shape).sort());
+  });
+
+  it(".env.example as written is a valid configuration with the documented defaults", () => {
+    const config = loadConfig(example);
+    expect(config).toMatchObject({ GATEWAY_HOST: "127.0.0.1", GATEWAY_PORT: 8787, DATA_DIR: "./data", STORE: "sqlite", DELIVERY_TIMEOUT_SECONDS: 30, SLACK_PORT: 3000 });
+    expect(config.GATEWAY_TOKEN).toBeUndefined();
+    expect(config.ASK_DEFAULT_TARGETS).toEqual([]);
+  });
+
+  it("an empty environment is valid (npm start on a fresh machine)", () => {
+    expect(loadConfig({}).GATEWAY_PORT).toBe(8787);
+  });
+
+  it.each([
+    [{ GATEWAY_PORT: "abc" }, "GATEWAY_PORT"],
+    [{ GATEWAY_PORT: "70000" }, "GATEWAY_PORT"],
+    [{ GATEWAY_TOKEN: "short" }, "GATEWAY_TOKEN"],
+    [{ GATEWAY_URL: "not a url" }, "GATEWAY_URL"],
+    [{ STORE: "postgres" }, "STORE"],
+    [{ DELIVERY_TIMEOUT_SECONDS: "-1" }, "DELIVERY_TIMEOUT_SECONDS"],
+    [{ ASK_DEFAULT_TARGETS: "telegram" }, "ASK_DEFAULT_TARGETS"],
+    [{ ASK_DEFAULT_TARGETS: "irc:#chan" }, "ASK_DEFAULT_TARGETS"],
+    [{ TELEGRAM_ALLOWED_USERS: "12, bad id" }, "TELEGRAM_ALLOWED_USERS"],
+    [{ TELEGRAM_WEBHOOK_SECRET: "has spaces" }, "TELEGRAM_WEBHOOK_SECRET"],
+  ])("%j is refused naming %s", (env, name) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(new RegExp(`${name}:`));
+  });
+
+  it("names every bad variable at once", () => {
+    try {
+      loadConfig({ GATEWAY_PORT: "x", STORE: "y" });
+      expect.unreachable();
+    } catch (error) {
+      expect((error as ConfigError).problems.map((p) => p.split(":")[0])).toEqual(["GATEWAY_PORT", "STORE"]);
+    }
+  });
+
+  it("parses targets and allow-lists", () => {
+    const config = loadConfig({ ASK_DEFAULT_TARGETS: "telegram:-1001234567890:42+77, slack:C0123ABCD,web", DISCORD_ALLOWED_USERS: "1, 2" });
+    expect(config.ASK_DEFAULT_TARGETS).toEqual([
+      { surface: "telegram", chat: "-1001234567890", users: ["42", "77"] },
+      { surface: "slack", chat: "C0123ABCD" },
+      { surface: "web" },
+    ]);
+    expect(config.DISCORD_ALLOWED_USERS).toEqual(["1", "2"]);
+  });
+});
