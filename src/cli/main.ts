@@ -4,6 +4,7 @@ import { UsageError } from "./args.ts";
 import { runAsk } from "./ask.ts";
 import { runCancel, runGet, runList } from "./ops.ts";
 import { runGateway, runStart } from "./serve.ts";
+import { runMcp } from "../mcp/command.ts";
 import { createBotCommand, type BotLoaders } from "./bot.ts";
 
 export const MAIN_HELP = `ask-user-bridge: let an AI agent ask a person structured questions on Telegram, Discord, Slack or the web.
@@ -18,6 +19,7 @@ Commands:
   list                       list question records
   get ID                     print one question record
   cancel ID                  cancel a pending question
+  mcp                        an MCP server on stdio (tools ask_user, ask_user_start, ask_user_wait)
 
 Run "ask-user-bridge <command> --help" for a command's options. Configuration comes from .env
 (see .env.example).`;
@@ -36,6 +38,7 @@ const COMMANDS: Record<string, Command> = {
   list: runList,
   get: runGet,
   cancel: runCancel,
+  mcp: runMcp,
 };
 
 /** Runs one CLI command; returns the exit code. Reports errors in one place. */

@@ -1,0 +1,106 @@
+import { randomBytes } from "node:crypto";
+import type { Readable, Writable } from "node:stream";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { ConfigError, type Config } from "../config.ts";
+import type { Target } from "../record.ts";
+import { formatTarget, parseTarget } from "../targets.ts";
+import { parseCommandArgs, UsageError } from "../cli/args.ts";
+import { connectFromConfig, gatewayToken, gatewayUrl } from "../cli/connect.ts";
+import { DEFAULT_PROGRESS_INTERVAL_MS } from "./progress.ts";
+import { createMcpServer } from "./server.ts";
+import { createMcpSession } from "./session.ts";
+
+export const MCP_HELP = `Usage: ask-user-bridge mcp [--to TARGET]...
+
+Runs an MCP server on stdin/stdout, so any MCP client (a coding assistant, a desktop chat app) can ask a person.
+Tools:
+  ask_user        asks 1-3 structured questions and waits for the answers (sends progress while waiting)
+  ask_user_start  asks and returns the question id at once
+  ask_user_wait   waits up to 50 s for the answer to a started question: "pending" or the final result
+
+  --to TARGET   where to ask; repeatable. SURFACE:CHAT or SURFACE:CHAT:USER+USER or web
+                (e.g. telegram:123456789, slack:C0123ABCD, discord:987654321098765432).
+                Default: the gateway's ASK_DEFAULT_TARGETS, else the web Control UI.
+
+Talks to the gateway at GATEWAY_URL with GATEWAY_TOKEN. One server process is one session: it holds at most
+one pending question, and a cancelled call or a closed client cancels it (reason "aborted").
+stdout carries the MCP protocol; logs go to stderr.`;
+
+export interface McpCommandOptions {
+  stdin?: Readable;
+  stdout?: Writable;
+  /** Default: ASK_MCP_PROGRESS_INTERVAL_MS, else 10 s. */
+  progressIntervalMs?: number;
+}
+
+function progressIntervalFromEnv(value: string | undefined): number {
+  if (value === undefined || value.trim() === "") return DEFAULT_PROGRESS_INTERVAL_MS;
+  const ms = Number(value);
+  if (!Number.isFinite(ms) || ms <= 0) throw new ConfigError([`ASK_MCP_PROGRESS_INTERVAL_MS: "${value}" is not a positive number of milliseconds`]);
+  return ms;
+}
+
+/** `ask-user-bridge mcp`: serves MCP on stdio until the client goes away; returns the exit code. */
+export async function runMcp(
+  argv: string[],
+  config: Config,
+  io: { out: (s: string) => void; err: (s: string) => void },
+  options: McpCommandOptions = {},
+): Promise<number> {
+  const { values } = parseCommandArgs(argv, { to: { type: "string", multiple: true } });
+  if (values.help) {
+    io.out(MCP_HELP);
+    return 0;
+  }
+  const targets: Target[] | undefined = values.to?.map((text) => {
+    const parsed = parseTarget(text);
+    if (!parsed.ok) throw new UsageError(`--to ${parsed.message}`);
+    return parsed.target;
+  });
+  try {
+    gatewayToken(config); // fail at start-up, where the client shows it, not on the first question
+  } catch (error) {
+    throw new ConfigError([(error as Error).message]);
+  }
+  const progressIntervalMs = options.progressIntervalMs ?? progressIntervalFromEnv(process.env.ASK_MCP_PROGRESS_INTERVAL_MS);
+  const sessionKey = `mcp-${randomBytes(8).toString("hex")}`;
+  const log = (message: string) => io.err(`ask-user-bridge mcp: ${message}`);
+
+  const session = createMcpSession({
+    connect: () => connectFromConfig(config, { log: (m, e) => log(`${m}${e ? `: ${(e as Error).message ?? e}` : ""}`) }),
+    sessionKey,
+    ...(targets ? { targets } : {}),
+    progressIntervalMs,
+    log,
+  });
+  const server = createMcpServer(session);
+  const stdin = options.stdin ?? process.stdin;
+  const stdout = options.stdout ?? process.stdout;
+  const closed = new Promise<void>((resolve) => (server.onclose = resolve));
+  server.onerror = (error) => log(`protocol error: ${error.message}`);
+  const close = () => void server.close().catch(() => {});
+  const onStdoutError = (error: Error) => {
+    log(`stdout failed (${error.message}); closing`);
+    close();
+  };
+  stdout.on("error", onStdoutError);
+  stdin.once("end", close);
+  stdin.once("close", close);
+  process.once("SIGINT", close);
+  process.once("SIGTERM", close);
+  try {
+    await server.connect(new StdioServerTransport(stdin, stdout));
+    const where = targets ? targets.map(formatTarget).join(", ") : "the gateway's default targets";
+    log(`ready (session ${sessionKey}; gateway ${gatewayUrl(config)}; asking ${where})`);
+    await closed;
+    log("client disconnected; cancelling any pending question");
+    await session.shutdown();
+    return 0;
+  } finally {
+    stdin.off("end", close);
+    stdin.off("close", close);
+    process.off("SIGINT", close);
+    process.off("SIGTERM", close);
+    stdin.destroy();
+  }
+}

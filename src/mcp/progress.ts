@@ -1,0 +1,28 @@
+import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import type { ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js";
+
+export type ToolCallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+/** The default gap between progress notifications while a tool call waits for a person. */
+export const DEFAULT_PROGRESS_INTERVAL_MS = 10_000;
+
+/**
+ * While a call waits, sends `notifications/progress` every `intervalMs` when the client gave a progress token
+ * (some clients reset their request timeout on progress). `progress` counts up; the message says how long.
+ * Returns the function that stops it.
+ */
+export function startWaitProgress(extra: ToolCallExtra, intervalMs: number): () => void {
+  const progressToken = extra._meta?.progressToken;
+  if (progressToken === undefined || !(intervalMs > 0)) return () => {};
+  const startedMs = Date.now();
+  let progress = 0;
+  const timer = setInterval(() => {
+    if (extra.signal.aborted) return clearInterval(timer);
+    progress += 1;
+    const seconds = Math.round((Date.now() - startedMs) / 1000);
+    extra
+      .sendNotification({ method: "notifications/progress", params: { progressToken, progress, message: `Waiting for an answer (${seconds} s)` } })
+      .catch(() => {}); // the client went away; the close handling cancels the question
+  }, intervalMs);
+  return () => clearInterval(timer);
+}

@@ -1,0 +1,72 @@
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { ContractIssue } from "../contract/normalize.ts";
+import { formatIssues } from "../contract/normalize.ts";
+import type { AskUserResult } from "../contract/result.ts";
+import { GatewayError } from "../errors.ts";
+
+/** What the result text needs to know about each question: its answer key and its header. */
+export type QuestionHeaders = ReadonlyArray<{ id: string; header: string }>;
+
+/** One `Header: answer` line per question, or a sentence for a result without answers. */
+export function resultToText(result: AskUserResult, questions: QuestionHeaders): string {
+  switch (result.status) {
+    case "answered": {
+      const answers = result.answers.answers;
+      const known = new Set(questions.map((q) => q.id));
+      const lines = questions.filter((q) => answers[q.id]).map((q) => `${q.header}: ${answers[q.id]!.join(", ")}`);
+      for (const [id, values] of Object.entries(answers)) if (!known.has(id)) lines.push(`${id}: ${values.join(", ")}`);
+      return lines.join("\n");
+    }
+    case "no_answer":
+      return `No answer (${result.reason}). Continue with your best judgment.`;
+    case "delivery_failed":
+      return `The question could not be delivered: ${result.reason}. Continue with your best judgment.`;
+  }
+}
+
+/** The final result, as text lines and as structured content (the result JSON). */
+export function resultToToolResult(result: AskUserResult, questions: QuestionHeaders, extra: { id?: string } = {}): CallToolResult {
+  return {
+    content: [{ type: "text", text: resultToText(result, questions) }],
+    structuredContent: { ...result, ...extra },
+  };
+}
+
+export function startedToToolResult(question: { id: string; expiresAtMs: number }): CallToolResult {
+  const call = JSON.stringify({ id: question.id });
+  return {
+    content: [
+      {
+        type: "text",
+        text: `Asked the user (question ${question.id}; it expires at ${new Date(question.expiresAtMs).toISOString()}). Call ask_user_wait with ${call} to get the answer.`,
+      },
+    ],
+    structuredContent: { id: question.id, expiresAtMs: question.expiresAtMs },
+  };
+}
+
+export function pendingToToolResult(id: string, note = ""): CallToolResult {
+  return {
+    content: [{ type: "text", text: `${note}No answer yet to question ${id}. Call ask_user_wait again with ${JSON.stringify({ id })}.` }],
+    structuredContent: { status: "pending", id },
+  };
+}
+
+export function toolError(text: string, structuredContent?: Record<string, unknown>): CallToolResult {
+  return { isError: true, content: [{ type: "text", text }], ...(structuredContent ? { structuredContent } : {}) };
+}
+
+/** Invalid tool input: one `path: message` line per problem, so the model can fix every field at once. */
+export function invalidInputToToolResult(tool: string, issues: ContractIssue[]): CallToolResult {
+  return toolError(`${tool} input is invalid:\n${formatIssues(issues)}`, { status: "invalid_input", issues });
+}
+
+/** A gateway failure (or any other error) as a tool error with a clear text. */
+export function errorToToolResult(tool: string, error: unknown, hint = ""): CallToolResult {
+  if (error instanceof GatewayError) {
+    if (error.issues?.length) return invalidInputToToolResult(tool, error.issues);
+    return toolError(`${error.code}: ${error.message}${hint ? `. ${hint}` : ""}`, { status: "error", code: error.code, message: error.message });
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return toolError(`${tool} failed: ${message}`, { status: "error", code: "INTERNAL", message });
+}

@@ -1,0 +1,173 @@
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { GatewayClient } from "../client/index.ts";
+import { formatPath, normalizeAskUserInput } from "../contract/normalize.ts";
+import { GatewayError } from "../errors.ts";
+import type { Target } from "../record.ts";
+import { askUser } from "../sdk.ts";
+import { startWaitProgress, type ToolCallExtra } from "./progress.ts";
+import {
+  errorToToolResult,
+  invalidInputToToolResult,
+  pendingToToolResult,
+  resultToToolResult,
+  startedToToolResult,
+} from "./results.ts";
+import { ASK_USER_WAIT_MAX_SECONDS, askUserWaitInputSchema, type McpToolName } from "./tools.ts";
+
+export interface McpSessionOptions {
+  /** Opens the gateway link; called on first use, and again after a failed attempt. */
+  connect: () => Promise<GatewayClient>;
+  /** One MCP server process is one session: at most one pending question. */
+  sessionKey: string;
+  /** Where questions go; omitted means the gateway's ASK_DEFAULT_TARGETS. */
+  targets?: Target[];
+  progressIntervalMs: number;
+  log?: (message: string) => void;
+}
+
+export interface McpSession {
+  callTool(name: McpToolName, args: unknown, extra: ToolCallExtra): Promise<CallToolResult>;
+  /** The client went away: waits for running calls (their signals are aborted), cancels open questions (reason aborted). */
+  shutdown(): Promise<void>;
+}
+
+const SHUTDOWN_WAIT_MS = 5_000;
+const BY_API = { surface: "api", via: "api" } as const;
+
+const withTimeout = <T>(promise: Promise<T>, ms: number) =>
+  Promise.race([promise, new Promise<void>((resolve) => setTimeout(resolve, ms).unref())]);
+
+export function createMcpSession(options: McpSessionOptions): McpSession {
+  const { sessionKey, targets, progressIntervalMs, log = () => {} } = options;
+  /** Questions this session asked that may still be pending. */
+  const openIds = new Set<string>();
+  const running = new Set<Promise<unknown>>();
+  let link: Promise<GatewayClient> | undefined;
+
+  const gateway = () =>
+    (link ??= options.connect().catch((error: unknown) => {
+      link = undefined;
+      throw error;
+    }));
+
+  const requestFields = (args: Record<string, unknown>) => ({
+    ...args,
+    questions: args.questions,
+    sessionKey,
+    ...(targets ? { targets } : {}),
+  });
+
+  const gatewayFailure = (tool: string, error: unknown): CallToolResult => {
+    if (error instanceof GatewayError && error.code === "SESSION_HAS_PENDING_QUESTION" && openIds.size > 0) {
+      const id = [...openIds].at(-1)!;
+      return errorToToolResult(tool, error, `Question ${id} is still open: get its answer with ask_user_wait ${JSON.stringify({ id })} before asking again.`);
+    }
+    return errorToToolResult(tool, error);
+  };
+
+  async function cancelAborted(client: GatewayClient, id: string): Promise<void> {
+    try {
+      await client.resolve({ id, cancel: true, reason: "aborted", by: BY_API });
+      log(`cancelled ${id} (aborted)`);
+    } catch (error) {
+      if (!(error instanceof GatewayError && error.code === "QUESTION_ALREADY_TERMINAL")) log(`could not cancel ${id}: ${(error as Error).message}`);
+    }
+    openIds.delete(id);
+  }
+
+  async function runAskUser(args: unknown, extra: ToolCallExtra): Promise<CallToolResult> {
+    const normalized = normalizeAskUserInput(args);
+    if (!normalized.ok) return invalidInputToToolResult("ask_user", normalized.issues);
+    const stopProgress = startWaitProgress(extra, progressIntervalMs);
+    let askedId: string | undefined;
+    try {
+      const client = await gateway();
+      const result = await askUser(client, args, {
+        signal: extra.signal,
+        sessionKey,
+        ...(targets ? { targets } : {}),
+        onRequested: ({ id }) => {
+          askedId = id;
+          openIds.add(id);
+          log(`asked ${id}; waiting`);
+        },
+      });
+      if (askedId) openIds.delete(askedId);
+      return resultToToolResult(result, normalized.value.questions);
+    } catch (error) {
+      return gatewayFailure("ask_user", error);
+    } finally {
+      stopProgress();
+    }
+  }
+
+  async function runAskUserStart(args: unknown, extra: ToolCallExtra): Promise<CallToolResult> {
+    const normalized = normalizeAskUserInput(args);
+    if (!normalized.ok) return invalidInputToToolResult("ask_user_start", normalized.issues);
+    try {
+      const client = await gateway();
+      const { id, expiresAtMs } = await client.request(requestFields(args as Record<string, unknown>));
+      openIds.add(id);
+      log(`asked ${id} (ask_user_start)`);
+      // Cancelled (or disconnected) while the request was in flight: nobody will ever learn the id.
+      if (extra.signal.aborted) await cancelAborted(client, id);
+      return startedToToolResult({ id, expiresAtMs });
+    } catch (error) {
+      return gatewayFailure("ask_user_start", error);
+    }
+  }
+
+  async function runAskUserWait(args: unknown, extra: ToolCallExtra): Promise<CallToolResult> {
+    const parsed = askUserWaitInputSchema.safeParse(args);
+    if (!parsed.success) {
+      const issues = parsed.error.issues.flatMap((i) =>
+        i.code === "unrecognized_keys" ? i.keys.map((key) => ({ path: formatPath([...i.path, key]), message: "unknown field" })) : [{ path: formatPath(i.path), message: i.message }],
+      );
+      return invalidInputToToolResult("ask_user_wait", issues);
+    }
+    const { id, timeoutSeconds = ASK_USER_WAIT_MAX_SECONDS } = parsed.data;
+    const stopProgress = startWaitProgress(extra, progressIntervalMs);
+    try {
+      const client = await gateway();
+      // A cancelled wait only stops waiting: clients send notifications/cancelled when their own timeout fires.
+      const stopped = new Promise<"stopped">((resolve) => extra.signal.addEventListener("abort", () => resolve("stopped"), { once: true }));
+      const outcome = await Promise.race([client.waitAnswer({ id, timeoutMs: timeoutSeconds * 1000 }), stopped]);
+      if (outcome === "stopped" || outcome.status === "pending") return pendingToToolResult(id);
+      openIds.delete(id);
+      const { id: _id, record, ...result } = outcome;
+      return resultToToolResult(result, record.questions, { id });
+    } catch (error) {
+      if (error instanceof GatewayError && (error.code === "DISCONNECTED" || error.code === "TIMEOUT")) {
+        return pendingToToolResult(id, `The gateway link dropped while waiting (${error.message}); the question is kept. `);
+      }
+      return errorToToolResult("ask_user_wait", error);
+    } finally {
+      stopProgress();
+    }
+  }
+
+  const tools: Record<McpToolName, (args: unknown, extra: ToolCallExtra) => Promise<CallToolResult>> = {
+    ask_user: runAskUser,
+    ask_user_start: runAskUserStart,
+    ask_user_wait: runAskUserWait,
+  };
+
+  return {
+    callTool(name, args, extra) {
+      const call = tools[name](args ?? {}, extra);
+      running.add(call);
+      const done = () => void running.delete(call);
+      call.then(done, done);
+      return call;
+    },
+
+    async shutdown() {
+      await withTimeout(Promise.allSettled([...running]), SHUTDOWN_WAIT_MS);
+      if (!link) return;
+      const client = await link.catch(() => undefined);
+      if (!client) return;
+      await withTimeout(Promise.allSettled([...openIds].map((id) => cancelAborted(client, id))), SHUTDOWN_WAIT_MS);
+      client.close();
+    },
+  };
+}

@@ -1,0 +1,64 @@
+import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+import { askUserInputJsonSchema } from "../contract/schema.ts";
+import { ASK_USER_DESCRIPTION } from "../tool.ts";
+
+/** The longest one ask_user_wait call waits: below the ~60 s after which many MCP clients give up on a request. */
+export const ASK_USER_WAIT_MAX_SECONDS = 50;
+
+export const MCP_TOOL_NAMES = ["ask_user", "ask_user_start", "ask_user_wait"] as const;
+export type McpToolName = (typeof MCP_TOOL_NAMES)[number];
+
+export const askUserWaitInputSchema = z.strictObject({
+  id: z.string().min(1).max(128).describe("The question id that ask_user_start returned."),
+  timeoutSeconds: z
+    .number()
+    .int()
+    .min(0)
+    .max(ASK_USER_WAIT_MAX_SECONDS)
+    .optional()
+    .describe(`Integer seconds to wait for the answer; default and maximum ${ASK_USER_WAIT_MAX_SECONDS}.`),
+});
+
+const ASK_USER_START_DESCRIPTION = [
+  "Start an ask_user question and return its id at once, without waiting for the answer.",
+  "It takes exactly the same input as ask_user, and all of ask_user's guidance applies.",
+  `Then call ask_user_wait with the id, again and again while it returns "pending", until it returns the final result.`,
+  "Use this pair instead of ask_user when tool calls in your client time out after about a minute: people often take longer to answer.",
+].join("\n");
+
+const ASK_USER_WAIT_DESCRIPTION = [
+  `Wait up to ${ASK_USER_WAIT_MAX_SECONDS} seconds for the answer to a question started with ask_user_start.`,
+  `Returns {"status":"pending","id":...} when there is no answer yet (call ask_user_wait again with the same id),`,
+  "or the final ask_user result: answered, no_answer (expired, skipped, cancelled or aborted) or delivery_failed.",
+  "Cancelling this call only stops this wait; the question stays open.",
+].join("\n");
+
+/** The tools this server lists. ask_user and ask_user_start share the SDK tool's JSON Schema. */
+export const MCP_TOOLS: Tool[] = [
+  {
+    name: "ask_user",
+    title: "Ask the user",
+    description: ASK_USER_DESCRIPTION,
+    inputSchema: askUserInputJsonSchema as Tool["inputSchema"],
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  },
+  {
+    name: "ask_user_start",
+    title: "Ask the user (start, don't wait)",
+    description: ASK_USER_START_DESCRIPTION,
+    inputSchema: askUserInputJsonSchema as Tool["inputSchema"],
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  },
+  {
+    name: "ask_user_wait",
+    title: "Wait for the user's answer",
+    description: ASK_USER_WAIT_DESCRIPTION,
+    inputSchema: z.toJSONSchema(askUserWaitInputSchema, { target: "draft-2020-12" }) as Tool["inputSchema"],
+    annotations: { readOnlyHint: true, openWorldHint: true },
+  },
+];
+
+export function isMcpToolName(name: string): name is McpToolName {
+  return (MCP_TOOL_NAMES as readonly string[]).includes(name);
+}
