@@ -38,6 +38,8 @@ export async function askUser(client: GatewayClient, input: unknown, options: As
     abortCancel = cancelAborted(client, id);
   };
   signal?.addEventListener("abort", onAbort, { once: true });
+  // Aborted while question.request was in flight: the listener above never fires, so cancel here.
+  if (signal?.aborted) onAbort();
   try {
     for (;;) {
       if (signal?.aborted) {
