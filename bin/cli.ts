@@ -5,4 +5,5 @@ import { main } from "../src/cli/main.ts";
 loadDotenv({ quiet: true });
 process.exitCode = await main(process.argv.slice(2), process.env, undefined, {
   telegram: async () => (await import("../bots/telegram.ts")).startTelegramBot,
+  discord: async () => (await import("../bots/discord.ts")).startDiscordBot,
 });

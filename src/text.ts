@@ -33,14 +33,19 @@ const QUOTE_PAIRS: ReadonlyArray<readonly [string, string]> = [
   ["`", "`"],
 ];
 
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+
 /**
  * The parser's loose form of a text (rule 1), used for matching only:
  * NFKC, trim, fold whitespace runs and case, strip one pair of surrounding quotes,
  * then strip trailing `.` and `!`.
  */
 export function looseKey(text: string): string {
-  // NFKC again after lower-casing: upper-case Greek with accents lower-cases to a letter plus combining marks, which NFKC composes.
-  let s = text.normalize("NFKC").trim().replace(/\s+/gu, " ").toLowerCase().normalize("NFKC");
+  // Printable ASCII is already NFKC and lower-cases to ASCII: skip both normalisations (the common case, and the hot path).
+  let s = PRINTABLE_ASCII.test(text)
+    ? text.trim().replace(/\s+/g, " ").toLowerCase()
+    : // NFKC again after lower-casing: upper-case Greek with accents lower-cases to a letter plus combining marks, which NFKC composes.
+      text.normalize("NFKC").trim().replace(/\s+/gu, " ").toLowerCase().normalize("NFKC");
   for (const [open, close] of QUOTE_PAIRS) {
     if (s.length >= 2 && s.startsWith(open) && s.endsWith(close)) {
       s = s.slice(open.length, s.length - close.length).trim();

@@ -29,8 +29,16 @@ export function isSkipText(text: string): boolean {
   return SKIP_KEYS.has(looseKey(text));
 }
 
-/** Precomputes a question's loose label keys once, for matching many pieces against it. */
+const matchers = new WeakMap<AskUserQuestion, OptionMatcher>();
+
+/** Precomputes a question's loose label keys once (per question object), for matching many pieces against it. */
 export function createOptionMatcher(question: AskUserQuestion): OptionMatcher {
+  let matcher = matchers.get(question);
+  if (!matcher) matchers.set(question, (matcher = buildOptionMatcher(question)));
+  return matcher;
+}
+
+function buildOptionMatcher(question: AskUserQuestion): OptionMatcher {
   const labels = question.options.map((option) => option.label);
   const keys = labels.map((label) => [looseKey(label), looseLabelKey(label)] as const);
   const indexOfKey = (key: string): number => (key === "" ? -1 : keys.findIndex(([full, bare]) => key === full || key === bare));
