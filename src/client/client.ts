@@ -45,7 +45,7 @@ export class GatewayConnection {
   #nextId = 1;
   #pending = new Map<number, Pending>();
   #listeners = new Map<keyof ClientEvents, Set<(...args: any[]) => void>>();
-  #waitingForLink = new Set<() => void>();
+  #waitingForLink = new Set<(error?: GatewayError) => void>();
   #attempt = 0;
   #closed = false;
   #everConnected = false;
@@ -108,6 +108,11 @@ export class GatewayConnection {
         if (!opened) reject(new GatewayError("DISCONNECTED", `cannot reach the gateway at ${this.#url}: ${error.message}`, { cause: error }));
       });
       socket.on("open", () => {
+        if (this.#closed) {
+          socket.close();
+          reject(new GatewayError("DISCONNECTED", "the client is closed"));
+          return;
+        }
         opened = true;
         this.#socket = socket;
         this.#attempt = 0;
@@ -187,9 +192,10 @@ export class GatewayConnection {
     if (this.#closed) return Promise.reject(new GatewayError("DISCONNECTED", "the client is closed"));
     const waitMs = this.#options.offlineWaitMs ?? 15_000;
     return new Promise((resolve, reject) => {
-      const wake = () => {
+      const wake = (error?: GatewayError) => {
         clearTimeout(timer);
-        resolve();
+        if (error) reject(error);
+        else resolve();
       };
       const timer = setTimeout(() => {
         this.#waitingForLink.delete(wake);
@@ -232,5 +238,7 @@ export class GatewayConnection {
       pending.reject(error);
     }
     this.#pending.clear();
+    for (const wake of this.#waitingForLink) wake(error);
+    this.#waitingForLink.clear();
   }
 }
