@@ -6,4 +6,5 @@ loadDotenv({ quiet: true });
 process.exitCode = await main(process.argv.slice(2), process.env, undefined, {
   telegram: async () => (await import("../bots/telegram.ts")).startTelegramBot,
   discord: async () => (await import("../bots/discord.ts")).startDiscordBot,
+  slack: async () => (await import("../bots/slack.ts")).startSlackBot,
 });

@@ -19,7 +19,7 @@ export const BOTS = [
 
 export const GATEWAY_HELP = `Usage: ask-user-bridge gateway
 
-Runs the gateway alone: the durable store (SQLite under DATA_DIR by default), the WebSocket protocol at /ws
+Runs the gateway alone (with the Control UI at /): the durable store (SQLite under DATA_DIR by default), the WebSocket protocol at /ws
 and its HTTP mirror at POST /rpc/<method>. Binds GATEWAY_HOST:GATEWAY_PORT (127.0.0.1:8787).`;
 
 export const START_HELP = `Usage: ask-user-bridge start
@@ -37,6 +37,7 @@ function untilSignal(): Promise<string> {
 function banner(gateway: RunningGateway, config: Config, io: IO): void {
   const store = config.STORE === "memory" ? "in-memory store (nothing survives a restart)" : `SQLite store under ${config.DATA_DIR}`;
   io.out(`ask-user-bridge gateway listening on ${gateway.url} (${store})`);
+  io.out(`Control UI: ${gateway.url}/?token=<GATEWAY_TOKEN> (once; a session cookie keeps you signed in)`);
   io.out(
     gateway.tokenGenerated
       ? `GATEWAY_TOKEN was not set: generated one and saved it to ${join(config.DATA_DIR, "gateway-token")} (clients on this machine find it there).`

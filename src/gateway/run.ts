@@ -1,4 +1,5 @@
 import type { Config } from "../config.ts";
+import { createControlUi } from "../web/index.ts";
 import { createGatewayServer, type HttpRoute } from "./server.ts";
 import { createQuestionService } from "./service.ts";
 import { createMemoryStore, createSqliteStore, type QuestionStore } from "./store/index.ts";
@@ -20,7 +21,12 @@ type GatewayConfig = Pick<
 /** Opens the store, expires what passed while down, and serves the protocol. */
 export async function startGateway(
   config: GatewayConfig,
-  extras: { routes?: (ctx: { token: string }) => HttpRoute[]; log?: (message: string, error?: unknown) => void } = {},
+  extras: {
+    routes?: (ctx: { token: string }) => HttpRoute[];
+    log?: (message: string, error?: unknown) => void;
+    /** Serve the web Control UI at `/` (default true). */
+    controlUi?: boolean;
+  } = {},
 ): Promise<RunningGateway> {
   const { token, generated } = ensureGatewayToken(config.GATEWAY_TOKEN, config.DATA_DIR);
   const store = config.STORE === "memory" ? createMemoryStore() : createSqliteStore({ dataDir: config.DATA_DIR });
@@ -31,12 +37,15 @@ export async function startGateway(
     ...(config.ASK_TEST_MIN_TIMEOUT_SECONDS === undefined ? {} : { minTimeoutSeconds: config.ASK_TEST_MIN_TIMEOUT_SECONDS }),
   });
   service.start();
+  const ui = extras.controlUi === false ? undefined : createControlUi({ token });
+  const routes = [...(extras.routes?.({ token }) ?? []), ...(ui?.routes ?? [])];
   const server = createGatewayServer({
     service,
     token,
     host: config.GATEWAY_HOST,
     port: config.GATEWAY_PORT,
-    ...(extras.routes ? { routes: extras.routes({ token }) } : {}),
+    ...(routes.length > 0 ? { routes } : {}),
+    ...(ui ? { authenticate: ui.authenticate } : {}),
     ...(extras.log ? { log: extras.log } : {}),
   });
   let address;

@@ -3,7 +3,7 @@ import { createTokenCheck } from "../gateway/auth.ts";
 import type { HttpRoute } from "../gateway/server.ts";
 import { renderLoginPage, type LoginProblem } from "./login-page.ts";
 import { createSessionSigner, isSameOrigin, isSecureRequest, readCookie, SESSION_COOKIE, sessionCookieHeader } from "./session.ts";
-import { loadStaticAssets } from "./static-assets.ts";
+import { loadStaticAssets, type StaticAsset } from "./static-assets.ts";
 
 export interface ControlUiOptions {
   token: string;
@@ -67,8 +67,9 @@ export function createControlUi(options: ControlUiOptions): ControlUi {
   const checkToken = createTokenCheck(options.token);
   const sessions = createSessionSigner(options.token, options.sessionMaxAgeSeconds);
   const assets = loadStaticAssets();
-  const page = assets.get("index.html");
-  if (!page) throw new Error("src/web/static/index.html is missing");
+  const indexPage = assets.get("index.html");
+  if (!indexPage) throw new Error("src/web/static/index.html is missing");
+  const page: StaticAsset = indexPage;
 
   const hasSession = (req: IncomingMessage) => sessions.verify(readCookie(req.headers.cookie, SESSION_COOKIE), now());
   const authenticate = (req: IncomingMessage) => isSameOrigin(req) && hasSession(req);
@@ -90,7 +91,7 @@ export function createControlUi(options: ControlUiOptions): ControlUi {
         if (checkToken(url.searchParams.get("token"))) signIn(req, res);
         else loginPage(res, "wrong-token", head);
       } else if (hasSession(req)) {
-        send(res, 200, { "content-type": page!.contentType, "cache-control": "no-store" }, page!.body, head);
+        send(res, 200, { "content-type": page.contentType, "cache-control": "no-store" }, page.body, head);
       } else {
         loginPage(res, "none", head);
       }
@@ -104,7 +105,9 @@ export function createControlUi(options: ControlUiOptions): ControlUi {
     }
     const asset = readable && url.pathname.startsWith("/ui/") ? assets.get(url.pathname.slice(4)) : undefined;
     if (asset && !url.pathname.endsWith(".html")) {
-      send(res, 200, { "content-type": asset.contentType, "cache-control": "no-cache" }, asset.body, head);
+      const headers = { "content-type": asset.contentType, "cache-control": "no-cache", etag: asset.etag };
+      if (req.headers["if-none-match"] === asset.etag) send(res, 304, headers, "", true);
+      else send(res, 200, headers, asset.body, head);
       return true;
     }
     return false;

@@ -23,7 +23,7 @@ export function renderLoginPage(problem: LoginProblem): string {
 <form method="post" action="/login" autocomplete="off">
 <label for="token">Gateway token</label>
 <input id="token" name="token" type="password" required minlength="16" maxlength="512" autofocus spellcheck="false">
-<button type="submit">Open</button>
+<button type="submit" class="primary">Open</button>
 </form>
 </main>
 </body>

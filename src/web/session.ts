@@ -55,9 +55,13 @@ export function sessionCookieHeader(value: string, maxAgeSeconds: number, secure
 
 /**
  * A browser request from another site is refused even if it carries the cookie (SameSite=Strict already keeps
- * the cookie off such requests; this is the second lock). Requests without an Origin header are not from a page.
+ * the cookie off such requests; this is the second lock). Browsers say where a request comes from in
+ * Sec-Fetch-Site (kept under Referrer-Policy: no-referrer, which turns a form's Origin into "null"), or in Origin.
+ * A request with neither is not from a web page.
  */
 export function isSameOrigin(req: IncomingMessage): boolean {
+  const site = req.headers["sec-fetch-site"];
+  if (typeof site === "string") return site === "same-origin" || site === "none";
   const origin = req.headers.origin;
   if (origin === undefined) return true;
   try {

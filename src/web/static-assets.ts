@@ -1,9 +1,11 @@
+import { createHash } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { extname, join } from "node:path";
 
 export interface StaticAsset {
   body: Buffer;
   contentType: string;
+  etag: string;
 }
 
 const CONTENT_TYPES: Record<string, string> = {
@@ -20,7 +22,9 @@ export function loadStaticAssets(dir = STATIC_DIR): Map<string, StaticAsset> {
   const assets = new Map<string, StaticAsset>();
   for (const name of readdirSync(dir)) {
     const contentType = CONTENT_TYPES[extname(name)];
-    if (contentType && /^[a-z0-9-]+\.[a-z]+$/.test(name)) assets.set(name, { body: readFileSync(join(dir, name)), contentType });
+    if (!contentType || !/^[a-z0-9-]+\.[a-z]+$/.test(name)) continue;
+    const body = readFileSync(join(dir, name));
+    assets.set(name, { body, contentType, etag: `"${createHash("sha256").update(body).digest("base64url").slice(0, 22)}"` });
   }
   return assets;
 }

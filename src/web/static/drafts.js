@@ -12,13 +12,15 @@ export function loadDraft(record) {
   } catch {
     saved = null;
   }
-  if (!saved || typeof saved !== "object") return draft;
-  if (Number.isInteger(saved.step)) draft.step = Math.max(0, Math.min(saved.step, record.questions.length - 1));
-  for (const q of record.questions) {
-    const labels = Array.isArray(saved.choices?.[q.id]) ? saved.choices[q.id] : [];
-    draft.choices[q.id] = q.options.map((o) => o.label).filter((label) => labels.includes(label));
-    if (typeof saved.other?.[q.id] === "string") draft.other[q.id] = saved.other[q.id];
+  if (saved && typeof saved === "object") {
+    if (Number.isInteger(saved.step)) draft.step = Math.max(0, Math.min(saved.step, record.questions.length - 1));
+    for (const q of record.questions) {
+      const labels = Array.isArray(saved.choices?.[q.id]) ? saved.choices[q.id] : [];
+      draft.choices[q.id] = q.options.map((o) => o.label).filter((label) => labels.includes(label));
+      if (typeof saved.other?.[q.id] === "string") draft.other[q.id] = saved.other[q.id];
+    }
   }
+  mergeHeldAnswers(record, draft);
   return draft;
 }
 
@@ -35,6 +37,22 @@ export function dropDraft(id) {
     sessionStorage.removeItem(key(id));
   } catch {
     // nothing to drop
+  }
+}
+
+/**
+ * Answers the gateway holds from a partial typed reply fill the questions the draft has nothing for yet.
+ * A held value that is an option label checks it; anything else goes into Other.
+ */
+export function mergeHeldAnswers(record, draft) {
+  for (const q of record.questions) {
+    const held = record.partialAnswers?.[q.id];
+    if (!Array.isArray(held) || held.length === 0) continue;
+    if ((draft.choices[q.id] ?? []).length > 0 || (draft.other[q.id] ?? "").trim()) continue;
+    const labels = q.options.map((o) => o.label);
+    draft.choices[q.id] = held.filter((value) => labels.includes(value));
+    const own = held.filter((value) => !labels.includes(value));
+    if (own.length > 0) draft.other[q.id] = own.join(", ");
   }
 }
 

@@ -1,8 +1,9 @@
 /** The gateway's WebSocket protocol for the page: requests, events, and reconnection with backoff. */
 export class GatewayCallError extends Error {
-  constructor(code, message) {
+  constructor(code, message, issues = []) {
     super(message);
     this.code = code;
+    this.issues = Array.isArray(issues) ? issues : [];
   }
 }
 
@@ -63,7 +64,7 @@ export function createGatewayLink({ onOpen, onEvent, onStatus }) {
       pending.delete(frame.id);
       clearTimeout(call.timer);
       if (frame.ok) call.resolve(frame.payload);
-      else call.reject(new GatewayCallError(frame.error?.code ?? "INTERNAL", frame.error?.message ?? "the gateway refused the request"));
+      else call.reject(new GatewayCallError(frame.error?.code ?? "INTERNAL", frame.error?.message ?? "the gateway refused the request", frame.error?.issues));
     });
     ws.addEventListener("close", (event) => {
       if (socket !== ws) return;

@@ -30,8 +30,9 @@ export function answerText(question, value) {
 }
 
 /**
- * { answers: [{ header, question, text }] | null, outcome: string } for a terminal record:
- * "Answered in Telegram by Ada", "⏭ Skipped on the web", "⌛ Expired — no answer", "✖ Cancelled via the API".
+ * The outcome of a terminal record: { kind, icon, text, answers }. `answers` ([{ header, question, text }]) is set
+ * when answered; `text` reads "Answered in Telegram by Ada", "Skipped on the web", "Expired — no answer",
+ * "Cancelled via the API" or "Not delivered: …". The icon is decoration only.
  */
 export function summarize(record) {
   const by = record.by ? ` ${describeBy(record.by)}` : "";
@@ -41,11 +42,13 @@ export function summarize(record) {
       question: q.question,
       text: (record.answers?.[q.id] ?? []).map((v) => answerText(q, v)).join(", ") || "(no answer)",
     }));
-    return { answers, outcome: `✅ Answered${by}` };
+    return { kind: "answered", icon: "✓", text: `Answered${by}`, answers };
   }
-  if (record.reason === "delivery_failed") return { answers: null, outcome: `⚠ Not delivered${record.detail ? `: ${cut(oneLine(record.detail), 200)}` : ""}` };
-  if (record.status === "expired" || record.reason === "expired") return { answers: null, outcome: "⌛ Expired — no answer" };
-  if (record.reason === "skipped") return { answers: null, outcome: `⏭ Skipped${by}` };
-  if (record.reason === "aborted") return { answers: null, outcome: "✖ Cancelled (the agent stopped)" };
-  return { answers: null, outcome: `✖ Cancelled${by}` };
+  if (record.reason === "delivery_failed") {
+    return { kind: "failed", icon: "⚠", text: `Not delivered${record.detail ? `: ${cut(oneLine(record.detail), 200)}` : ""}`, answers: null };
+  }
+  if (record.status === "expired" || record.reason === "expired") return { kind: "expired", icon: "◔", text: "Expired — no answer", answers: null };
+  if (record.reason === "skipped") return { kind: "skipped", icon: "↷", text: `Skipped${by}`, answers: null };
+  if (record.reason === "aborted") return { kind: "cancelled", icon: "✕", text: "Cancelled (the agent stopped)", answers: null };
+  return { kind: "cancelled", icon: "✕", text: `Cancelled${by}`, answers: null };
 }

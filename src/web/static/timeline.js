@@ -24,8 +24,16 @@ export function renderEntry(record, { card, notes, onOpen, isCurrent }) {
     ];
   } else {
     const summary = summarize(record);
-    const outcome = record.resolvedAtMs ? `${summary.outcome} · ${formatTime(record.resolvedAtMs)}` : summary.outcome;
-    body = [asked(record.questions, summary.answers), h("p", { class: "entry-outcome" }, outcome)];
+    body = [
+      asked(record.questions, summary.answers),
+      h(
+        "p",
+        { class: `entry-outcome outcome-${summary.kind}` },
+        h("span", { class: "outcome-icon", "aria-hidden": "true" }, summary.icon),
+        summary.text,
+        record.resolvedAtMs ? h("span", { class: "outcome-time" }, ` · ${formatTime(record.resolvedAtMs)}`) : null,
+      ),
+    ];
   }
   return h(
     "article",

@@ -1,0 +1,205 @@
+import { answersOf, saveDraft } from "./drafts.js";
+import { addNote, busy, currentRecord, draftFor, errors, forget, isAnswered, pendingRecords, setCollapsed, ui, upsert } from "./state.js";
+
+const WEB_BY = { surface: "web", via: "web" };
+const TEXT_BY = { surface: "web", via: "text" };
+const NEEDS_ANSWER = "Choose an option, or type your own answer.";
+const CREDENTIAL_REFUSED = "That looks like a password, key or token, so it was not recorded. Use the secrets flow for credentials.";
+const NOT_CONNECTED = "Not connected. Your choices are kept: try again once the page reconnects.";
+
+/**
+ * What the person can do. `call` is the gateway link's request; `render(focus?)` redraws the page, where focus
+ * is "step" (the current step's option) or "submit".
+ */
+export function createActions({ call, render }) {
+  const skipParams = (record) => ({ id: record.id, cancel: true, reason: "skipped", by: WEB_BY });
+
+  function setError(record, error) {
+    errors.set(record.id, error);
+    render();
+  }
+
+  function clearError(record) {
+    if (errors.delete(record.id)) render();
+  }
+
+  function changed(record) {
+    saveDraft(record.id, draftFor(record));
+    clearError(record);
+  }
+
+  /** The docked panel: one question at a time; a radio choice advances, Enter is Next (Submit on the last step). */
+  function stepper(record) {
+    const draft = draftFor(record);
+    const last = record.questions.length - 1;
+    const goTo = (step) => {
+      draft.step = step;
+      saveDraft(record.id, draft);
+      errors.delete(record.id);
+      render("step");
+    };
+    return {
+      changed: () => changed(record),
+      chose: (_question, { advance }) => {
+        changed(record);
+        if (!advance) return;
+        if (last === 0) void submit(record);
+        else if (draft.step < last) goTo(draft.step + 1);
+        else render("submit"); // the last of several: look back over the answers, then Submit
+      },
+      next: () => {
+        const q = record.questions[draft.step];
+        if (!isAnswered(q, draft)) setError(record, { qid: q.id, text: NEEDS_ANSWER });
+        else if (draft.step < last) goTo(draft.step + 1);
+        else void submit(record);
+      },
+      back: () => {
+        if (draft.step > 0) goTo(draft.step - 1);
+      },
+      submit: () => void submit(record),
+      skip: () => void resolve(record, skipParams(record)),
+    };
+  }
+
+  /** The phone card: every question at once; one single-select question answers with one tap. */
+  function stacked(record) {
+    return {
+      changed: () => changed(record),
+      chose: (question, { advance }) => {
+        changed(record);
+        if (advance && record.questions.length === 1 && !question.multiSelect) void submit(record);
+      },
+      next: () => void submit(record),
+      back: () => {},
+      submit: () => void submit(record),
+      skip: () => void resolve(record, skipParams(record)),
+    };
+  }
+
+  async function submit(record) {
+    const draft = draftFor(record);
+    const missing = record.questions.findIndex((q) => !isAnswered(q, draft));
+    if (missing >= 0) {
+      draft.step = missing;
+      saveDraft(record.id, draft);
+      errors.set(record.id, { qid: record.questions[missing].id, text: NEEDS_ANSWER });
+      render("step");
+      return;
+    }
+    await resolve(record, { id: record.id, answers: answersOf(record, draft), by: WEB_BY });
+  }
+
+  async function resolve(record, params) {
+    if (busy.has(record.id)) return;
+    busy.add(record.id);
+    errors.delete(record.id);
+    render();
+    try {
+      upsert(await call("question.resolve", params));
+    } catch (error) {
+      if (error.code === "QUESTION_ALREADY_TERMINAL" || error.code === "QUESTION_NOT_FOUND") await refresh(record.id);
+      else errors.set(record.id, describeFailure(record, error));
+    } finally {
+      busy.delete(record.id);
+      render("step");
+    }
+  }
+
+  /** A refused answer, pinned to its question when the gateway says which; a credential in Other is forgotten. */
+  function describeFailure(record, error) {
+    if (error.code === "DISCONNECTED" || error.code === "TIMEOUT") return { text: NOT_CONNECTED };
+    const issue = error.issues.find((i) => typeof i.path === "string" && i.path.startsWith("answers."));
+    const q = issue && record.questions.find((question) => `answers.${question.id}` === issue.path);
+    if (!q) return { text: error.message };
+    const draft = draftFor(record);
+    draft.step = record.questions.indexOf(q);
+    if (/credential/i.test(issue.message)) {
+      draft.other[q.id] = "";
+      saveDraft(record.id, draft);
+      return { qid: q.id, text: CREDENTIAL_REFUSED };
+    }
+    const text = String(issue.message);
+    return { qid: q.id, text: text.charAt(0).toUpperCase() + text.slice(1) };
+  }
+
+  /** Re-reads one record (resolved elsewhere, or gone). */
+  async function refresh(id) {
+    try {
+      upsert(await call("question.get", { id }));
+    } catch (error) {
+      if (error.code === "QUESTION_NOT_FOUND") forget(id);
+    }
+  }
+
+  /**
+   * The composer's plain text goes through the same parser as a chat reply (question.reply). Resolves true when
+   * the reply was taken (the composer is then cleared). An unreadable reply is never echoed: it may be a secret.
+   */
+  async function reply(text) {
+    const record = currentRecord() ?? pendingRecords()[0];
+    if (!text || !record || ui.replying) return false;
+    ui.replying = true;
+    render();
+    try {
+      const outcome = await call("question.reply", { id: record.id, text, by: TEXT_BY });
+      if (outcome.kind === "invalid") {
+        addNote(record.id, "error", outcome.message ?? "That reply could not be read. Answer with a number, an option, or your own words.");
+        return false;
+      }
+      addNote(record.id, "you", text);
+      const readAs = describeReadAs(record, outcome.readAs);
+      if (readAs) addNote(record.id, "system", `Read as ${readAs}`);
+      if (outcome.kind === "partial") {
+        const headers = (outcome.missing ?? []).map((qid) => record.questions.find((q) => q.id === qid)?.header ?? qid);
+        addNote(record.id, "system", `Still needed: ${headers.join(", ")}. Reply with the rest, or answer them above.`);
+      }
+      if (outcome.record) upsert(outcome.record);
+      else await refresh(record.id);
+      return true;
+    } catch (error) {
+      if (error.code === "QUESTION_ALREADY_TERMINAL") await refresh(record.id);
+      else addNote(record.id, "error", error.code === "DISCONNECTED" || error.code === "TIMEOUT" ? NOT_CONNECTED : error.message);
+      return false;
+    } finally {
+      ui.replying = false;
+      render();
+    }
+  }
+
+  return {
+    stepper,
+    stacked,
+    reply,
+    refresh,
+    page(delta) {
+      const open = pendingRecords();
+      const next = open[open.findIndex((r) => r.id === ui.currentId) + delta];
+      if (next) {
+        ui.currentId = next.id;
+        render("step");
+      }
+    },
+    open(id) {
+      ui.currentId = id;
+      setCollapsed(false);
+      render("step");
+    },
+    collapse() {
+      setCollapsed(true);
+      render("composer");
+    },
+    expand() {
+      setCollapsed(false);
+      render("step");
+    },
+  };
+}
+
+/** "Env: Production; Checks: Lint, “smoke”" from the parser's readAs ({qid: [{value, via}]}). */
+function describeReadAs(record, readAs) {
+  if (!readAs || typeof readAs !== "object") return "";
+  return record.questions
+    .filter((q) => Array.isArray(readAs[q.id]))
+    .map((q) => `${q.header}: ${readAs[q.id].map((v) => (v.via === "text" ? `“${v.value}”` : v.value)).join(", ")}`)
+    .join("; ");
+}

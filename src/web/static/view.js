@@ -1,0 +1,149 @@
+import { h, rebuildKeepingFocus } from "./dom.js";
+import { renderQuestionForm } from "./question-form.js";
+import { busy, currentRecord, draftFor, errors, notes, pendingRecords, records, recordsByAge, setCollapsed, ui } from "./state.js";
+import { renderEntry } from "./timeline.js";
+
+const STATUS_TEXT = { connecting: "Connecting…", open: "Live", reconnecting: "Reconnecting…", closed: "Offline", "signed-out": "Signed out" };
+
+/**
+ * Draws the page from the state. Wide: the timeline, and a dock with the panel (expanded), or the slim bar over
+ * the composer (collapsed). Narrow (`narrowQuery`): pending questions are stacked cards in the timeline.
+ * Parts are rebuilt only when what they show changed, and the focused control survives a rebuild.
+ */
+export function createView({ els, actions, narrowQuery }) {
+  /** Record id → { el, signature } */
+  const entries = new Map();
+  let panelSignature = "";
+
+  function render(focus) {
+    const open = pendingRecords();
+    if (!open.some((r) => r.id === ui.currentId)) ui.currentId = open[0]?.id ?? null;
+    if (open.length === 0 && ui.collapsed) setCollapsed(false);
+    els.status.textContent = STATUS_TEXT[ui.connection] ?? ui.connection;
+    els.status.dataset.state = ui.connection;
+    renderTimeline();
+    renderDock(open, focus);
+  }
+
+  function renderTimeline() {
+    const { timeline } = els;
+    const nearBottom = timeline.scrollHeight - timeline.scrollTop - timeline.clientHeight < 80;
+    const narrow = narrowQuery.matches;
+    let grew = false;
+    for (const id of entries.keys()) if (!records.has(id)) entries.delete(id);
+    const children = recordsByAge().map((record) => {
+      const card = record.status === "pending" && narrow;
+      const error = errors.get(record.id);
+      const signature = [record.status, narrow, card && busy.has(record.id), error?.text, error?.qid, notes.get(record.id)?.length, record.id === ui.currentId].join("|");
+      const entry = entries.get(record.id);
+      if (entry?.signature === signature) return entry.el;
+      const el = renderEntry(record, {
+        card: card ? renderQuestionForm({ record, draft: draftFor(record), mode: "stacked", busy: busy.has(record.id), error, actions: actions.stacked(record) }) : null,
+        notes: notes.get(record.id) ?? [],
+        isCurrent: record.id === ui.currentId,
+        onOpen: () => actions.open(record.id),
+      });
+      if (entry?.el.isConnected) rebuildKeepingFocus(entry.el, () => entry.el.replaceWith(el));
+      else grew = true;
+      entries.set(record.id, { el, signature });
+      return el;
+    });
+    if (children.length === 0) {
+      children.push(h("p", { class: "empty" }, ui.loaded ? "No questions yet. When an agent asks you something, it shows up here." : "Connecting to the gateway…"));
+    }
+    if (ui.connection === "signed-out") {
+      children.unshift(h("p", { class: "banner", role: "alert" }, "Your session has ended. ", h("a", { href: "/" }, "Sign in again")));
+    }
+    // Move nodes only where needed, so a focused control in a card keeps its focus.
+    children.forEach((el, i) => {
+      if (timeline.children[i] !== el) timeline.insertBefore(el, timeline.children[i] ?? null);
+    });
+    while (timeline.children.length > children.length) timeline.lastElementChild.remove();
+    if (grew || nearBottom) timeline.scrollTop = timeline.scrollHeight;
+  }
+
+  function renderDock(open, focus) {
+    const current = currentRecord();
+    const wide = Boolean(current) && !narrowQuery.matches;
+    const showPanel = wide && !ui.collapsed;
+    const showBar = wide && ui.collapsed;
+    els.panel.hidden = !showPanel;
+    els.qbar.hidden = !showBar;
+    els.composer.hidden = showPanel;
+    if (showPanel) renderPanel(current, open, focus);
+    else {
+      panelSignature = "";
+      els.panel.replaceChildren();
+    }
+    if (showBar) renderBar(current, open);
+    else els.qbar.replaceChildren();
+    renderComposer(current ?? open[0]);
+    if (focus === "composer" && !els.composer.hidden) els.composerText.focus();
+  }
+
+  function renderPanel(record, open, focus) {
+    const draft = draftFor(record);
+    const error = errors.get(record.id);
+    const index = open.indexOf(record);
+    const signature = [record.id, draft.step, index, open.length, busy.has(record.id), error?.text, error?.qid].join("|");
+    if (signature !== panelSignature || focus) {
+      panelSignature = signature;
+      rebuildKeepingFocus(els.panel, () => {
+        const pager =
+          open.length > 1
+            ? h(
+                "div",
+                { class: "pager" },
+                h("button", { type: "button", class: "icon", "aria-label": "Previous question", disabled: index === 0, "data-key": "pager-prev", onclick: () => actions.page(-1) }, "‹"),
+                h("span", { class: "pager-label" }, `Question ${index + 1} of ${open.length}`),
+                h("button", { type: "button", class: "icon", "aria-label": "Next question", disabled: index === open.length - 1, "data-key": "pager-next", onclick: () => actions.page(1) }, "›"),
+              )
+            : h("span", { class: "panel-title" }, "The agent is asking");
+        const collapse = h(
+          "button",
+          { type: "button", class: "icon", "aria-label": "Collapse question", title: "Collapse (Esc)", "aria-expanded": "true", "data-key": "collapse", onclick: actions.collapse },
+          "▾",
+        );
+        const form = renderQuestionForm({ record, draft, mode: "stepper", busy: busy.has(record.id), error, actions: actions.stepper(record) });
+        els.panel.replaceChildren(h("div", { class: "panel-top" }, pager, collapse), form);
+      });
+    }
+    if (focus === "step") {
+      const inputs = [...els.panel.querySelectorAll(".option input")];
+      (inputs.find((input) => input.checked) ?? inputs[0])?.focus();
+    } else if (focus === "submit") {
+      els.panel.querySelector('[data-key="submit"]')?.focus();
+    }
+  }
+
+  function renderBar(record, open) {
+    const q = record.questions[draftFor(record).step] ?? record.questions[0];
+    const count = open.length > 1 ? `${open.indexOf(record) + 1} of ${open.length}` : record.questions.length > 1 ? `${record.questions.length} questions` : null;
+    els.qbar.replaceChildren(
+      h(
+        "button",
+        { type: "button", class: "qbar-open", title: "Show the question", "aria-expanded": "false", "data-key": "qbar", onclick: actions.expand },
+        h("span", { class: "chip" }, q.header),
+        h("span", { class: "qbar-text" }, q.question),
+        count ? h("span", { class: "qbar-count" }, count) : null,
+        h("span", { class: "qbar-caret", "aria-hidden": "true" }, "▴"),
+      ),
+    );
+  }
+
+  function renderComposer(target) {
+    els.composerText.disabled = !target || ui.replying;
+    els.composerSend.disabled = !target || ui.replying;
+    if (!target) {
+      els.composerText.placeholder = "No question is waiting for you.";
+      return;
+    }
+    const open = target.questions.filter((q) => !target.partialAnswers?.[q.id]);
+    els.composerText.placeholder =
+      open.length > 1
+        ? `Reply: one line per question (${open.map((q) => q.header).join(", ")}), or “skip”`
+        : `Reply to “${(open[0] ?? target.questions[0]).header}”: a number, an option or your own words`;
+  }
+
+  return { render };
+}

@@ -1,0 +1,165 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { decodeSlackMessageRef } from "../../bots/slack-delivery.ts";
+import { startSlackBot, type RunningSlackBot } from "../../bots/slack.ts";
+import { loadConfig, type Config } from "../../src/config.ts";
+import { encodeSlackActionId } from "../../src/render/index.ts";
+import { freePort, sleep, startTestGateway, TOKEN, type TestGateway } from "../helpers/gateway.ts";
+import { waitUntil } from "../scenarios/bot-scenarios.ts";
+import type { BotHarness, Person, PromptCopy } from "../scenarios/harness.ts";
+import { startFakeSlack, type FakeSlack, type FakeSlackMessage } from "./slack-api.ts";
+
+export const SLACK_TEST_TOKENS = { bot: "xoxb-test-not-real", app: "xapp-1-test-not-real", signingSecret: "8f742231b10e8888abcd99yyyzzz85a5" };
+/** Fast retries for tests; production uses SLACK_RETRY_CONFIG. A 429 still waits its full Retry-After. */
+const TEST_RETRY = { retries: 2, minTimeout: 20, maxTimeout: 100 };
+
+export interface SlackHarness extends BotHarness {
+  mode: "socket" | "http";
+  fake: FakeSlack;
+  config: Config;
+  /** HTTP mode: where Slack would POST events and interactivity. */
+  eventsUrl(): string;
+  message(copy: PromptCopy): FakeSlackMessage;
+  /** The Slack channel of a target chat (a user id means the DM with that user). */
+  channelOf(chat: string): string;
+  /** Asks a question through the gateway; resolves to its id. */
+  ask(questions: unknown[], target: { chat: string; users?: string[] }, extra?: Record<string, unknown>): Promise<string>;
+  stopGateway(): Promise<void>;
+  startGateway(): Promise<void>;
+  /** The delivered copy of a question in a chat, once the gateway knows of it. */
+  promptOf(id: string, chat?: string): Promise<PromptCopy>;
+}
+
+export async function createSlackHarness(mode: "socket" | "http" = "socket"): Promise<SlackHarness> {
+  const people = { person: { id: "U0ADA", name: "Ada" }, colleague: { id: "U0GRACE", name: "Grace" }, stranger: { id: "U0MALLORY", name: "Mallory" } };
+  const chats = { chat: "C0CHAT1", otherChat: "C0CHAT2" };
+  const fake = await startFakeSlack({
+    botToken: SLACK_TEST_TOKENS.bot,
+    appToken: SLACK_TEST_TOKENS.app,
+    people: Object.values(people),
+    channels: Object.values(chats),
+  });
+  const dataDir = mkdtempSync(join(tmpdir(), "aub-slack-"));
+  const gatewayPort = await freePort();
+  const startGateway = () => startTestGateway({ dataDir, GATEWAY_PORT: gatewayPort, DELIVERY_TIMEOUT_SECONDS: 30 });
+  let gateway: TestGateway = await startGateway();
+  const config = loadConfig({
+    GATEWAY_URL: gateway.url,
+    GATEWAY_TOKEN: TOKEN,
+    DATA_DIR: dataDir,
+    SLACK_BOT_TOKEN: SLACK_TEST_TOKENS.bot,
+    SLACK_API_URL: fake.apiUrl.replace(/\/$/, ""), // the bot adds the slash Bolt needs
+    SLACK_ALLOWED_USERS: `${people.person.id},${people.colleague.id}`,
+    ...(mode === "socket" ? { SLACK_APP_TOKEN: SLACK_TEST_TOKENS.app } : { SLACK_SIGNING_SECRET: SLACK_TEST_TOKENS.signingSecret, SLACK_PORT: "0" }),
+  });
+  const start = () => startSlackBot(config, { log: process.env.SLACK_TEST_LOG ? (m, e) => console.error(`[slack] ${m}`, e ?? "") : () => {}, retryConfig: TEST_RETRY, connectRetryConfig: TEST_RETRY });
+  let bot: RunningSlackBot = await start();
+  const eventsUrl = () => `http://127.0.0.1:${bot.port}/slack/events`;
+  if (mode === "http") fake.useHttp(eventsUrl, SLACK_TEST_TOKENS.signingSecret);
+
+  /** A target chat as Slack sees it: a user id means the DM with that user. */
+  const channelOf = (chat: string) => (/^[UW]/.test(chat) ? fake.dmOf(chat) : chat);
+  const messageOf = (copy: { ref: string }) => {
+    const ref = decodeSlackMessageRef(copy.ref);
+    if (!ref) throw new Error(`bad message ref ${copy.ref}`);
+    return fake.message(ref.channel, ref.ts);
+  };
+  const sectionText = (m: FakeSlackMessage) =>
+    m.blocks ? m.blocks.filter((b) => b.type === "section").map((b) => b.text.text).join("\n") : m.text;
+
+  async function ephemeralAfter(who: Person, press: () => Promise<{ status: number }>): Promise<string> {
+    const before = fake.ephemeralsTo(who.id).length;
+    const { status } = await press();
+    if (status !== 200) throw new Error(`the press got HTTP ${status}`);
+    return (await fake.waitForEphemeral(who.id, before)).text;
+  }
+
+  const harness: SlackHarness = {
+    mode,
+    fake,
+    config,
+    surface: "slack",
+    gatewayUrl: () => gateway.url,
+    eventsUrl,
+    ...chats,
+    ...people,
+    message: messageOf,
+    channelOf,
+    copy(chat, ref) {
+      const m = messageOf({ ref });
+      const actions = m.blocks?.find((b) => b.type === "actions");
+      return { chat, ref, text: sectionText(m), buttons: (actions?.elements ?? []).map((e: any) => e.text.text) };
+    },
+    press: (copy, index, who) => ephemeralAfter(who, () => fake.press(messageOf(copy), index, who)),
+    pressForged(copy, forged, who) {
+      const actionId =
+        forged === "garbage" ? "a1|zz|?|9" : encodeSlackActionId({ questionId: forged.questionId, action: { kind: "choice", optionIndex: forged.optionIndex } });
+      return ephemeralAfter(who, () => fake.pressAction(messageOf(copy), actionId, who));
+    },
+    async answerOther(copy, who, text) {
+      const index = copy.buttons.indexOf("Other…");
+      if (index < 0) throw new Error("the copy has no Other… button");
+      const { triggerId } = await fake.press(messageOf(copy), index, who);
+      const opened = await waitUntil(() => fake.views.find((v) => v.trigger_id === triggerId), "views.open with the press's trigger_id");
+      const status = await fake.submitView(opened.view, who, text);
+      if (status !== 200) throw new Error(`the view_submission got HTTP ${status}`);
+    },
+    async type(chat, who, text, options = {}) {
+      const threadTs = options.replyTo ? messageOf(options.replyTo).ts : undefined;
+      const { message, status } = await fake.type(channelOf(chat), who, text, threadTs);
+      if (status !== 200) throw new Error(`the message event got HTTP ${status}`);
+      return { deleted: () => message.deleted === true };
+    },
+    botReplies: (chat) => fake.botMessages(channelOf(chat)).filter((m) => !m.prompt).map((m) => m.text),
+    privateNotices: (who) => fake.ephemeralsTo(who.id).map((e) => e.text),
+    promptSends: (questionId) =>
+      fake.calls.filter((c) => c.method === "chat.postMessage" && !c.failed && JSON.stringify(c.body.blocks ?? "").includes(`|${questionId}|`)).length,
+    rateLimitNextSend(seconds) {
+      fake.failNext("chat.postMessage", { status: 429, retryAfter: seconds });
+    },
+    async ask(questions, target, extra = {}) {
+      const res = await fetch(`${gateway.url}/rpc/question.request`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${TOKEN}` },
+        body: JSON.stringify({ questions, targets: [{ surface: "slack", ...target }], ...extra }),
+      });
+      const body = (await res.json()) as { ok: boolean; payload?: { id: string }; error?: { message: string } };
+      if (!body.ok || !body.payload) throw new Error(`question.request failed: ${body.error?.message}`);
+      return body.payload.id;
+    },
+    async promptOf(id, chat = chats.chat) {
+      const delivery = await waitUntil(async () => {
+        const res = await fetch(`${gateway.url}/rpc/question.get`, {
+          method: "POST",
+          headers: { "content-type": "application/json", authorization: `Bearer ${TOKEN}` },
+          body: JSON.stringify({ id }),
+        });
+        const body = (await res.json()) as { payload: { deliveries: Array<{ surface: string; chat: string; messageRef: string }> } };
+        return body.payload.deliveries.find((d) => d.surface === "slack" && d.chat === chat);
+      }, `the prompt of ${id} in ${chat}`);
+      return harness.copy(chat, delivery.messageRef);
+    },
+    async restartBot() {
+      await bot.stop();
+      bot = await start();
+    },
+    async stopGateway() {
+      await gateway.close();
+    },
+    async startGateway() {
+      gateway = await startGateway();
+      await sleep(100); // let fetch's pool notice the old server's sockets are gone
+    },
+    async restartGateway() {
+      await harness.stopGateway();
+      await harness.startGateway();
+    },
+    async close() {
+      await bot.stop();
+      await gateway.close();
+      await fake.close();
+    },
+  };
+  return harness;
+}

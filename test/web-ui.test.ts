@@ -1,0 +1,523 @@
+/**
+ * The web Control UI in a real browser (Debian's Chromium through playwright-core) against a real in-process
+ * gateway: questions are asked through the protocol, answered in the page, and the asker's result is checked.
+ * Set WEB_UI_SCREENSHOTS=<dir> to also write the documentation screenshots there.
+ */
+import { randomBytes } from "node:crypto";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { connectGateway, type GatewayClient } from "../src/client/index.ts";
+import type { AskUserResult } from "../src/contract/result.ts";
+import { startGateway, type RunningGateway } from "../src/gateway/run.ts";
+import { askUser } from "../src/sdk.ts";
+
+const TOKEN = randomBytes(16).toString("hex");
+const SCREENSHOTS = process.env.WEB_UI_SCREENSHOTS;
+const WIDE = { width: 1000, height: 760 };
+const PHONE = { width: 375, height: 760 };
+
+let browser: Browser;
+/** One context for most tests (each gets its own page, so its own sessionStorage); auth tests make fresh ones. */
+let shared: BrowserContext;
+let gateway: RunningGateway;
+let client: GatewayClient;
+let dataDir: string;
+const contexts: BrowserContext[] = [];
+const pages: Page[] = [];
+
+function gatewayConfig(port = 0) {
+  return {
+    GATEWAY_HOST: "127.0.0.1",
+    GATEWAY_PORT: port,
+    GATEWAY_TOKEN: TOKEN,
+    DATA_DIR: dataDir,
+    STORE: "sqlite" as const,
+    DELIVERY_TIMEOUT_SECONDS: 30,
+    ASK_DEFAULT_TARGETS: [],
+    ASK_TEST_MIN_TIMEOUT_SECONDS: 1,
+  };
+}
+
+beforeAll(async () => {
+  browser = await chromium.launch({
+    executablePath: "/usr/bin/chromium",
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+  });
+  shared = await browser.newContext({ viewport: WIDE });
+  shared.setDefaultTimeout(8_000);
+  if (SCREENSHOTS) mkdirSync(SCREENSHOTS, { recursive: true });
+});
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+beforeEach(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), "aub-web-"));
+  gateway = await startGateway(gatewayConfig());
+  client = await connectGateway({ url: gateway.url, token: TOKEN });
+});
+
+afterEach(async () => {
+  await Promise.all([...pages.splice(0).map((p) => p.close()), ...contexts.splice(0).map((c) => c.close())]);
+  client.close();
+  await gateway.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+// ---------------------------------------------------------------- helpers
+
+const DEPLOY = {
+  id: "deploy",
+  header: "Deploy",
+  question: "Where should I deploy?",
+  options: [
+    { label: "Staging (Recommended)", description: "Safe to break" },
+    { label: "Production", description: "Real users" },
+  ],
+};
+
+const THREE = [
+  { id: "env", header: "Env", question: "Which environment?", options: [{ label: "Staging" }, { label: "Production" }] },
+  {
+    id: "checks",
+    header: "Checks",
+    question: "Which checks should run?",
+    multiSelect: true,
+    options: [{ label: "Lint" }, { label: "Unit" }, { label: "E2E", description: "Slow, about 10 minutes" }],
+  },
+  {
+    id: "notify",
+    header: "Notify",
+    question: "Who should hear about it?",
+    options: [
+      { label: "Nobody", description: "Stay quiet" },
+      { label: "The team", description: "Post in #deploys" },
+    ],
+  },
+];
+
+/** Asks through the SDK; resolves `id` once the gateway accepted the question, `result` with the asker's result. */
+function ask(questions: unknown[], extra: Record<string, unknown> = {}) {
+  let accepted!: (id: string) => void;
+  const id = new Promise<string>((resolve) => (accepted = resolve));
+  const result: Promise<AskUserResult> = askUser(client, { questions, ...extra }, { onRequested: (q) => accepted(q.id) });
+  return { id, result };
+}
+
+async function rpc(method: string, params: unknown, headers: Record<string, string> = { authorization: `Bearer ${TOKEN}` }) {
+  const res = await fetch(`${gateway.url}/rpc/${method}`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(params) });
+  return { status: res.status, body: (await res.json()) as { ok: boolean; payload?: any; error?: { code: string } } };
+}
+
+async function newContext(viewport = WIDE): Promise<BrowserContext> {
+  const context = await browser.newContext({ viewport });
+  context.setDefaultTimeout(8_000);
+  contexts.push(context);
+  return context;
+}
+
+/** A page signed in with `/?token=…` (in a fresh context if asked), once its gateway link is up. */
+async function openUi(viewport = WIDE, { fresh = false } = {}): Promise<{ page: Page; problems: string[] }> {
+  const context = fresh ? await newContext(viewport) : shared;
+  const page = await context.newPage();
+  pages.push(page);
+  if (!fresh) await page.setViewportSize(viewport);
+  const problems: string[] = [];
+  page.on("pageerror", (error) => problems.push(`pageerror: ${error.message}`));
+  page.on("console", (message) => {
+    if (message.type() === "error") problems.push(`console: ${message.text()}`);
+  });
+  await page.goto(`${gateway.url}/?token=${TOKEN}`);
+  await page.locator('#status[data-state="open"]').waitFor();
+  return { page, problems };
+}
+
+const panel = (page: Page) => page.locator("#panel");
+const option = (page: Page, label: string) => page.locator("#panel label.option", { hasText: label });
+const button = (page: Page, name: string) => page.locator("#panel").getByRole("button", { name, exact: true });
+const step = (page: Page) => page.locator("#panel .step").textContent();
+
+async function waitForText(page: Page, selector: string, text: string) {
+  await page.locator(selector, { hasText: text }).first().waitFor();
+}
+
+async function screenshot(page: Page, name: string) {
+  if (SCREENSHOTS) await page.screenshot({ path: join(SCREENSHOTS, name) });
+}
+
+// ---------------------------------------------------------------- tests
+
+describe("web Control UI", () => {
+  it("gives no access without the token: no data, a form asking for it, and a wrong token refused", async () => {
+    const { id } = ask([{ ...DEPLOY, question: "Top secret plan?" }]);
+    await id;
+
+    const bare = await fetch(`${gateway.url}/`);
+    const bareHtml = await bare.text();
+    expect(bare.status).toBe(401);
+    expect(bareHtml).toContain("Gateway token");
+    expect(bareHtml).not.toContain("Top secret plan");
+    expect(bareHtml).not.toContain("<script");
+    expect(bare.headers.get("content-security-policy")).toContain("script-src 'self'");
+    expect(bare.headers.get("set-cookie")).toBeNull();
+
+    const wrong = await fetch(`${gateway.url}/?token=${"w".repeat(32)}`, { redirect: "manual" });
+    expect(wrong.status).toBe(401);
+    expect(wrong.headers.get("set-cookie")).toBeNull();
+    expect(await wrong.text()).toContain("not right");
+
+    const forged = await fetch(`${gateway.url}/`, { headers: { cookie: `aub_session=v1.9999999999.${"A".repeat(43)}` } });
+    expect(forged.status).toBe(401);
+    expect((await rpc("question.list", {}, { cookie: `aub_session=${TOKEN}` })).status).toBe(401);
+    expect((await rpc("question.list", {}, {})).body.error?.code).toBe("UNAUTHORIZED");
+
+    // In a browser without the cookie: the form, no data, and a WebSocket that gets nothing.
+    const login = await (await newContext()).newPage();
+    const response = await login.goto(`${gateway.url}/`);
+    expect(response?.status()).toBe(401);
+    expect(await login.locator("body").textContent()).not.toContain("Top secret plan");
+    const wsAnswer = await login.evaluate(
+      () =>
+        new Promise<string>((resolve) => {
+          const ws = new WebSocket(`ws://${location.host}/ws`);
+          ws.onopen = () => ws.send(JSON.stringify({ type: "req", id: 1, method: "question.list", params: {} }));
+          ws.onmessage = (m) => resolve(JSON.parse(m.data).error?.code ?? "ok");
+        }),
+    );
+    expect(wsAnswer).toBe("UNAUTHORIZED");
+    await login.fill("#token", "wrong-token-wrong-token");
+    await login.click("button[type=submit]");
+    await login.locator(".login-error").waitFor();
+    expect((await login.context().cookies()).length).toBe(0);
+    await login.fill("#token", TOKEN);
+    await login.click("button[type=submit]");
+    await login.locator('#status[data-state="open"]').waitFor();
+    await waitForText(login, "#panel", "Top secret plan?");
+  });
+
+  it("trades /?token= for an HttpOnly session cookie, leaves no token in the URL, and refuses the cookie cross-site", async () => {
+    const { id } = ask([DEPLOY]);
+    await id;
+    await shared.clearCookies();
+    const { page, problems } = await openUi();
+    expect(page.url()).toBe(`${gateway.url}/`);
+    await option(page, "Production").waitFor();
+    const cookies = await page.context().cookies();
+    expect(cookies).toHaveLength(1);
+    expect(cookies[0]).toMatchObject({ name: "aub_session", httpOnly: true, sameSite: "Strict", path: "/" });
+    expect(cookies[0]!.value).not.toContain(TOKEN);
+    expect(await page.evaluate(() => document.cookie)).toBe("");
+    expect(problems).toEqual([]);
+
+    const cookie = `${cookies[0]!.name}=${cookies[0]!.value}`;
+    const host = new URL(gateway.url).host;
+    expect((await rpc("question.list", {}, { cookie, origin: `http://${host}` })).status).toBe(200);
+    expect((await rpc("question.list", {}, { cookie, origin: "http://evil.example" })).status).toBe(401);
+    expect((await rpc("question.list", {}, { cookie, "sec-fetch-site": "cross-site" })).status).toBe(401);
+  });
+
+  it("answers a single-select question with one click, and the asker gets the exact answer", async () => {
+    const { id, result } = ask([DEPLOY]);
+    const { page, problems } = await openUi();
+    await waitForText(page, "#panel", "Where should I deploy?");
+    await waitForText(page, "#panel", "Real users"); // option descriptions are shown
+    expect(await page.locator("#composer").isHidden()).toBe(true); // the expanded panel replaces the composer
+    await option(page, "Production").click();
+    expect(await result).toEqual({ status: "answered", answers: { answers: { deploy: ["Production"] } }, answeredBy: { surface: "web", via: "web" } });
+    await panel(page).waitFor({ state: "hidden" });
+    const entry = page.locator(`.entry[data-id="${await id}"][data-status="answered"]`);
+    await entry.waitFor();
+    expect(await entry.textContent()).toContain("Production");
+    expect(await entry.textContent()).toContain("Answered on the web");
+    expect(problems).toEqual([]);
+  });
+
+  it("walks a 3-question stepper by mouse: radios advance, Back keeps choices, checkboxes, descriptions, Submit", async () => {
+    const { result } = ask(THREE);
+    const { page, problems } = await openUi();
+    await option(page, "Staging").waitFor();
+    expect(await step(page)).toBe("1/3");
+    expect(await button(page, "Skip").isVisible()).toBe(true);
+    expect(await button(page, "Back").isDisabled()).toBe(true);
+    await option(page, "Production").click(); // a radio advances
+    await waitForText(page, "#panel .step", "2/3");
+    expect(await button(page, "Skip").isVisible()).toBe(true);
+    await waitForText(page, "#panel", "Slow, about 10 minutes");
+    expect(await page.locator("#panel input[type=checkbox]").count()).toBe(3);
+    await option(page, "Lint").click();
+    await option(page, "E2E").click();
+    expect(await step(page)).toBe("2/3"); // checkboxes do not advance
+    await screenshot(page, "control-ui-stepper.png");
+    await button(page, "Back").click();
+    await waitForText(page, "#panel .step", "1/3");
+    expect(await option(page, "Production").locator("input").isChecked()).toBe(true);
+    await button(page, "Next").click();
+    await waitForText(page, "#panel .step", "2/3");
+    expect(await option(page, "Lint").locator("input").isChecked()).toBe(true);
+    expect(await option(page, "E2E").locator("input").isChecked()).toBe(true);
+    await button(page, "Next").click();
+    await waitForText(page, "#panel .step", "3/3");
+    await waitForText(page, "#panel", "Post in #deploys");
+    await option(page, "The team").click();
+    await button(page, "Submit").click();
+    expect(await result).toEqual({
+      status: "answered",
+      answers: { answers: { env: ["Production"], checks: ["Lint", "E2E"], notify: ["The team"] } },
+      answeredBy: { surface: "web", via: "web" },
+    });
+    await panel(page).waitFor({ state: "hidden" });
+    expect(problems).toEqual([]);
+  });
+
+  it("answers with the keyboard only: number keys pick, Enter advances and submits", async () => {
+    const { result } = ask(THREE);
+    const { page } = await openUi();
+    await option(page, "Staging").waitFor();
+    await page.keyboard.press("Enter"); // nothing chosen yet: a hint, no step
+    await waitForText(page, "#panel .form-error", "Choose an option");
+    expect(await step(page)).toBe("1/3");
+    await page.keyboard.press("2");
+    await waitForText(page, "#panel .step", "2/3");
+    await page.keyboard.press("1");
+    await page.keyboard.press("3");
+    await page.keyboard.press("3"); // toggles E2E off again
+    await page.keyboard.press("2");
+    await page.keyboard.press("Enter");
+    await waitForText(page, "#panel .step", "3/3");
+    await page.keyboard.press("1"); // the last step: focus moves to Submit
+    await page.waitForFunction(() => document.activeElement?.textContent === "Submit");
+    await page.keyboard.press("Enter");
+    expect(await result).toMatchObject({ status: "answered", answers: { answers: { env: ["Production"], checks: ["Lint", "Unit"], notify: ["Nobody"] } } });
+  });
+
+  it("takes multi-select choices plus Other text, and Other replaces a single-select radio", async () => {
+    const { result } = ask(THREE.slice(0, 2));
+    const { page } = await openUi();
+    await option(page, "Staging").click();
+    await waitForText(page, "#panel .step", "2/2");
+    await page.locator("#panel").getByRole("button", { name: "Back", exact: true }).click();
+    await page.locator("#panel .other-input").fill("Canary <b>only</b>");
+    expect(await option(page, "Staging").locator("input").isChecked()).toBe(false);
+    await page.keyboard.press("Enter");
+    await waitForText(page, "#panel .step", "2/2");
+    await option(page, "Unit").click();
+    await page.locator("#panel .other-input").fill("Smoke tests");
+    await button(page, "Submit").click();
+    expect(await result).toMatchObject({ status: "answered", answers: { answers: { env: ["Canary <b>only</b>"], checks: ["Unit", "Smoke tests"] } } });
+    const entry = page.locator('.entry[data-status="answered"]');
+    await entry.waitFor();
+    expect(await entry.textContent()).toContain("“Canary <b>only</b>”");
+    expect(await entry.locator("b").count()).toBe(0);
+  });
+
+  it("Skip gives no_answer / skipped, and the summary says Skipped", async () => {
+    const { result } = ask(THREE);
+    const { page } = await openUi();
+    await option(page, "Staging").click();
+    await waitForText(page, "#panel .step", "2/3");
+    await button(page, "Skip").click();
+    expect(await result).toEqual({ status: "no_answer", reason: "skipped" });
+    await waitForText(page, '.entry[data-status="cancelled"]', "Skipped on the web");
+  });
+
+  it("collapses to a slim question bar above the full composer, and expands again", async () => {
+    const { result } = ask([DEPLOY]);
+    const { page } = await openUi();
+    await option(page, "Production").waitFor();
+    expect(await page.locator("#composer").isHidden()).toBe(true);
+    await page.getByRole("button", { name: "Collapse question" }).click();
+    await panel(page).waitFor({ state: "hidden" });
+    const bar = page.locator("#qbar");
+    await bar.waitFor();
+    expect(await bar.textContent()).toContain("Where should I deploy?");
+    expect(await page.locator("#composer").isVisible()).toBe(true);
+    expect(await page.locator("#composer-text").isEnabled()).toBe(true);
+    const barBox = (await bar.boundingBox())!;
+    const composerBox = (await page.locator("#composer").boundingBox())!;
+    expect(barBox.height).toBeLessThan(70);
+    expect(barBox.y + barBox.height).toBeLessThanOrEqual(composerBox.y);
+    await screenshot(page, "control-ui-collapsed.png");
+    await bar.getByRole("button").click();
+    await option(page, "Production").waitFor();
+    expect(await page.locator("#composer").isHidden()).toBe(true);
+    await page.keyboard.press("Escape"); // Escape collapses as well
+    await bar.waitFor();
+    await bar.getByRole("button").click();
+    await option(page, "Staging (Recommended)").click();
+    expect(await result).toMatchObject({ status: "answered", answers: { answers: { deploy: ["Staging (Recommended)"] } } });
+  });
+
+  it("takes a plain-text reply from the composer through the shared parser, partial answers included", async () => {
+    const single = ask([DEPLOY]);
+    const { page } = await openUi();
+    await option(page, "Production").waitFor();
+    await page.getByRole("button", { name: "Collapse question" }).click();
+    await page.locator("#composer-text").fill("2");
+    await page.keyboard.press("Enter");
+    expect(await single.result).toEqual({ status: "answered", answers: { answers: { deploy: ["Production"] } }, answeredBy: { surface: "web", via: "text" } });
+    await waitForText(page, '.entry[data-status="answered"]', "Production");
+
+    const two = ask(THREE.slice(0, 2));
+    await option(page, "Staging").waitFor(); // a new question opens expanded again
+    await page.getByRole("button", { name: "Collapse question" }).click();
+    await page.locator("#composer-text").fill("production");
+    await page.keyboard.press("Enter");
+    await waitForText(page, ".note-system", "Still needed: Checks");
+    // The held answer shows in the panel, which opens on the question still open.
+    await page.locator("#qbar button").click();
+    await waitForText(page, "#panel .step", "2/2");
+    await button(page, "Back").click();
+    expect(await option(page, "Production").locator("input").isChecked()).toBe(true);
+    await page.getByRole("button", { name: "Collapse question" }).click();
+    await page.locator("#composer-text").fill("lint, e2e");
+    await page.keyboard.press("Enter");
+    expect(await two.result).toMatchObject({ status: "answered", answers: { answers: { env: ["Production"], checks: ["Lint", "E2E"] } } });
+
+    // A credential-shaped reply is refused and never echoed into the timeline.
+    const third = ask([DEPLOY]);
+    await third.id;
+    await page.getByRole("button", { name: "Collapse question" }).click();
+    const secret = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8";
+    await page.locator("#composer-text").fill(secret);
+    await page.keyboard.press("Enter");
+    await waitForText(page, ".note-error", "not recorded");
+    expect(await page.locator("#timeline").textContent()).not.toContain(secret);
+    expect((await client.get(await third.id)).status).toBe("pending");
+  });
+
+  it("updates live when a question is answered elsewhere: the panel closes and the summary names who", async () => {
+    const { id, result } = ask([DEPLOY]);
+    const { page } = await openUi();
+    await option(page, "Production").waitFor();
+    const resolved = await rpc("question.resolve", { id: await id, answers: { deploy: "staging (recommended)" }, by: { surface: "telegram", user: "42", userName: "Ada", via: "button" } });
+    expect(resolved.status).toBe(200);
+    await panel(page).waitFor({ state: "hidden" });
+    await waitForText(page, `.entry[data-id="${await id}"]`, "Answered in Telegram by Ada");
+    expect(await page.locator(`.entry[data-id="${await id}"]`).textContent()).toContain("Staging (Recommended)");
+    expect(await result).toMatchObject({ status: "answered", answeredBy: { surface: "telegram", user: "42" } });
+    expect(await page.locator("#composer").isVisible()).toBe(true);
+  });
+
+  it("restores the panel mid-question after a reload, and keeps every summary", async () => {
+    const expired = ask([{ ...DEPLOY, question: "Expiring?" }], { timeoutSeconds: 1 });
+    const cancelled = ask([{ ...DEPLOY, question: "Cancelled?" }]);
+    await Promise.all([expired.id, cancelled.id]);
+    await rpc("question.resolve", { id: await cancelled.id, cancel: true, reason: "cancelled", by: { surface: "api", via: "api" } });
+    expect(await expired.result).toEqual({ status: "no_answer", reason: "expired" });
+    const { result } = ask(THREE);
+    const { page } = await openUi();
+    await option(page, "Production").click();
+    await waitForText(page, "#panel .step", "2/3");
+    await option(page, "Unit").click();
+
+    await page.reload();
+    await page.locator('#status[data-state="open"]').waitFor();
+    await waitForText(page, "#panel .step", "2/3");
+    expect(await option(page, "Unit").locator("input").isChecked()).toBe(true);
+    await waitForText(page, '.entry[data-status="expired"]', "Expired");
+    await waitForText(page, '.entry[data-status="cancelled"]', "Cancelled via the API");
+    await button(page, "Back").click();
+    expect(await option(page, "Production").locator("input").isChecked()).toBe(true);
+    await page.keyboard.press("Enter");
+    await page.keyboard.press("Enter");
+    await page.keyboard.press("2");
+    await page.keyboard.press("Enter");
+    expect(await result).toMatchObject({ status: "answered", answers: { answers: { env: ["Production"], checks: ["Unit"], notify: ["The team"] } } });
+    await page.locator('.entry[data-status="answered"]').waitFor();
+    await screenshot(page, "control-ui-answered.png");
+  });
+
+  it("reconnects with backoff after the gateway restarts, and picks up what changed", async () => {
+    const first = ask([DEPLOY]);
+    await first.id;
+    const { page } = await openUi();
+    await option(page, "Production").waitFor();
+    const port = Number(new URL(gateway.url).port);
+    client.close();
+    await gateway.close();
+    await page.locator('#status[data-state="reconnecting"]').waitFor();
+    gateway = await startGateway(gatewayConfig(port));
+    client = await connectGateway({ url: gateway.url, token: TOKEN });
+    // Answered elsewhere while the page was away.
+    await client.resolve({ id: await first.id, answers: { deploy: "Production" }, by: { surface: "slack", userName: "Grace", via: "button" } });
+    const second = ask([{ ...DEPLOY, id: "again", question: "And the next one?" }]);
+    await second.id;
+    await page.locator('#status[data-state="open"]').waitFor({ timeout: 15_000 });
+    await waitForText(page, "#panel", "And the next one?");
+    await waitForText(page, `.entry[data-id="${await first.id}"]`, "Answered in Slack by Grace");
+    await option(page, "Staging (Recommended)").click();
+    expect(await second.result).toMatchObject({ status: "answered", answers: { answers: { again: ["Staging (Recommended)"] } } });
+  });
+
+  it("pages between several pending questions with previous and next", async () => {
+    const a = ask([{ ...DEPLOY, id: "a", header: "First", question: "First question?" }]);
+    await a.id;
+    const b = ask([{ ...DEPLOY, id: "b", header: "Second", question: "Second question?" }]);
+    await b.id;
+    const { page } = await openUi();
+    await waitForText(page, "#panel .pager-label", "Question 1 of 2");
+    await waitForText(page, "#panel", "First question?");
+    expect(await page.getByRole("button", { name: "Previous question" }).isDisabled()).toBe(true);
+    await page.getByRole("button", { name: "Next question" }).click();
+    await waitForText(page, "#panel .pager-label", "Question 2 of 2");
+    await waitForText(page, "#panel", "Second question?");
+    await option(page, "Production").click();
+    expect(await b.result).toMatchObject({ status: "answered", answers: { answers: { b: ["Production"] } } });
+    await waitForText(page, "#panel", "First question?");
+    expect(await page.locator("#panel .pager").count()).toBe(0);
+    await option(page, "Staging (Recommended)").click();
+    expect(await a.result).toMatchObject({ status: "answered", answers: { answers: { a: ["Staging (Recommended)"] } } });
+  });
+
+  it("shows stacked inline cards with touch-sized targets on a narrow viewport", async () => {
+    const { id, result } = ask(THREE.slice(0, 2));
+    const { page, problems } = await openUi(PHONE);
+    const card = page.locator(`.entry-card[data-id="${await id}"]`);
+    await card.waitFor();
+    expect(await panel(page).isHidden()).toBe(true);
+    expect(await page.locator("#composer").isVisible()).toBe(true);
+    const fieldsets = card.locator("fieldset.question");
+    expect(await fieldsets.count()).toBe(2);
+    const [top, bottom] = [(await fieldsets.nth(0).boundingBox())!, (await fieldsets.nth(1).boundingBox())!];
+    expect(bottom.y).toBeGreaterThanOrEqual(top.y + top.height);
+    expect(Math.abs(bottom.x - top.x)).toBeLessThan(2);
+    expect(top.x + top.width).toBeLessThanOrEqual(PHONE.width);
+    const targets = card.locator("label.option, button, input.other-input");
+    const boxes = await targets.evaluateAll((els) => els.map((el) => el.getBoundingClientRect()).map((r) => ({ w: r.width, h: r.height })));
+    expect(boxes.length).toBeGreaterThan(6);
+    for (const box of boxes) expect(box.h).toBeGreaterThanOrEqual(44);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
+    await screenshot(page, "control-ui-phone.png");
+    await card.locator("label.option", { hasText: "Staging" }).click();
+    await card.locator("label.option", { hasText: "Unit" }).click();
+    await card.getByRole("button", { name: "Submit" }).click();
+    expect(await result).toMatchObject({ status: "answered", answers: { answers: { env: ["Staging"], checks: ["Unit"] } } });
+    await page.locator(`.entry[data-id="${await id}"][data-status="answered"]`).waitFor();
+    expect(problems).toEqual([]);
+  });
+
+  it("shows question text with <script> and <img onerror> as text, and never runs it", async () => {
+    const hostile = {
+      id: "x",
+      header: "<script>",
+      question: `<img src=x onerror="window.__pwned=1"> and <script>window.__pwned=2</script>`,
+      options: [{ label: "<b>bold</b>", description: `<img src=y onerror="window.__pwned=3">` }, { label: "Fine" }],
+    };
+    const { result } = ask([hostile]);
+    const { page, problems } = await openUi();
+    await waitForText(page, "#panel", `<img src=x onerror="window.__pwned=1">`);
+    await waitForText(page, "#panel", "<b>bold</b>");
+    await waitForText(page, "#timeline", "window.__pwned=2");
+    expect(await page.locator("#panel img, #timeline img, #panel script, #timeline script, #panel b").count()).toBe(0);
+    await option(page, "<b>bold</b>").click();
+    expect(await result).toMatchObject({ status: "answered", answers: { answers: { x: ["<b>bold</b>"] } } });
+    await page.locator('.entry[data-status="answered"]').waitFor();
+    expect(await page.locator("#timeline img, #timeline b").count()).toBe(0);
+    expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    expect(problems).toEqual([]);
+  });
+});
