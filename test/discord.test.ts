@@ -9,7 +9,8 @@ import { startFakeDiscord, type FakeDiscord, type FakeInteraction } from "./fake
 import { OP } from "./fakes/discord-gateway.ts";
 import { BOT_USER, CALLBACK_TYPE, INTENT, MESSAGE_FLAG_EPHEMERAL, type FakeDiscordMessage } from "./fakes/discord-payloads.ts";
 import { freePort, rpcOk, sleep, startTestGateway, TOKEN, type TestGateway } from "./helpers/gateway.ts";
-import { runBotScenarios, waitUntil } from "./scenarios/bot-scenarios.ts";
+import { runBotScenarios } from "./scenarios/bot-scenarios.ts";
+import { scenarioTools, waitUntil } from "./scenarios/tools.ts";
 import type { BotHarness, Person, PromptCopy } from "./scenarios/harness.ts";
 
 const DISCORD_TOKEN = "discord-test-token-not-real";
@@ -171,22 +172,7 @@ describe("discord: specifics", () => {
 
   const ask = async (questions: unknown[], chat = h.chat) =>
     (await rpcOk(h.gatewayUrl(), "question.request", { questions, targets: [{ surface: "discord", chat }] })).id as string;
-  const deliveryOf = async (id: string, chat = h.chat) =>
-    waitUntil(async () => {
-      const record = await rpcOk(h.gatewayUrl(), "question.get", { id });
-      return record.deliveries.find((d: any) => d.surface === "discord" && d.chat === chat);
-    }, `the delivery of ${id}`);
-  const promptOf = async (id: string, chat = h.chat) => h.copy(chat, (await deliveryOf(id, chat)).messageRef);
-  const result = async (id: string) => {
-    const { id: _id, record: _record, ...rest } = await rpcOk(h.gatewayUrl(), "question.waitAnswer", { id, timeoutMs: 8_000 });
-    return rest;
-  };
-  const status = async (id: string) => (await rpcOk(h.gatewayUrl(), "question.get", { id })).status as string;
-  const summaryOf = (copy: PromptCopy, pattern: RegExp) =>
-    waitUntil(() => {
-      const now = h.copy(copy.chat, copy.ref);
-      return pattern.test(now.text) && now.buttons.length === 0 && now;
-    }, `the copy to read ${pattern}`);
+  const { deliveryOf, promptOf, result, status, summaryOf } = scenarioTools(() => h);
 
   it("the fake gateway behaves like Discord's: HELLO, IDENTIFY with the intents, READY, GUILD_CREATE, heartbeats and ACKs", async () => {
     const { gateway } = h.fake;

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rpcOk, sleep } from "./helpers/gateway.ts";
 import { createSlackHarness, SLACK_TEST_TOKENS, type SlackHarness } from "./fakes/slack-harness.ts";
 import { postSigned, slackRequestBody, slackSignature } from "./fakes/slack-signing.ts";
-import { waitUntil } from "./scenarios/bot-scenarios.ts";
+import { scenarioTools, waitUntil } from "./scenarios/tools.ts";
 import type { PromptCopy } from "./scenarios/harness.ts";
 
 const single = {
@@ -22,13 +22,7 @@ describe("slack: HTTP mode with signed requests", () => {
     await h?.close();
   });
 
-  const result = (id: string) => rpcOk(h.gatewayUrl(), "question.waitAnswer", { id, timeoutMs: 8_000 });
-  const status = async (id: string) => (await rpcOk(h.gatewayUrl(), "question.get", { id })).status as string;
-  const summaryOf = (copy: { chat: string; ref: string }, pattern: RegExp) =>
-    waitUntil(() => {
-      const now = h.copy(copy.chat, copy.ref);
-      return pattern.test(now.text) && now.buttons.length === 0 && now;
-    }, `the copy to read ${pattern}`);
+  const { result, status, summaryOf } = scenarioTools(() => h);
 
   /** Everything a forged or stale request could have changed. */
   const snapshot = (copy: PromptCopy) => ({

@@ -101,4 +101,3 @@ export function createConnection({ socket, dispatch, authenticated, checkToken, 
   };
 }
 
-export { GatewayError };

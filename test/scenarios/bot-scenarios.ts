@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rpc, rpcOk, sleep } from "../helpers/gateway.ts";
+import { scenarioTools, waitUntil } from "./tools.ts";
 import type { BotHarness, Person, PromptCopy } from "./harness.ts";
 
 const single = {
@@ -10,16 +11,6 @@ const single = {
 };
 const multi = { id: "checks", header: "Checks", question: "Which checks should run?", multiSelect: true, options: [{ label: "Lint" }, { label: "Unit" }, { label: "E2E" }] };
 const region = { id: "region", header: "Region", question: "Which region?", options: [{ label: "EU" }, { label: "US" }] };
-
-export async function waitUntil<T>(probe: () => T | undefined | false | Promise<T | undefined | false>, what: string, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(20);
-  }
-}
 
 /**
  * The cross-platform scenario suite (issue 5): every bot runs these against its own fake platform server,
@@ -40,25 +31,7 @@ export function runBotScenarios(name: string, makeHarness: () => Promise<BotHarn
       const { id } = await rpcOk(h.gatewayUrl(), "question.request", { questions, targets: [target], ...extra });
       return id as string;
     };
-    const promptOf = async (id: string, chat = h.chat): Promise<PromptCopy> => {
-      const record = await waitUntil(async () => {
-        const r = await rpcOk(h.gatewayUrl(), "question.get", { id });
-        return r.deliveries.some((d: any) => d.surface === h.surface && d.chat === chat) && r;
-      }, `the prompt of ${id} in ${chat}`);
-      const delivery = record.deliveries.find((d: any) => d.surface === h.surface && d.chat === chat);
-      return h.copy(chat, delivery.messageRef);
-    };
-    const result = async (id: string) => {
-      const payload = await rpcOk(h.gatewayUrl(), "question.waitAnswer", { id, timeoutMs: 8_000 });
-      const { id: _id, record: _record, ...rest } = payload;
-      return rest;
-    };
-    const status = async (id: string) => (await rpcOk(h.gatewayUrl(), "question.get", { id })).status as string;
-    const summaryOf = (copy: PromptCopy, pattern: RegExp) =>
-      waitUntil(() => {
-        const now = h.copy(copy.chat, copy.ref);
-        return pattern.test(now.text) && now.buttons.length === 0 && now;
-      }, `the copy to read ${pattern}`);
+    const { promptOf, result, status, summaryOf } = scenarioTools(() => h);
     const replyMatching = (chat: string, pattern: RegExp) => waitUntil(() => h.botReplies(chat).find((t) => pattern.test(t)), `a bot reply matching ${pattern}`);
 
     it("sends one full-width button per option, then Other… and Skip, with descriptions in the text", async () => {
@@ -253,3 +226,4 @@ export function runBotScenarios(name: string, makeHarness: () => Promise<BotHarn
 }
 
 export type { BotHarness, Person, PromptCopy };
+export { waitUntil };

@@ -1,0 +1,39 @@
+import { rpcOk, sleep } from "../helpers/gateway.ts";
+import type { BotHarness, PromptCopy } from "./harness.ts";
+
+/** Polls until `probe` returns something truthy, or fails naming what it waited for. */
+export async function waitUntil<T>(probe: () => T | undefined | false | Promise<T | undefined | false>, what: string, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(20);
+  }
+}
+
+/** What every bot test asks of the gateway and the fake: deliveries, results, statuses and summaries. */
+export function scenarioTools(harness: () => BotHarness) {
+  const gateway = () => harness().gatewayUrl();
+  const deliveryOf = (id: string, chat = harness().chat) =>
+    waitUntil(async () => {
+      const record = await rpcOk(gateway(), "question.get", { id });
+      return record.deliveries.find((d: any) => d.surface === harness().surface && d.chat === chat) as { messageRef: string } | undefined;
+    }, `the prompt of ${id} in ${chat}`);
+  return {
+    deliveryOf,
+    promptOf: async (id: string, chat = harness().chat): Promise<PromptCopy> => harness().copy(chat, (await deliveryOf(id, chat)).messageRef),
+    /** The ask_user result, without the payload's id and record. */
+    async result(id: string) {
+      const { id: _id, record: _record, ...rest } = await rpcOk(gateway(), "question.waitAnswer", { id, timeoutMs: 8_000 });
+      return rest;
+    },
+    status: async (id: string) => (await rpcOk(gateway(), "question.get", { id })).status as string,
+    /** Waits until a copy reads `pattern` and has no buttons left. */
+    summaryOf: (copy: PromptCopy, pattern: RegExp) =>
+      waitUntil(() => {
+        const now = harness().copy(copy.chat, copy.ref);
+        return pattern.test(now.text) && now.buttons.length === 0 && now;
+      }, `the copy to read ${pattern}`),
+  };
+}
