@@ -96,6 +96,11 @@ export async function startTelegramBot(config: Config, options: TelegramBotOptio
     await respond(ctx, response?.reply?.private ? { ...response, reply: undefined } : response);
   });
 
+  // Helps ops find the chat id to target; a pending question still takes precedence for other text.
+  bot.command(["start", "chatid"], async (ctx) => {
+    await ctx.reply(`This chat's id is ${ctx.chat.id}. Target it as telegram:${ctx.chat.id}`);
+  });
+
   bot.on("message:text", async (ctx) => {
     const replyTo = ctx.message.reply_to_message?.message_id;
     const response = await bridge.handle({

@@ -79,4 +79,10 @@ describe("telegram webhook mode", () => {
     }, "the answer");
     expect(answered.answers).toEqual({ go: ["No"] });
   });
+
+  it("tells ops the chat id on /start", async () => {
+    const message = { message_id: 77, date: 0, chat: { id: -100555, type: "supergroup" }, from: { id: 1, is_bot: false, first_name: "Op" }, text: "/start", entities: [{ type: "bot_command", offset: 0, length: 6 }] };
+    expect((await post({ update_id: 10, message }, secret)).status).toBe(200);
+    await waitUntil(() => fake.botMessages(-100555).find((m) => m.text.includes("telegram:-100555")), "the chat id reply");
+  });
 });
