@@ -42,8 +42,11 @@ export function createDeliveryLoop({ client, adapter, cache, now = Date.now, log
   async function flushReports(): Promise<void> {
     for (const [key, report] of unreported) {
       try {
-        cache.put(await client.delivered({ id: report.id, surface, chat: report.chat, messageRef: report.messageRef }));
+        const updated = await client.delivered({ id: report.id, surface, chat: report.chat, messageRef: report.messageRef });
+        cache.put(updated);
         unreported.delete(key);
+        // Resolved before this copy was recorded: its question.resolved edit did not know of it, so edit it now.
+        if (updated.status !== "pending") void updateCopies(cache.get(updated.id) ?? updated);
       } catch (error) {
         if (error instanceof GatewayError && error.code === "DISCONNECTED") return;
         unreported.delete(key); // the question is gone or the target refused: nothing to retry
@@ -58,12 +61,17 @@ export function createDeliveryLoop({ client, adapter, cache, now = Date.now, log
       if (target.surface !== surface || !target.chat) continue;
       const key = `${record.id}\u0000${target.chat}`;
       if (inFlight.has(key) || unreported.has(key)) continue;
-      if (record.deliveries.some((d) => d.surface === surface && d.chat === target.chat)) continue;
+      // `record` may be older than what this bot knows (a resync's list is fetched before the reports it flushes):
+      // the cache also holds every copy this process sent, and the latest status.
+      const known = cache.get(record.id);
+      if (known && known.status !== "pending") continue;
+      if ([record, known].some((r) => r?.deliveries.some((d) => d.surface === surface && d.chat === target.chat))) continue;
       inFlight.add(key);
       try {
         let messageRef: string;
         try {
           messageRef = await adapter.sendPrompt(record, target);
+          cache.addSent(record.id, { surface, chat: target.chat, messageRef, deliveredAtMs: now() });
         } catch (error) {
           log(`could not send ${record.id} to ${surface}:${target.chat}`, error);
           if (error instanceof PermanentSendError) {
@@ -97,19 +105,20 @@ export function createDeliveryLoop({ client, adapter, cache, now = Date.now, log
     const since = firstSync ? now() - 60 * 60_000 : (disconnectedAtMs ?? now()) - 5_000;
     firstSync = false;
     disconnectedAtMs = undefined;
+    const stale: QuestionRecord[] = [];
     try {
-      const recent = await client.list({ surface, limit: 1000 });
-      for (const record of recent) {
-        if (record.status === "pending") cache.put(record);
-        else if ((record.resolvedAtMs ?? 0) >= since) {
-          cache.put(record);
-          await updateCopies(record);
-        }
+      for (const record of await client.list({ surface, limit: 1000 })) {
+        if (record.status === "pending" || (record.resolvedAtMs ?? 0) >= since) cache.put(record);
+        if (record.status !== "pending" && (record.resolvedAtMs ?? 0) >= since) stale.push(record);
       }
     } catch (error) {
       log("could not list recent questions", error);
     }
     await Promise.all(pending.map(deliver));
+    // The catch-up edits run in the background, so a restarted bot listens at once.
+    void (async () => {
+      for (const record of stale) await updateCopies(cache.get(record.id) ?? record);
+    })();
   }
 
   return {

@@ -58,7 +58,8 @@ export function createInboundHandler(options: InboundOptions) {
       return failure(error);
     }
     cache.put(record);
-    if (!deliveredTo(record, surface, event.chat)) return { toast: TEXTS.notValid };
+    // The cache also knows the copies this bot sent before the gateway recorded them.
+    if (!deliveredTo(cache.get(record.id) ?? record, surface, event.chat)) return { toast: TEXTS.notValid };
     if (!mayAnswer(record, surface, event.chat, event.user.id, allowedUsers)) return { toast: TEXTS.someoneElse, reply: { text: TEXTS.someoneElse, private: true } };
     if (record.status !== "pending") return { toast: TEXTS.alreadyAnswered };
     return record;
@@ -92,6 +93,8 @@ export function createInboundHandler(options: InboundOptions) {
     const key = awaitKey(event.chat, event.user.id);
     const awaited = awaitingOwnWords.get(key);
     const replied = event.replyToMessageRef ? cache.byMessageRef(surface, event.chat, event.replyToMessageRef) : undefined;
+    // A reply to a closed prompt is about that prompt: it must never answer another question pending in the chat.
+    if (replied && replied.status !== "pending") return { reply: { text: TEXTS.alreadyAnswered } };
     let record = replied ?? (awaited ? cache.get(awaited) : undefined);
     if (!record || record.status !== "pending") {
       record = cache.latestPendingIn(surface, event.chat, (r) => mayAnswer(r, surface, event.chat, event.user.id, allowedUsers));

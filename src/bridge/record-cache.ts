@@ -1,15 +1,31 @@
 import type { Surface } from "../contract/result.ts";
-import type { QuestionRecord } from "../record.ts";
+import type { Delivery, QuestionRecord } from "../record.ts";
 
 const KEEP_TERMINAL_MS = 2 * 60 * 60_000;
 
 /** The bot's view of the records that concern it, kept fresh from gateway events. */
 export function createRecordCache(now: () => number = Date.now) {
   const records = new Map<string, QuestionRecord>();
+  /**
+   * Copies this bot sent, by question: kept for the process's life and merged into every record put here, so the bot
+   * knows its own prompts before (and regardless of) the gateway recording them, even when an older record arrives.
+   */
+  const sent = new Map<string, Delivery[]>();
 
   function prune(): void {
     const cutoff = now() - KEEP_TERMINAL_MS;
-    for (const [id, r] of records) if (r.status !== "pending" && (r.resolvedAtMs ?? 0) < cutoff) records.delete(id);
+    for (const [id, r] of records) {
+      if (r.status !== "pending" && (r.resolvedAtMs ?? 0) < cutoff) {
+        records.delete(id);
+        sent.delete(id);
+      }
+    }
+  }
+
+  function withSent(record: QuestionRecord): QuestionRecord {
+    const mine = sent.get(record.id);
+    const missing = mine?.filter((d) => !record.deliveries.some((x) => x.surface === d.surface && x.chat === d.chat));
+    return missing?.length ? { ...record, deliveries: [...record.deliveries, ...missing] } : record;
   }
 
   return {
@@ -17,8 +33,14 @@ export function createRecordCache(now: () => number = Date.now) {
       const known = records.get(record.id);
       // Never let a stale pending copy overwrite a terminal one.
       if (known && known.status !== "pending" && record.status === "pending") return;
-      records.set(record.id, record);
+      records.set(record.id, withSent(record));
       if (records.size % 500 === 0) prune();
+    },
+    /** This bot sent a copy: known from now on, whatever the gateway's records say yet. */
+    addSent(id: string, delivery: Delivery): void {
+      sent.set(id, [...(sent.get(id) ?? []), delivery]);
+      const known = records.get(id);
+      if (known) records.set(id, withSent(known));
     },
     get: (id: string) => records.get(id),
     /** The record whose prompt is that message in that chat. */

@@ -260,15 +260,18 @@ export async function startFakeDiscord(options: { token: string; heartbeatInterv
     /** Someone presses a button with this custom_id on a message. */
     press: (message: FakeDiscordMessage, customId: string, user: FakeDiscordUser) =>
       interact(INTERACTION_TYPE.MESSAGE_COMPONENT, message, user, { custom_id: customId, component_type: 2 }),
-    /** Someone submits the modal the bot opened in answer to `opened`, typing `text` into every text input. */
-    submitModal(opened: FakeInteraction, text: string): FakeInteraction {
+    /**
+     * Someone submits the modal the bot opened in answer to `opened`, typing `text` into every text input. `as`
+     * submits it as another user (a forged submission: the modal was opened for someone else).
+     */
+    submitModal(opened: FakeInteraction, text: string, as?: FakeDiscordUser): FakeInteraction {
       const modal = opened.callback?.data;
       if (opened.callback?.type !== CALLBACK_TYPE.MODAL || !modal) throw new Error("the bot did not open a modal for that interaction");
       const fill = (c: any) => ({ type: c.type, ...(c.id ? { id: c.id } : {}), custom_id: c.custom_id, value: text });
       const components = modal.components.map((c: any) =>
         c.type === 18 ? { type: 18, ...(c.id ? { id: c.id } : {}), component: fill(c.component) } : { type: c.type, components: c.components.map(fill) },
       );
-      return interact(INTERACTION_TYPE.MODAL_SUBMIT, opened.message, opened.user, { custom_id: modal.custom_id, components });
+      return interact(INTERACTION_TYPE.MODAL_SUBMIT, opened.message, as ?? opened.user, { custom_id: modal.custom_id, components });
     },
     /** Resolves once the bot acknowledged the interaction. */
     acknowledged: (interaction: FakeInteraction) => until(() => interaction.callback, `the bot to acknowledge interaction ${interaction.id}`),

@@ -7,6 +7,8 @@ export interface RestCall {
   route: string;
   body: any;
   status: number;
+  /** When the fake answered it (Date.now()). */
+  atMs?: number;
 }
 
 export interface RestResult {
@@ -90,7 +92,7 @@ export function createFakeRest(token: string, routes: () => RestRoute[]) {
       const method = req.method ?? "GET";
       const match = url.pathname.startsWith("/api/v10/") ? compiled.find((r) => r.method === method && r.pattern.test(path)) : undefined;
       const result = resultFor(method, path, match?.route, body, url.searchParams, req.headers.authorization, match?.handler, match ? match.pattern.exec(path)!.slice(1) : []);
-      calls.push({ method, path, route: match?.route ?? path, body, status: result.status });
+      calls.push({ method, path, route: match?.route ?? path, body, status: result.status, atMs: Date.now() });
       res.writeHead(result.status, { ...(result.body === undefined ? {} : { "content-type": "application/json" }), ...result.headers });
       res.end(result.body === undefined ? undefined : JSON.stringify(result.body));
     },

@@ -75,6 +75,8 @@ export async function startFakeSlack(options: FakeSlackOptions) {
   const dms = new Map<string, string>(); // user → D channel
   const acks = new Map<string, unknown>();
   const sockets = new Set<WebSocket>();
+  /** Each Socket Mode connection's number (1, 2, …), for tests that track which bot process took an envelope. */
+  const connectionIds = new Map<WebSocket, number>();
   let socket: WebSocket | undefined;
   let connectionsOpened = 0;
   let clock = 0;
@@ -217,6 +219,7 @@ export async function startFakeSlack(options: FakeSlackOptions) {
     wss.handleUpgrade(req, netSocket, head, (ws) => {
       sockets.add(ws);
       connectionsOpened++;
+      connectionIds.set(ws, connectionsOpened);
       ws.on("message", (data) => {
         const frame = JSON.parse(data.toString());
         if (typeof frame.envelope_id === "string") acks.set(frame.envelope_id, frame.payload ?? {});
@@ -242,6 +245,24 @@ export async function startFakeSlack(options: FakeSlackOptions) {
     return 200;
   };
   inbound = socketInbound;
+
+  /**
+   * Socket Mode, tracked: sends one envelope on the current connection and resolves with that connection's number
+   * once acknowledged. Rejects when no connection comes within `timeoutMs`, or when the connection closes before
+   * the ack (the bot process died).
+   */
+  async function deliverTracked(type: "events_api" | "interactive", payload: unknown, timeoutMs = 10_000): Promise<{ connection: number }> {
+    const ws = await until(() => (socket?.readyState === 1 ? socket : undefined), "a Socket Mode connection", timeoutMs);
+    const connection = connectionIds.get(ws)!;
+    const envelope_id = `env-${nextId++}`;
+    ws.send(JSON.stringify({ envelope_id, type, payload, accepts_response_payload: type === "interactive" }));
+    await until(() => {
+      if (acks.has(envelope_id)) return true;
+      if (ws.readyState !== 1) throw new Error(`fake Slack: connection ${connection} closed before the ack of ${envelope_id}`);
+      return undefined;
+    }, `the ack of ${envelope_id}`, timeoutMs);
+    return { connection };
+  }
 
   const userOf = (who: FakeSlackPerson) => ({ id: who.id, username: who.name.toLowerCase(), name: who.name.toLowerCase(), team_id: FAKE_TEAM.id });
 
@@ -360,6 +381,9 @@ export async function startFakeSlack(options: FakeSlackOptions) {
     eventCallback,
     /** Delivers any payload the way the bot is listening (Socket Mode or signed HTTP). */
     deliver: (kind: "events_api" | "interactive", payload: unknown) => inbound(kind, payload),
+    deliverTracked,
+    /** Whether Socket Mode connection number `n` (see deliverTracked) is still open. */
+    connectionOpen: (n: number) => [...connectionIds].some(([ws, id]) => id === n && ws.readyState === 1),
     /** The first ephemeral to `user` after the first `after` of them. */
     waitForEphemeral(user: string, after: number, timeoutMs = 10_000): Promise<FakeEphemeral> {
       return until(() => ephemerals.filter((e) => e.user === user)[after], `an ephemeral message to ${user}`, timeoutMs);

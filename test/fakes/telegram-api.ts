@@ -25,17 +25,63 @@ export interface FakeUser {
 
 type Failure = { error_code: number; description: string; parameters?: Record<string, unknown> };
 
+/**
+ * Telegram's published flood limits, enforced when given: about `perSecond` messages a second overall, and
+ * `perChatPerSecond` in any one chat. A call over a limit gets 429 "Too Many Requests: retry after N" with
+ * `parameters.retry_after`, as Telegram answers. Each limit is a token bucket (its capacity is one second's worth),
+ * so a sender pacing itself at the limit passes; `graceMs` forgives that much network jitter.
+ */
+export interface TelegramLimits {
+  perSecond?: number;
+  perChatPerSecond?: number;
+  /** Jitter forgiven, in ms of refill (default 50). */
+  graceMs?: number;
+  /** The methods that count as messages (default: sendMessage, editMessageText, editMessageReplyMarkup, deleteMessage). */
+  methods?: string[];
+}
+
+export interface FakeTelegramOptions {
+  limits?: TelegramLimits;
+}
+
+/** A token bucket: `capacity` tokens, refilled at `perSecond`. */
+function tokenBucket(perSecond: number, capacity: number, graceMs: number) {
+  let tokens = capacity;
+  let at = Date.now();
+  const refill = (now: number) => {
+    tokens = Math.min(capacity, tokens + ((now - at) * perSecond) / 1000);
+    at = now;
+  };
+  return {
+    /** 0 when a token is free now (within the grace), else the ms until one is. */
+    waitMs(now: number): number {
+      refill(now);
+      const short = 1 - tokens - (graceMs * perSecond) / 1000;
+      return short <= 0 ? 0 : Math.ceil((short * 1000) / perSecond);
+    },
+    take(): void {
+      tokens -= 1;
+    },
+  };
+}
+
 const BOT = { id: 999_000, is_bot: true, first_name: "AskBot", username: "ask_bot" };
 
 /**
  * A local stand-in for the Telegram Bot API, enough for grammY's long polling, sends, edits,
  * callback answers and deletes. Tests drive people through `press` and `type`.
  */
-export async function startFakeTelegram() {
+export async function startFakeTelegram(options: FakeTelegramOptions = {}) {
+  const limits = options.limits;
+  const limitedMethods = new Set(limits?.methods ?? ["sendMessage", "editMessageText", "editMessageReplyMarkup", "deleteMessage"]);
+  const graceMs = limits?.graceMs ?? 50;
+  const globalBucket = limits?.perSecond ? tokenBucket(limits.perSecond, limits.perSecond, graceMs) : undefined;
+  const chatBuckets = new Map<string, ReturnType<typeof tokenBucket>>();
+  let rateLimited = 0;
   const messages = new Map<string, FakeTelegramMessage>(); // `${chat}:${id}`
   const updates: Array<{ update_id: number } & Record<string, unknown>> = [];
   const callbackAnswers = new Map<string, { text?: string }>();
-  const calls: Array<{ method: string; body: any; failed?: boolean }> = [];
+  const calls: Array<{ method: string; body: any; failed?: boolean; /** Refused by `limits` with a 429. */ limited?: boolean; atMs?: number }> = [];
   const failures = new Map<string, Failure[]>();
   const wakers = new Set<() => void>();
   let nextUpdateId = 1;
@@ -43,6 +89,27 @@ export async function startFakeTelegram() {
   let nextCallbackId = 1;
 
   const key = (chat: number | string, id: number | string) => `${chat}:${id}`;
+
+  /** Under `limits`: the 429 this call gets, or undefined when it may go (and then it uses up its tokens). */
+  function overLimit(method: string, body: any): Failure | undefined {
+    if (!limits || !limitedMethods.has(method)) return undefined;
+    const now = Date.now();
+    const chat = body.chat_id === undefined ? undefined : String(body.chat_id);
+    let chatBucket: ReturnType<typeof tokenBucket> | undefined;
+    if (chat !== undefined && limits.perChatPerSecond) {
+      chatBucket = chatBuckets.get(chat);
+      if (!chatBucket) chatBuckets.set(chat, (chatBucket = tokenBucket(limits.perChatPerSecond, 1, graceMs)));
+    }
+    const waitMs = Math.max(globalBucket?.waitMs(now) ?? 0, chatBucket?.waitMs(now) ?? 0);
+    if (waitMs > 0) {
+      rateLimited++;
+      const seconds = Math.max(1, Math.ceil(waitMs / 1000));
+      return { error_code: 429, description: `Too Many Requests: retry after ${seconds}`, parameters: { retry_after: seconds } };
+    }
+    globalBucket?.take();
+    chatBucket?.take();
+    return undefined;
+  }
   const chatOf = (id: number) => ({ id, type: id < 0 ? ("supergroup" as const) : ("private" as const) });
 
   function push(update: Record<string, unknown>): number {
@@ -145,8 +212,10 @@ export async function startFakeTelegram() {
       const method = match[2]!;
       const body = await readJson(req);
       const queued = failures.get(method)?.shift();
-      calls.push({ method, body, ...(queued ? { failed: true } : {}) });
+      const limited = queued ? undefined : overLimit(method, body);
+      calls.push({ method, body, atMs: Date.now(), ...(queued || limited ? { failed: true } : {}), ...(limited ? { limited: true } : {}) });
       if (queued) return fail(res, queued);
+      if (limited) return fail(res, limited);
       const handler = handlers[method];
       if (!handler) return fail(res, { error_code: 404, description: `Not Found: method ${method}` });
       await handler(body, res, req);
@@ -171,10 +240,16 @@ export async function startFakeTelegram() {
     return message;
   }
 
-  /** Someone presses a button with raw callback data; resolves to the toast once the bot answers. */
-  async function pressData(message: FakeTelegramMessage, data: string, from: FakeUser, timeoutMs = 10_000): Promise<string | undefined> {
+  /** Someone presses a button with raw callback data, without waiting: returns the callback query id. */
+  function pushCallback(message: FakeTelegramMessage, data: string, from: FakeUser): string {
     const id = String(nextCallbackId++);
     push({ callback_query: { id, from: { is_bot: false, ...from }, chat_instance: `ci${message.chat.id}`, message: publicMessage(message), data } });
+    return id;
+  }
+
+  /** Someone presses a button with raw callback data; resolves to the toast once the bot answers. */
+  async function pressData(message: FakeTelegramMessage, data: string, from: FakeUser, timeoutMs = 10_000): Promise<string | undefined> {
+    const id = pushCallback(message, data, from);
     const deadline = Date.now() + timeoutMs;
     while (!callbackAnswers.has(id)) {
       if (Date.now() > deadline) throw new Error(`the bot never answered callback query ${id}`);
@@ -191,6 +266,9 @@ export async function startFakeTelegram() {
     botMessages: (chat: number) => [...messages.values()].filter((m) => m.chat.id === chat && m.from.is_bot),
     type,
     pressData,
+    pushCallback,
+    /** How the bot answered a callback query: undefined until it did, then `{ text }` (text absent for a silent answer). */
+    callbackAnswer: (id: string): { text?: string } | undefined => callbackAnswers.get(id),
     /** Presses the n-th inline button of a message as it was sent (a stale app still shows it). */
     press(message: FakeTelegramMessage, buttonIndex: number, from: FakeUser): Promise<string | undefined> {
       const button = message.sent_markup?.inline_keyboard?.[buttonIndex]?.[0];
@@ -202,6 +280,8 @@ export async function startFakeTelegram() {
       failures.set(method, [...(failures.get(method) ?? []), failure]);
     },
     pendingUpdates: () => updates.length,
+    /** How many calls `limits` refused with a 429. */
+    rateLimited: () => rateLimited,
     async close(): Promise<void> {
       for (const wake of wakers) wake();
       server.closeAllConnections();
