@@ -2,12 +2,27 @@
 
 const segmenter = new Intl.Segmenter(undefined, { granularity: "grapheme" });
 
+/**
+ * ASCII text needs no segmenter: every ASCII character is a grapheme cluster of its own, except CR LF, which is one
+ * (Unicode UAX #29, GB3). Intl.Segmenter is slow, and questions are mostly ASCII.
+ */
+const ASCII = /^[\x00-\x7f]*$/;
+
 /** Splits text into user-perceived characters (grapheme clusters). */
 export function graphemes(text: string): string[] {
+  if (ASCII.test(text)) {
+    const parts = text.split("");
+    return text.includes("\r\n") ? parts.reduce<string[]>((out, ch) => (ch === "\n" && out[out.length - 1] === "\r" ? (out[out.length - 1] = "\r\n") : out.push(ch), out), []) : parts;
+  }
   return Array.from(segmenter.segment(text), (s) => s.segment);
 }
 
 export function graphemeLength(text: string): number {
+  if (ASCII.test(text)) {
+    let crlf = 0;
+    for (let i = text.indexOf("\r\n"); i !== -1; i = text.indexOf("\r\n", i + 2)) crlf++;
+    return text.length - crlf;
+  }
   let n = 0;
   for (const _ of segmenter.segment(text)) n++;
   return n;
@@ -41,11 +56,28 @@ const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
  * then strip trailing `.` and `!`.
  */
 export function looseKey(text: string): string {
+  // One reply is keyed several times while it is parsed (blank check, label match, skip check, own words), and
+  // labels and question keys recur from reply to reply: remember recent short keys.
+  if (text.length > LOOSE_CACHE_MAX_LENGTH) return computeLooseKey(text);
+  let key = looseCache.get(text);
+  if (key === undefined) {
+    if (looseCache.size >= LOOSE_CACHE_SIZE) looseCache.clear();
+    looseCache.set(text, (key = computeLooseKey(text)));
+  }
+  return key;
+}
+
+const LOOSE_CACHE_SIZE = 4096;
+const LOOSE_CACHE_MAX_LENGTH = 256;
+const looseCache = new Map<string, string>();
+
+function computeLooseKey(text: string): string {
   // Printable ASCII is already NFKC and lower-cases to ASCII: skip both normalisations (the common case, and the hot path).
   let s = PRINTABLE_ASCII.test(text)
     ? text.trim().replace(/\s+/g, " ").toLowerCase()
     : // NFKC again after lower-casing: upper-case Greek with accents lower-cases to a letter plus combining marks, which NFKC composes.
-      text.normalize("NFKC").trim().replace(/\s+/gu, " ").toLowerCase().normalize("NFKC");
+      // Final sigma folds to σ, as case folding does, so "Σ" typed after any character matches.
+      text.normalize("NFKC").trim().replace(/\s+/gu, " ").toLowerCase().normalize("NFKC").replace(/ς/gu, "σ");
   for (const [open, close] of QUOTE_PAIRS) {
     if (s.length >= 2 && s.startsWith(open) && s.endsWith(close)) {
       s = s.slice(open.length, s.length - close.length).trim();

@@ -133,6 +133,12 @@ export function runStoreContract(name: string, makeStore: () => StoreHarness): v
         [{ surface: "web" }, ["b", "c"]],
         [{ surface: "discord" }, []],
         [{ status: "pending", surface: "telegram" }, ["a"]],
+        [{ chat: "1" }, ["c", "a"]],
+        [{ chat: "C1" }, ["d"]],
+        [{ chat: "zz" }, []],
+        [{ surface: "telegram", chat: "1" }, ["c", "a"]],
+        [{ surface: "slack", chat: "1" }, []],
+        [{ status: "pending", surface: "telegram", chat: "1" }, ["a"]],
         [{ runId: "r1", sessionKey: "s1" }, ["a"]],
         [{ status: "pending", runId: "r1", sessionKey: "s2", surface: "web" }, ["b"]],
         [{ limit: 2 }, ["d", "b"]],
@@ -141,6 +147,13 @@ export function runStoreContract(name: string, makeStore: () => StoreHarness): v
         [{ status: "pending", limit: 1 }, ["b"]],
       ] as const)("filters by %j", (filter, expected) => {
         expect(ids(store.list(filter))).toEqual(expected);
+      });
+
+      it("lists the pending chat-only questions no surface has delivered yet, oldest first", () => {
+        store.create(pendingRecord("e", { createdAtMs: 50, targets: [{ surface: "discord", chat: "9" }] }));
+        store.create(pendingRecord("f", { createdAtMs: 400, targets: [{ surface: "telegram", chat: "2" }] }));
+        store.addDelivery("f", { surface: "telegram", chat: "2", messageRef: "m", deliveredAtMs: 5 });
+        expect(ids(store.pendingAwaitingDelivery?.() ?? [])).toEqual(store.pendingAwaitingDelivery ? ["e", "a"] : []);
       });
 
       it("returns full records, deliveries included", () => {

@@ -69,6 +69,24 @@ describe("SQLite store specifics", () => {
     expect(SQLITE_PRAGMAS).toEqual(expect.arrayContaining(["journal_mode = WAL", "synchronous = NORMAL"]));
   });
 
+  it("fills the chat index from the records of an older schema when it migrates", () => {
+    const dataDir = makeTempDir();
+    const db = new Database(path.join(dataDir, SQLITE_FILE_NAME));
+    for (const migration of SQLITE_MIGRATIONS.slice(0, 2)) db.exec(migration);
+    db.pragma("user_version = 2");
+    const insert = db.prepare(
+      `INSERT INTO questions (id, status, created_at_ms, expires_at_ms, timeout_seconds, surfaces, questions_json, targets_json)
+       VALUES (?, 'pending', ?, 9999, 30, ',telegram,web,', '[]', ?)`,
+    );
+    insert.run("old1", 1, JSON.stringify([{ surface: "telegram", chat: "-100" }, { surface: "web" }]));
+    insert.run("old2", 2, "{not json");
+    insert.run("old3", 3, JSON.stringify([{ surface: "telegram", chat: "-100", users: ["1"] }, { surface: "telegram", chat: "7" }]));
+    db.close();
+    const store = openStore(dataDir, { onCorruptRecord: () => {} });
+    expect(store.list({ chat: "-100" }).map((r) => r.id)).toEqual(["old3", "old1"]);
+    expect(store.list({ surface: "telegram", chat: "7" }).map((r) => r.id)).toEqual(["old3"]);
+  });
+
   it("refuses a database from a newer schema version", () => {
     const dataDir = makeTempDir();
     const db = new Database(path.join(dataDir, SQLITE_FILE_NAME));

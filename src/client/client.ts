@@ -15,6 +15,11 @@ export interface ConnectOptions {
   offlineWaitMs?: number;
   /** Default per-request timeout (waitAnswer is bounded by its own timeoutMs). */
   requestTimeoutMs?: number;
+  /**
+   * The events this client wants (`events.subscribe`, sent on every connection). Default: all of them. An agent that
+   * only asks and waits passes `[]` and is spared every other question's events.
+   */
+  events?: GatewayEventName[];
   log?: (message: string, error?: unknown) => void;
 }
 
@@ -121,6 +126,10 @@ export class GatewayConnection {
         this.#waitingForLink.clear();
         const reconnect = this.#everConnected;
         this.#everConnected = true;
+        if (this.#options.events) {
+          // Sent first on this link, so no event it filters out arrives after a response to a later request.
+          this.call("events.subscribe", { events: this.#options.events }).catch((error) => this.#options.log?.("events.subscribe failed", error));
+        }
         this.#emit("connected");
         if (reconnect) {
           this.call<{ questions: QuestionRecord[] }>("question.list", { status: "pending" })

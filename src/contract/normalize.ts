@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { isBlankText } from "../parse/blank.ts";
 import { cutGraphemes, graphemeLength, looseLabelKey } from "../text.ts";
 import {
   askUserInputSchema,
@@ -160,6 +161,10 @@ function normalize(input: unknown, options: NormalizeOptions): NormalizeResult {
       const label = o.label.trim();
       if (!label) {
         issues.push({ path: at("options", oi, "label"), message: "must not be empty" });
+        return;
+      }
+      if (isBlankText(label) || !looseLabelKey(label)) {
+        issues.push({ path: at("options", oi, "label"), message: `"${label}" cannot be typed as a reply: it is only punctuation or separators` });
         return;
       }
       const length = graphemeLength(label);

@@ -35,6 +35,8 @@ export const methodParams = {
     runId: id.optional(),
     sessionKey: id.optional(),
     targets: z.array(targetSchema).min(1).max(20).optional(),
+    /** Also wait up to this long for the answer: the payload is then question.waitAnswer's, saving a round trip. */
+    waitMs: z.number().int().min(0).max(10 * 60_000).optional(),
   }),
   "question.waitAnswer": z.strictObject({ id, timeoutMs: z.number().int().min(0).max(10 * 60_000).optional() }),
   "question.resolve": z.union([
@@ -48,6 +50,8 @@ export const methodParams = {
     runId: id.optional(),
     sessionKey: id.optional(),
     surface: surface.optional(),
+    /** Questions with a target in this chat (on `surface`, when given too). */
+    chat: text.optional(),
     limit: z.number().int().min(1).max(10_000).optional(),
   }),
   "question.delivered": z.strictObject({ id, surface, chat: text, messageRef: text }),
@@ -66,14 +70,31 @@ export function isMethodName(name: unknown): name is MethodName {
 
 /** Validates a method's params, throwing INVALID_PARAMS with the field-level list. */
 export function parseParams<M extends MethodName>(method: M, params: unknown): MethodParams<M> {
-  const result = methodParams[method].safeParse(params ?? {});
-  if (result.success) return result.data as MethodParams<M>;
+  return parseWith(methodParams[method], method, params) as MethodParams<M>;
+}
+
+function parseWith<S extends z.ZodType>(schema: S, method: string, params: unknown): z.output<S> {
+  const result = schema.safeParse(params ?? {});
+  if (result.success) return result.data;
   const issues = result.error.issues.flatMap((issue) =>
     issue.code === "unrecognized_keys"
       ? issue.keys.map((key) => ({ path: formatPath([...issue.path, key]), message: "unknown field" }))
       : [{ path: formatPath(issue.path), message: issue.message }],
   );
   throw new GatewayError("INVALID_PARAMS", `invalid params for ${method}: ${issues.map((i) => `${i.path || "params"}: ${i.message}`).join("; ")}`, { issues });
+}
+
+/** The events a WebSocket connection receives; all of them until it sends events.subscribe. */
+export const EVENT_NAMES = ["question.requested", "question.updated", "question.resolved"] as const;
+
+/**
+ * `events.subscribe {events}` (WebSocket only, like `connect`): from now on this connection receives only these
+ * events. `[]` for an agent that only asks and waits. Answers `{events}`.
+ */
+const subscribeParams = z.strictObject({ events: z.array(z.enum(EVENT_NAMES)).max(EVENT_NAMES.length) });
+
+export function parseSubscribeParams(params: unknown): Array<(typeof EVENT_NAMES)[number]> {
+  return [...new Set(parseWith(subscribeParams, "events.subscribe", params).events)];
 }
 
 /** A request frame: `{type:"req", id, method, params}`. */
@@ -83,3 +104,18 @@ export const requestFrameSchema = z.object({
   method: z.string().max(128),
   params: z.unknown().optional(),
 });
+
+/**
+ * True for a frame that `requestFrameSchema` accepts as it is, checked without zod (the hot path). False means
+ * "ask zod", never "refuse": the schema stays the one definition of a valid frame.
+ */
+export function isRequestFrame(frame: unknown): frame is { type: "req"; id: string | number; method: string; params?: unknown } {
+  if (typeof frame !== "object" || frame === null || Array.isArray(frame)) return false;
+  const { type, id, method } = frame as Record<string, unknown>;
+  return (
+    type === "req" &&
+    ((typeof id === "string" && id.length <= 128) || (typeof id === "number" && Number.isFinite(id))) &&
+    typeof method === "string" &&
+    method.length <= 128
+  );
+}

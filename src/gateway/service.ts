@@ -19,6 +19,13 @@ export type ReplyOutcome =
   | { kind: "skip"; record: QuestionRecord }
   | Extract<ParseOutcome, { kind: "invalid" }>;
 
+/**
+ * What ends a wait early: an AbortSignal (HTTP), or the lighter hook a WebSocket connection gives, which runs its
+ * callbacks when the connection closes (an AbortController per request costs more than the rest of a request).
+ * `onCancel` returns a function that unregisters the callback.
+ */
+export type Cancellation = AbortSignal | { onCancel(callback: () => void): () => void };
+
 export type WaitOutcome = ({ id: string } & AskUserResult & { record: QuestionRecord }) | { id: string; status: "pending"; expiresAtMs: number };
 
 export interface QuestionServiceOptions {
@@ -32,11 +39,29 @@ export interface QuestionServiceOptions {
   minTimeoutSeconds?: number;
   /** The longest a single waitAnswer long-poll may hold. */
   maxWaitMs?: number;
+  /**
+   * Group commit (default on, where the store offers it): the writes of one event-loop turn share one transaction.
+   * Transports must then acknowledge only after `whenDurable` / `afterDurable`, which the dispatcher and the
+   * WebSocket connection do, so an acknowledged answer still survives kill -9.
+   */
+  groupCommit?: boolean;
 }
 
 export type QuestionService = ReturnType<typeof createQuestionService>;
 
-const newQuestionId = () => `q${randomBytes(10).toString("hex")}`;
+/** Question ids: 80 random bits as hex. The random bytes are drawn 256 ids at a time (one syscall, not one per id). */
+const ID_BYTES = 10;
+let idPool = Buffer.alloc(0);
+let idOffset = 0;
+function newQuestionId(): string {
+  if (idOffset + ID_BYTES > idPool.length) {
+    idPool = randomBytes(ID_BYTES * 256);
+    idOffset = 0;
+  }
+  const id = `q${idPool.toString("hex", idOffset, idOffset + ID_BYTES)}`;
+  idOffset += ID_BYTES;
+  return id;
+}
 const chatKey = (surface: string, chat: string) => `${surface}:${chat}`;
 
 /** The question lifecycle: request, deliver, resolve, expire, abort. Transport-free. */
@@ -51,6 +76,7 @@ export function createQuestionService(options: QuestionServiceOptions) {
   /** Questions still waiting for a first chat delivery, in deadline order (the timeout is constant). */
   const deliveryDeadlines = new Map<string, number>();
   const failedChats = new Map<string, Map<string, string>>();
+  if (options.groupCommit !== false) store.useGroupCommit?.();
 
   const scheduler = createScheduler({
     now,
@@ -142,7 +168,9 @@ export function createQuestionService(options: QuestionServiceOptions) {
     /** Expires what passed its expiry while the gateway was down, and arms the scheduler. */
     start(): void {
       tick(now());
-      for (const record of store.list({ status: "pending" }).reverse()) watchDelivery(record);
+      // Only the questions still waiting for a first chat delivery, not every pending record (100,000 at rest).
+      const awaiting = store.pendingAwaitingDelivery?.() ?? store.list({ status: "pending" }).reverse();
+      for (const record of awaiting) watchDelivery(record);
       scheduler.arm();
     },
 
@@ -159,13 +187,33 @@ export function createQuestionService(options: QuestionServiceOptions) {
       waiters.clear();
     },
 
+    /**
+     * Runs `callback` once every write made so far is durable (with an error if the commit failed) and returns
+     * true; returns false, without calling it, when nothing is waiting to commit (then everything is durable).
+     */
+    afterDurable(callback: (error?: unknown) => void): boolean {
+      return store.afterCommit?.(callback) ?? false;
+    },
+
+    /** A promise for `afterDurable`, or undefined when everything written is already durable. */
+    whenDurable(): Promise<void> | undefined {
+      let settle: ((error?: unknown) => void) | undefined;
+      let settled: { error?: unknown } | undefined;
+      const waiting = store.afterCommit?.((error) => (settle ? settle(error) : (settled = { error })));
+      if (!waiting) return undefined; // the common case for reads: no promise made
+      return new Promise<void>((resolve, reject) => {
+        settle = (error) => (error === undefined ? resolve() : reject(error));
+        if (settled) settle(settled.error);
+      });
+    },
+
     subscribe(listener: ServiceListener): () => void {
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
 
     request(params: MethodParams<"question.request">): { id: string; expiresAtMs: number; record: QuestionRecord } {
-      const { runId, sessionKey, targets, ...input } = params;
+      const { runId, sessionKey, targets, waitMs: _waitMs, ...input } = params;
       const normalized = normalizeAskUserInput(
         input,
         options.minTimeoutSeconds === undefined ? {} : { minTimeoutSeconds: options.minTimeoutSeconds },
@@ -262,28 +310,42 @@ export function createQuestionService(options: QuestionServiceOptions) {
     },
 
     /** A long-poll: resolves with the result once terminal, or `pending` after timeoutMs. */
-    waitAnswer(id: string, timeoutMs = 60_000, signal?: AbortSignal): Promise<WaitOutcome> {
-      const record = mustGet(id);
-      const toOutcome = (r: QuestionRecord): WaitOutcome => {
-        const result = recordToResult(r);
-        return result ? { id: r.id, ...result, record: r } : { id: r.id, status: "pending", expiresAtMs: r.expiresAtMs };
-      };
-      if (record.status !== "pending" || timeoutMs <= 0) return Promise.resolve(toOutcome(record));
-      return new Promise((resolve) => {
-        const set = waiters.get(id) ?? new Set();
-        waiters.set(id, set);
-        const done = (r: QuestionRecord) => {
-          clearTimeout(timer);
-          set.delete(done);
-          if (set.size === 0 && waiters.get(id) === set) waiters.delete(id);
-          signal?.removeEventListener("abort", onAbort);
-          resolve(toOutcome(r));
-        };
-        const onAbort = () => done(store.get(id) ?? record);
-        const timer = setTimeout(() => done(store.get(id) ?? record), Math.min(timeoutMs, maxWaitMs));
-        signal?.addEventListener("abort", onAbort, { once: true });
-        set.add(done);
-      });
+    waitAnswer(id: string, timeoutMs = 60_000, signal?: Cancellation): Promise<WaitOutcome> {
+      return waitFor(mustGet(id), timeoutMs, signal);
     },
+
+    /** waitAnswer for a record already in hand (question.request with waitMs). */
+    waitFor,
   };
+
+  /** A long-poll on a record in hand: resolves with the result once terminal, or `pending` after timeoutMs. */
+  function waitFor(record: QuestionRecord, timeoutMs = 60_000, signal?: Cancellation): Promise<WaitOutcome> {
+    const id = record.id;
+    const toOutcome = (r: QuestionRecord): WaitOutcome => {
+      const result = recordToResult(r);
+      return result ? { id: r.id, ...result, record: r } : { id: r.id, status: "pending", expiresAtMs: r.expiresAtMs };
+    };
+    if (record.status !== "pending" || timeoutMs <= 0) return Promise.resolve(toOutcome(record));
+    return new Promise((resolve) => {
+      const set = waiters.get(id) ?? new Set();
+      waiters.set(id, set);
+      let unregister: (() => void) | undefined;
+      const done = (r: QuestionRecord) => {
+        clearTimeout(timer);
+        set.delete(done);
+        if (set.size === 0 && waiters.get(id) === set) waiters.delete(id);
+        unregister?.();
+        resolve(toOutcome(r));
+      };
+      const onAbort = () => done(store.get(id) ?? record);
+      const timer = setTimeout(() => done(store.get(id) ?? record), Math.min(timeoutMs, maxWaitMs));
+      set.add(done);
+      if (signal instanceof AbortSignal) {
+        signal.addEventListener("abort", onAbort, { once: true });
+        unregister = () => signal.removeEventListener("abort", onAbort);
+      } else if (signal) {
+        unregister = signal.onCancel(onAbort);
+      }
+    });
+  }
 }

@@ -1,7 +1,7 @@
 import type { WebSocket } from "ws";
 import { GatewayError, type ErrorBody } from "../errors.ts";
 import { toErrorBody, type Dispatch } from "./dispatch.ts";
-import { MAX_FRAME_BYTES, requestFrameSchema } from "./protocol.ts";
+import { isRequestFrame, MAX_FRAME_BYTES, parseSubscribeParams, requestFrameSchema } from "./protocol.ts";
 import type { GatewayEventName } from "./service.ts";
 
 const AUTH_DEADLINE_MS = 10_000;
@@ -15,24 +15,90 @@ export interface ConnectionOptions {
   log: (message: string, error?: unknown) => void;
 }
 
+/**
+ * An event goes to every connection with the same record: its JSON is built once and reused while the same
+ * payload is sent on (the server sends one event to each connection in a row).
+ */
+let lastPayload: unknown;
+let lastPayloadJson: string | undefined;
+function payloadJson(payload: unknown): string | undefined {
+  if (payload !== lastPayload || lastPayload === undefined) {
+    lastPayload = payload;
+    lastPayloadJson = JSON.stringify(payload) as string | undefined;
+  }
+  return lastPayloadJson;
+}
+
+/** `ws`'s underlying net.Socket, to cork it: the frames of one tick then leave in one write. */
+type Corkable = { cork(): void; uncork(): void; destroyed?: boolean };
+function rawSocketOf(socket: WebSocket): Corkable | undefined {
+  const raw = (socket as unknown as { _socket?: Partial<Corkable> | null })._socket;
+  return raw && typeof raw.cork === "function" && typeof raw.uncork === "function" ? (raw as Corkable) : undefined;
+}
+
 /** One WebSocket client: authentication, request/response frames, and events with a per-connection seq. */
 export function createConnection({ socket, dispatch, authenticated, checkToken, log }: ConnectionOptions) {
   let authed = authenticated;
   let seq = 0;
-  const inFlight = new Set<AbortController>();
+  /** The events this connection asked for with events.subscribe; all of them until it does. */
+  let subscribed: ReadonlySet<GatewayEventName> | undefined;
+  let corked: Corkable | undefined;
+  /** Waits (waitAnswer, request with waitMs) end when the connection closes. */
+  const onClose = new Set<() => void>();
+  let closed = false;
+  const cancellation = {
+    onCancel(callback: () => void): () => void {
+      if (closed) {
+        queueMicrotask(callback);
+        return () => {};
+      }
+      onClose.add(callback);
+      return () => onClose.delete(callback);
+    },
+  };
   const authTimer = authed ? undefined : setTimeout(() => socket.close(4401, "authenticate first"), AUTH_DEADLINE_MS);
 
-  function send(frame: unknown): void {
+  const uncork = () => {
+    const raw = corked;
+    corked = undefined;
+    if (raw && !raw.destroyed) raw.uncork();
+  };
+
+  function sendText(text: string): void {
     if (socket.readyState !== socket.OPEN) return;
     if (socket.bufferedAmount > MAX_BUFFERED_BYTES) {
       socket.terminate(); // a client that never reads must not grow the gateway's memory
       return;
     }
-    socket.send(JSON.stringify(frame));
+    // Frames sent in the same turn of the event loop (responses, events) share one socket write instead of one
+    // syscall each: the socket is corked at the first and uncorked once this turn's callbacks have run.
+    if (!corked) {
+      corked = rawSocketOf(socket);
+      if (corked) {
+        corked.cork();
+        setImmediate(uncork);
+      }
+    }
+    socket.send(text);
   }
 
-  const respond = (id: unknown, body: { payload: unknown } | { error: ErrorBody }) =>
-    send("error" in body ? { type: "res", id, ok: false, error: body.error } : { type: "res", id, ok: true, payload: body.payload });
+  const send = (frame: unknown): void => sendText(JSON.stringify(frame));
+
+  function sendEvent(event: GatewayEventName, payload: unknown): void {
+    // Byte for byte what JSON.stringify({ type, event, payload, seq }) gives, with the payload serialised once.
+    if (!authed) return;
+    const json = payloadJson(payload);
+    if (json === undefined) send({ type: "event", event, payload, seq: ++seq });
+    else sendText(`{"type":"event","event":${JSON.stringify(event)},"payload":${json},"seq":${++seq}}`);
+  }
+
+  function respond(id: string | number | null, body: { payload: unknown } | { error: ErrorBody }): void {
+    if ("error" in body) return send({ type: "res", id, ok: false, error: body.error });
+    // question.resolve answers with the record its question.resolved event just carried: reuse that JSON.
+    const json = payloadJson(body.payload);
+    if (json === undefined) return send({ type: "res", id, ok: true, payload: body.payload });
+    sendText(`{"type":"res","id":${JSON.stringify(id)},"ok":true,"payload":${json}}`);
+  }
 
   async function onMessage(raw: Buffer, isBinary: boolean): Promise<void> {
     if (raw.length > MAX_FRAME_BYTES) {
@@ -47,7 +113,8 @@ export function createConnection({ socket, dispatch, authenticated, checkToken, 
       respond(null, { error: { code: "INVALID_FRAME", message: `not a JSON text frame: ${(error as Error).message}`.slice(0, 300) } });
       return;
     }
-    const parsed = requestFrameSchema.safeParse(frame);
+    // Well-formed frames skip zod; anything else gets zod's verdict, so what is refused, and how, is unchanged.
+    const parsed = isRequestFrame(frame) ? { success: true as const, data: frame } : requestFrameSchema.safeParse(frame);
     if (!parsed.success) {
       const id = typeof frame === "object" && frame !== null && "id" in frame ? (frame as { id: unknown }).id : null;
       const safeId = typeof id === "string" || typeof id === "number" ? id : null;
@@ -71,14 +138,21 @@ export function createConnection({ socket, dispatch, authenticated, checkToken, 
       respond(id, { error: { code: "UNAUTHORIZED", message: "authenticate first: send a connect request with the gateway token" } });
       return;
     }
-    const controller = new AbortController();
-    inFlight.add(controller);
+    if (method === "events.subscribe") {
+      // Per connection: which events to receive from now on (an agent that only waits needs none).
+      try {
+        const events = parseSubscribeParams(params);
+        subscribed = new Set(events);
+        respond(id, { payload: { events } });
+      } catch (error) {
+        respond(id, { error: toErrorBody(error, log) });
+      }
+      return;
+    }
     try {
-      respond(id, { payload: await dispatch(method, params, controller.signal) });
+      respond(id, { payload: await dispatch(method, params, cancellation) });
     } catch (error) {
       respond(id, { error: toErrorBody(error, log) });
-    } finally {
-      inFlight.delete(controller);
     }
   }
 
@@ -86,8 +160,16 @@ export function createConnection({ socket, dispatch, authenticated, checkToken, 
     onMessage(raw, isBinary).catch((error) => log("connection handler failed", error));
   });
   socket.on("close", () => {
+    closed = true;
     clearTimeout(authTimer);
-    for (const controller of inFlight) controller.abort();
+    for (const callback of [...onClose]) {
+      try {
+        callback();
+      } catch (error) {
+        log("ending a wait on close failed", error);
+      }
+    }
+    onClose.clear();
   });
   socket.on("error", (error) => log("socket error", error));
 
@@ -95,8 +177,13 @@ export function createConnection({ socket, dispatch, authenticated, checkToken, 
     get authenticated() {
       return authed;
     },
+    /** Sends an event, once everything written so far is durable (group commit), unless unsubscribed. */
     event(event: GatewayEventName, payload: unknown): void {
-      if (authed) send({ type: "event", event, payload, seq: ++seq });
+      if (!authed || (subscribed && !subscribed.has(event))) return;
+      const gated = dispatch.afterDurable?.((error) => {
+        if (error === undefined) sendEvent(event, payload);
+      });
+      if (!gated) sendEvent(event, payload);
     },
   };
 }

@@ -54,6 +54,20 @@ function countSeparators(text: string): number {
  * The key is the text before the first separator whose prefix is a known key; anything else is an unkeyed line.
  */
 export function createKeyedLineReader(questions: readonly AskUserQuestion[]): (line: string) => KeyedLine | null {
+  // A reader depends only on the questions' ids, headers and texts: reuse it for the same questions.
+  const cacheKey = questions.map((q) => `${q.id}\u0000${q.header}\u0000${q.question}`).join("\u0001");
+  let reader = readers.get(cacheKey);
+  if (!reader) {
+    if (readers.size >= READERS_SIZE) readers.clear();
+    readers.set(cacheKey, (reader = buildKeyedLineReader(questions)));
+  }
+  return reader;
+}
+
+const readers = new Map<string, (line: string) => KeyedLine | null>();
+const READERS_SIZE = 512;
+
+function buildKeyedLineReader(questions: readonly AskUserQuestion[]): (line: string) => KeyedLine | null {
   const named = new Map<string, number>();
   const keyTexts: string[] = [];
   // Ids first, then headers, then question texts: an earlier kind of key wins a (rare) loose clash.

@@ -29,12 +29,28 @@ export function isSkipText(text: string): boolean {
   return SKIP_KEYS.has(looseKey(text));
 }
 
-const matchers = new WeakMap<AskUserQuestion, OptionMatcher>();
+/**
+ * Matchers by their labels (a matcher depends on the labels alone): the gateway decodes a fresh record for every
+ * reply, so question objects are new each time while their labels are not. Bounded, cleared when full.
+ */
+const matchersByLabels = new Map<string, OptionMatcher>();
+const MATCHERS_BY_LABELS_SIZE = 1024;
+let lastQuestion: AskUserQuestion | undefined;
+let lastMatcher: OptionMatcher | undefined;
 
-/** Precomputes a question's loose label keys once (per question object), for matching many pieces against it. */
+/** Precomputes a question's loose label keys once (per set of labels), for matching many pieces against it. */
 export function createOptionMatcher(question: AskUserQuestion): OptionMatcher {
-  let matcher = matchers.get(question);
-  if (!matcher) matchers.set(question, (matcher = buildOptionMatcher(question)));
+  if (question === lastQuestion && lastMatcher) return lastMatcher; // the same question again within one parse
+  const { options } = question;
+  let labels = options[0]?.label ?? "";
+  for (let i = 1; i < options.length; i++) labels += `\u0000${options[i]!.label}`;
+  let matcher = matchersByLabels.get(labels);
+  if (!matcher) {
+    if (matchersByLabels.size >= MATCHERS_BY_LABELS_SIZE) matchersByLabels.clear();
+    matchersByLabels.set(labels, (matcher = buildOptionMatcher(question)));
+  }
+  lastQuestion = question;
+  lastMatcher = matcher;
   return matcher;
 }
 

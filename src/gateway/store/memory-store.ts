@@ -41,7 +41,8 @@ export function createMemoryStore(): QuestionStore {
     (filter.status === undefined || record.status === filter.status) &&
     (filter.runId === undefined || record.runId === filter.runId) &&
     (filter.sessionKey === undefined || record.sessionKey === filter.sessionKey) &&
-    (filter.surface === undefined || record.targets.some((t) => t.surface === filter.surface));
+    (filter.surface === undefined || record.targets.some((t) => t.surface === filter.surface)) &&
+    (filter.chat === undefined || record.targets.some((t) => t.chat === filter.chat && (filter.surface === undefined || t.surface === filter.surface)));
 
   const pendingRecords = (): QuestionRecord[] =>
     [...pending.keys()].map((id) => records.get(id)).filter((r): r is QuestionRecord => r !== undefined);
@@ -105,6 +106,14 @@ export function createMemoryStore(): QuestionStore {
         if (record) expired.push(record);
       }
       return expired.sort(compareSoonestExpiry).map(copy);
+    },
+
+    pendingAwaitingDelivery() {
+      assertOpen();
+      return pendingRecords()
+        .filter((r) => r.deliveries.length === 0 && r.targets.every((t) => t.surface !== "web"))
+        .sort((a, b) => compareNewestFirst(b, a))
+        .map(copy);
     },
 
     nextExpiryMs() {

@@ -22,6 +22,8 @@ export interface QuestionRow {
   by_json: string | null;
   targets_json: string;
   partial_json: string | null;
+  /** Reads only: `[[surface, chat, message_ref, delivered_at_ms], …]` from the deliveries table (json_group_array). */
+  deliveries_json?: string;
 }
 
 export interface DeliveryRow {
@@ -79,6 +81,12 @@ export function resolutionToParams(id: string, resolution: Resolution): Record<s
     reason: resolution.status === "answered" ? null : resolution.reason,
     detail: resolution.status === "cancelled" ? (resolution.detail ?? null) : null,
   };
+}
+
+/** The deliveries a read selected as JSON (SQLite builds it from typed columns, so it is never corrupt). */
+export function deliveriesFromJson(text: string): DeliveryRow[] {
+  const rows = JSON.parse(text) as Array<[string, string, string, number]>;
+  return rows.map(([surface, chat, message_ref, delivered_at_ms]) => ({ surface, chat, message_ref, delivered_at_ms }));
 }
 
 const isObject = (value: unknown): boolean => typeof value === "object" && value !== null && !Array.isArray(value);

@@ -55,6 +55,19 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
      PRIMARY KEY (question_id, surface, chat)
    );`,
   `ALTER TABLE questions ADD COLUMN partial_json TEXT;`,
+  // Each chat target once, so that listing one chat's questions is an index lookup, not a scan of every record.
+  // Rows written before this version are filled in from targets_json (a corrupt targets_json adds nothing).
+  `CREATE TABLE question_targets (
+     chat        TEXT NOT NULL,
+     surface     TEXT NOT NULL,
+     question_id TEXT NOT NULL REFERENCES questions (id) ON DELETE CASCADE,
+     PRIMARY KEY (chat, surface, question_id)
+   ) WITHOUT ROWID;
+   INSERT OR IGNORE INTO question_targets (chat, surface, question_id)
+     SELECT json_extract(t.value, '$.chat'), json_extract(t.value, '$.surface'), q.id
+     FROM questions q,
+          json_each(CASE WHEN json_valid(q.targets_json) AND json_type(q.targets_json) = 'array' THEN q.targets_json ELSE '[]' END) t
+     WHERE json_type(t.value) = 'object' AND json_type(t.value, '$.chat') = 'text' AND json_type(t.value, '$.surface') = 'text';`,
 ];
 
 export function applySqlitePragmas(db: Database.Database): void {

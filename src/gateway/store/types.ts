@@ -7,6 +7,8 @@ export interface ListFilter {
   sessionKey?: string;
   /** Records with a target on this surface. */
   surface?: Surface;
+  /** Records with a target in this chat (on `surface`, when that is given too). */
+  chat?: string;
   /** At most this many records, newest first. */
   limit?: number;
 }
@@ -40,5 +42,22 @@ export interface QuestionStore {
   findExpired(nowMs: number): QuestionRecord[];
   /** The earliest expiresAtMs among pending records, for the single expiry scheduler. */
   nextExpiryMs(): number | undefined;
+  /**
+   * Pending records that target chats only (no web target) and that no surface has reported delivering yet,
+   * oldest first: the ones whose delivery the gateway watches. Optional: without it, callers filter `list`.
+   */
+  pendingAwaitingDelivery?(): QuestionRecord[];
+  /**
+   * Optional group commit. After this call, the writes made in one turn of the event loop share one transaction,
+   * committed at the end of the turn (setImmediate); reads on this store see them at once. Whoever tells the outside
+   * world about a write must wait for `afterCommit`, so that nothing acknowledged can be lost to a crash.
+   * Without this call every write commits before it returns.
+   */
+  useGroupCommit?(): void;
+  /**
+   * Runs `callback` once every write made so far has committed (with the error if the commit failed), and returns
+   * true; returns false without calling it when no write is waiting to commit.
+   */
+  afterCommit?(callback: (error?: unknown) => void): boolean;
   close(): void;
 }

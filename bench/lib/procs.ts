@@ -1,0 +1,128 @@
+/**
+ * Child processes for the benchmarks: the real gateway (`node bin/ask-user-bridge.js gateway`, exactly what ops
+ * run) and the floor server, each in its own process so that the load generator (this process) never shares a
+ * core's event loop with the code it measures. Also reads a child's RSS and CPU time from /proc.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+export const BIN = join(ROOT, "bin", "ask-user-bridge.js");
+export const BENCH_TOKEN = "b".repeat(32);
+
+const tempDirs: string[] = [];
+const children = new Set<ChildProcess>();
+
+export function tempDir(prefix = "aub-bench-"): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  tempDirs.push(dir);
+  return dir;
+}
+
+export function removeTempDirs(): void {
+  for (const dir of tempDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+}
+
+export interface Child {
+  child: ChildProcess;
+  pid: number;
+  url: string;
+  output(): string;
+  /** SIGTERM (graceful, so a --cpu-prof profile is written) and wait for the exit. */
+  stop(signal?: NodeJS.Signals): Promise<void>;
+}
+
+/** Extra node flags for every gateway child, e.g. BENCH_NODE_FLAGS="--cpu-prof --cpu-prof-dir=/tmp/prof". */
+const extraNodeFlags = (): string[] => (process.env.BENCH_NODE_FLAGS ?? "").split(/\s+/).filter(Boolean);
+
+function spawnAndWait(args: string[], env: Record<string, string>, pattern: RegExp, timeoutMs = 60_000): Promise<Child> {
+  const child = spawn(process.execPath, [...extraNodeFlags(), ...args], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  children.add(child);
+  let output = "";
+  child.stdout!.on("data", (d) => (output += d));
+  child.stderr!.on("data", (d) => (output += d));
+  const exited = new Promise<void>((resolve) => child.once("close", () => (children.delete(child), resolve())));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => fail(new Error(`no ${pattern} within ${timeoutMs} ms: ${output}`)), timeoutMs);
+    const onData = () => {
+      const match = pattern.exec(output);
+      if (!match) return;
+      cleanup();
+      resolve({
+        child,
+        pid: child.pid!,
+        url: match[1]!,
+        output: () => output,
+        async stop(signal = "SIGTERM") {
+          if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+          await exited;
+        },
+      });
+    };
+    const onClose = () => fail(new Error(`exited before ${pattern}: ${output}`));
+    const fail = (error: Error) => {
+      cleanup();
+      child.kill("SIGKILL");
+      reject(error);
+    };
+    const cleanup = () => {
+      clearTimeout(timer);
+      child.stdout!.off("data", onData);
+      child.stderr!.off("data", onData);
+      child.off("close", onClose);
+    };
+    child.stdout!.on("data", onData);
+    child.stderr!.on("data", onData);
+    child.once("close", onClose);
+  });
+}
+
+/** The real gateway CLI on an ephemeral port. */
+export function spawnGateway(opts: { dataDir: string; store: "sqlite" | "memory"; env?: Record<string, string> }): Promise<Child> {
+  return spawnAndWait(
+    [BIN, "gateway"],
+    { GATEWAY_PORT: "0", GATEWAY_TOKEN: BENCH_TOKEN, DATA_DIR: opts.dataDir, STORE: opts.store, ...opts.env },
+    /listening on (http:\/\/\S+)/,
+  );
+}
+
+/** The floor: a raw ws relay (optionally with the raw SQLite insert + compare-and-set), see floor-server.ts. */
+export function spawnFloor(dataDir: string): Promise<Child> {
+  return spawnAndWait(["--import", "tsx", join(ROOT, "bench", "floor-server.ts")], { DATA_DIR: dataDir }, /floor listening on (http:\/\/\S+)/);
+}
+
+/** Resident set size of a process in bytes (VmRSS). */
+export function rssBytes(pid: number): number {
+  const match = /VmRSS:\s+(\d+)\s+kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+  if (!match) throw new Error(`no VmRSS for ${pid}`);
+  return Number(match[1]) * 1024;
+}
+
+/** User + system CPU time of a process, in microseconds (clock-tick resolution, usually 10 ms). */
+export function cpuUs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  // fields[0] is field 3 (state); utime is field 14, stime field 15.
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  return (ticks / 100) * 1_000_000;
+}
+
+/** Kills every child still running. */
+export async function killChildren(): Promise<void> {
+  await Promise.all(
+    [...children].map(
+      (child) =>
+        new Promise<void>((resolve) => {
+          child.once("close", () => resolve());
+          child.kill("SIGKILL");
+        }),
+    ),
+  );
+}

@@ -1,0 +1,37 @@
+/**
+ * Where the gateway's time goes: runs the real gateway (a child process) under `node --cpu-prof`, drives it with
+ * the lean protocol at a given concurrency, and prints the profile's self time by area and by function.
+ *
+ *   node --import tsx bench/profile.ts [sqlite|memory] [in flight, default 1] [questions, default 5000]
+ */
+import { mkdtempSync, readdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { closedLoop, gatewayDriver } from "./lib/drivers.ts";
+import { killChildren, removeTempDirs, spawnGateway, tempDir } from "./lib/procs.ts";
+import { summariseProfile } from "./profile-summary.ts";
+
+const store = (process.argv[2] ?? "sqlite") as "sqlite" | "memory";
+const inFlight = Number(process.argv[3] ?? 1);
+const total = Number(process.argv[4] ?? 5000);
+const dir = mkdtempSync(join(tmpdir(), "aub-prof-"));
+process.env.BENCH_NODE_FLAGS = `--cpu-prof --cpu-prof-dir=${dir}`;
+try {
+  const gateway = await spawnGateway({ dataDir: tempDir(), store });
+  const driver = await gatewayDriver(gateway.url, { subscribe: true, wait: true });
+  await closedLoop(driver, Math.ceil(total / 10), inFlight);
+  const run = await closedLoop(driver, total, inFlight);
+  console.log(`${store}, ${inFlight} in flight: ${Math.round(total / (run.elapsedUs / 1e6))} questions/s (profiling slows it)`);
+  driver.close();
+  await gateway.stop(); // SIGTERM: the profile is written on exit
+  const file = readdirSync(dir).filter((f) => f.endsWith(".cpuprofile")).sort()[0];
+  if (!file) throw new Error(`no profile in ${dir}`);
+  const summary = summariseProfile(join(dir, file), 25);
+  console.log(`busy ${summary.totalMs.toFixed(0)} ms = ${((summary.totalMs * 1000) / (total * 1.1)).toFixed(0)} µs per question; profile ${join(dir, file)}\n\nby area:`);
+  for (const row of summary.byArea) console.log(`  ${(row.share * 100).toFixed(1).padStart(5)}%  ${row.name}`);
+  console.log("\nby function (self time):");
+  for (const row of summary.byFunction) console.log(`  ${(row.share * 100).toFixed(1).padStart(5)}%  ${row.name}`);
+} finally {
+  await killChildren();
+  removeTempDirs();
+}

@@ -1,0 +1,67 @@
+/**
+ * `npm run bench`: runs the five benchmarks of issue 11 and prints one table (Markdown), then the notes.
+ * Options: `--only=1,3` runs some of them; `--json=FILE` also writes every figure as JSON.
+ * Every headline figure is the median of several runs, and every ratio is measured within one run.
+ */
+import { writeFileSync } from "node:fs";
+import os from "node:os";
+import { killChildren, removeTempDirs } from "./lib/procs.ts";
+import { formatTable, type BenchResult } from "./lib/result.ts";
+import { benchParser } from "./parser.ts";
+import { benchRoundTrip } from "./round-trip.ts";
+import { benchScale } from "./scale.ts";
+import { benchTelegramBurst } from "./telegram-burst.ts";
+import { benchThroughput } from "./throughput.ts";
+
+const args = new Map(process.argv.slice(2).map((a) => a.replace(/^--/, "").split("=") as [string, string]));
+const only = new Set((args.get("only") ?? "1,2,3,4,5").split(",").map(Number));
+const log = (line: string) => console.error(line);
+
+const benchmarks: Array<[number, string, () => Promise<BenchResult>]> = [
+  [1, "round trip", () => benchRoundTrip({ log })],
+  [2, "throughput", () => benchThroughput({ log })],
+  [3, "scale at rest", () => benchScale({ log })],
+  [4, "Telegram burst", () => benchTelegramBurst({ log })],
+  [5, "parser", () => benchParser({ log })],
+];
+
+// Interrupted (Ctrl-C, a timeout): take the child gateways down too, so none is left running.
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.once(signal, () => {
+    void killChildren().finally(() => {
+      removeTempDirs();
+      process.exit(130);
+    });
+  });
+}
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  const results: BenchResult[] = [];
+  try {
+    for (const [n, label, run] of benchmarks) {
+      if (!only.has(n)) continue;
+      const t0 = Date.now();
+      log(`benchmark ${n}: ${label}…`);
+      results.push(await run());
+      log(`benchmark ${n}: done in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    }
+  } finally {
+    await killChildren();
+    removeTempDirs();
+  }
+  const header =
+    `ask-user-bridge benchmarks, ${new Date().toISOString().slice(0, 10)}: nproc ${os.availableParallelism()}, ` +
+    `Node ${process.version}, ${os.cpus()[0]?.model ?? "unknown CPU"}, load average ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}`;
+  console.log(`\n${header}\n\n${formatTable(results)}\n`);
+  for (const r of results) {
+    console.log(`${r.name}`);
+    for (const note of r.notes) console.log(`  - ${note}`);
+  }
+  console.log(`\ntotal ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  const json = args.get("json");
+  if (json) writeFileSync(json, JSON.stringify({ header, date: new Date().toISOString(), nproc: os.availableParallelism(), node: process.version, results }, null, 2));
+}
+
+await main();
+process.exit(process.exitCode ?? 0); // a plugin's timer (e.g. the Telegram throttler's) must not keep us alive
