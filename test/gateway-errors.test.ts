@@ -5,16 +5,9 @@
  * UNAUTHORIZED, INVALID_FRAME and FRAME_TOO_LARGE are in gateway-frames.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cleanup, oneQuestion, openTransport, rpc, startTestGateway, twoQuestions, type ResFrame, type TestGateway, type Transport } from "./helpers/gateway.ts";
+import { oneQuestion, openTransport, rpc, twoQuestions, type ResFrame, type Transport, useTestGateway } from "./helpers/gateway.ts";
 
-let gateway: TestGateway;
-beforeAll(async () => {
-  gateway = await startTestGateway();
-});
-afterAll(async () => {
-  await gateway.close();
-  await cleanup();
-});
+const gateway = useTestGateway();
 
 let unique = 0;
 const uid = (prefix: string) => `${prefix}_${process.pid}_${++unique}`;

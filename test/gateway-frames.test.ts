@@ -4,16 +4,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_FRAME_BYTES } from "../src/gateway/protocol.ts";
-import { cleanup, oneQuestion, RawWs, rpc, startTestGateway, TOKEN, WRONG_TOKEN, type TestGateway } from "./helpers/gateway.ts";
+import { oneQuestion, RawWs, rpc, TOKEN, WRONG_TOKEN, useTestGateway } from "./helpers/gateway.ts";
 
-let gateway: TestGateway;
-beforeAll(async () => {
-  gateway = await startTestGateway();
-});
-afterAll(async () => {
-  await gateway.close();
-  await cleanup();
-});
+const gateway = useTestGateway();
 
 /** A normal request still works on this connection. */
 async function stillServes(ws: RawWs): Promise<void> {

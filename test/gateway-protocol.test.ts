@@ -4,16 +4,9 @@
  * delivery and expiry in gateway-delivery.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cleanup, oneQuestion, openTransport, startTestGateway, type ResFrame, type TestGateway, type Transport } from "./helpers/gateway.ts";
+import { oneQuestion, openTransport, type ResFrame, type Transport, useTestGateway } from "./helpers/gateway.ts";
 
-let gateway: TestGateway;
-beforeAll(async () => {
-  gateway = await startTestGateway();
-});
-afterAll(async () => {
-  await gateway.close();
-  await cleanup();
-});
+const gateway = useTestGateway();
 
 let unique = 0;
 const uid = (prefix: string) => `${prefix}_${process.pid}_${++unique}`;

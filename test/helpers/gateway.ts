@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { afterAll, beforeAll } from "vitest";
 import { WebSocket, type RawData } from "ws";
 import { startGateway, type RunningGateway } from "../../src/gateway/run.ts";
 import { killChildren, spawnGatewayProcess, type ChildGateway } from "./cli.ts";
@@ -83,6 +84,24 @@ export async function startTestGateway(overrides: Partial<GatewayConfig> & { dat
   const gateway = await startGateway(gatewayConfig(dataDir, rest), { log: () => {} });
   const port = Number(new URL(gateway.url).port);
   return { ...gateway, close: gateway.close, dataDir, port, wsUrl: `ws://127.0.0.1:${port}/ws` };
+}
+
+/** One in-process gateway for a test file: started before its tests, closed (with temp dirs cleaned) after. */
+export function useTestGateway(overrides: Partial<GatewayConfig> & { dataDir?: string } = {}): TestGateway {
+  let current: TestGateway | undefined;
+  beforeAll(async () => {
+    current = await startTestGateway(overrides);
+  });
+  afterAll(async () => {
+    await current?.close();
+    await cleanup();
+  });
+  return new Proxy({} as TestGateway, {
+    get(_target, key) {
+      if (!current) throw new Error("the test gateway is not started yet (use it inside a test or hook)");
+      return Reflect.get(current, key);
+    },
+  });
 }
 
 /** A free TCP port on 127.0.0.1 (for processes that must restart on the same port). */
