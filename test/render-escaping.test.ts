@@ -1,6 +1,5 @@
 import { describe, it, expect } from "vitest";
 import type { AskUserQuestion } from "../src/contract/schema.ts";
-import type { QuestionRecord } from "../src/record.ts";
 import {
   DISCORD_CONTENT_MAX,
   renderDiscordPrompt,
@@ -12,20 +11,12 @@ import {
   toSlackText,
   toTelegramText,
 } from "../src/render/index.ts";
+import { question, record as recordOf } from "./helpers/records.ts";
 
 const ZW = "\u200B";
 
-function record(over: Partial<AskUserQuestion> = {}): QuestionRecord {
-  const question: AskUserQuestion = {
-    id: "target",
-    header: "Deployment t",
-    question: "Where should this deploy?",
-    options: [{ label: "Staging (Recommended)" }, { label: "Production" }],
-    multiSelect: false,
-    ...over,
-  };
-  return { id: "q_123", questions: [question], timeoutSeconds: 900, status: "pending", createdAtMs: 0, expiresAtMs: 1, targets: [], deliveries: [] };
-}
+/** One question with `over` applied, in a pending record. */
+const record = (over: Partial<AskUserQuestion> = {}) => recordOf([question(over)]);
 
 describe("hostile question text", () => {
   const r = record({

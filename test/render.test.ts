@@ -1,6 +1,4 @@
 import { describe, it, expect } from "vitest";
-import type { AskUserQuestion } from "../src/contract/schema.ts";
-import type { QuestionRecord } from "../src/record.ts";
 import {
   chooseLayout,
   renderDiscordPrompt,
@@ -10,21 +8,7 @@ import {
   renderTelegramPrompt,
   renderTelegramMissingPrompt,
 } from "../src/render/index.ts";
-
-function question(over: Partial<AskUserQuestion> = {}): AskUserQuestion {
-  return {
-    id: "target",
-    header: "Deployment t",
-    question: "Where should this deploy?",
-    options: [{ label: "Staging (Recommended)" }, { label: "Production" }],
-    multiSelect: false,
-    ...over,
-  };
-}
-
-function record(questions: AskUserQuestion[], over: Partial<QuestionRecord> = {}): QuestionRecord {
-  return { id: "q_123", questions, timeoutSeconds: 900, status: "pending", createdAtMs: 0, expiresAtMs: 900_000, targets: [], deliveries: [], ...over };
-}
+import { question, record } from "./helpers/records.ts";
 
 const tg = (text: string, data: string) => [{ text, callback_data: data }];
 const dBtn = (style: 1 | 2, label: string, custom_id: string) => ({ type: 2, style, label, custom_id });
