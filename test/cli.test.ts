@@ -1,5 +1,5 @@
 /**
- * The CLI as a child process (`node bin/ask-user-bridge.js …`) against a real gateway: `ask` answered through
+ * The CLI as a child process (`node dist/bin/ask-user-bridge.js …`) against a real gateway: `ask` answered through
  * `/rpc/question.resolve` (exit 0), expired (3), delivery_failed (4), invalid input (1); `list`, `get`, `cancel`;
  * `--help` everywhere; a bad environment variable named in the error.
  */

@@ -10,7 +10,8 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
-export const BIN = join(ROOT, "bin", "ask-user-bridge.js");
+/** The compiled CLI, exactly what the package installs (npm run bench builds it first). */
+export const BIN = join(ROOT, "dist", "bin", "ask-user-bridge.js");
 export const BENCH_TOKEN = "b".repeat(32);
 
 const tempDirs: string[] = [];

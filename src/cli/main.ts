@@ -1,11 +1,6 @@
-import { ConfigError, loadConfig, type Config } from "../config.ts";
-import { GatewayError } from "../errors.ts";
-import { UsageError } from "./args.ts";
-import { runAsk } from "./ask.ts";
-import { runCancel, runGet, runList } from "./ops.ts";
-import { runGateway, runStart } from "./serve.ts";
-import { runMcp } from "../mcp/command.ts";
-import { createBotCommand, type BotLoaders } from "./bot.ts";
+import type { Config } from "../config.ts";
+import type { BotLoaders } from "./bot.ts";
+import { packageVersion } from "./version.ts";
 
 export const MAIN_HELP = `ask-user-bridge: let an AI agent ask a person structured questions on Telegram, Discord, Slack or the web.
 
@@ -20,6 +15,7 @@ Commands:
   get ID                     print one question record
   cancel ID                  cancel a pending question
   mcp                        an MCP server on stdio (tools ask_user, ask_user_start, ask_user_wait)
+  --version                  print the version
 
 Run "ask-user-bridge <command> --help" for a command's options. Configuration comes from .env
 (see .env.example).`;
@@ -31,14 +27,16 @@ export interface CliIO {
 
 type Command = (argv: string[], config: Config, io: CliIO) => Promise<number>;
 
-const COMMANDS: Record<string, Command> = {
-  start: runStart,
-  gateway: runGateway,
-  ask: runAsk,
-  list: runList,
-  get: runGet,
-  cancel: runCancel,
-  mcp: runMcp,
+/** Each command's module loads only when that command runs, so `--help` and `--version` start fast. */
+const COMMANDS: Record<string, (bots: BotLoaders) => Promise<Command>> = {
+  start: async () => (await import("./serve.ts")).runStart,
+  gateway: async () => (await import("./serve.ts")).runGateway,
+  ask: async () => (await import("./ask.ts")).runAsk,
+  list: async () => (await import("./ops.ts")).runList,
+  get: async () => (await import("./ops.ts")).runGet,
+  cancel: async () => (await import("./ops.ts")).runCancel,
+  mcp: async () => (await import("../mcp/command.ts")).runMcp,
+  bot: async (bots) => (await import("./bot.ts")).createBotCommand(bots),
 };
 
 /** Runs one CLI command; returns the exit code. Reports errors in one place. */
@@ -53,12 +51,22 @@ export async function main(
     io.out(MAIN_HELP);
     return name ? 0 : 1;
   }
-  const command = name === "bot" ? createBotCommand(bots) : COMMANDS[name];
-  if (!command) {
+  if (name === "--version" || name === "-v" || name === "version") {
+    io.out(packageVersion());
+    return 0;
+  }
+  const loadCommand = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  if (!loadCommand) {
     io.err(`Unknown command "${name}".\n\n${MAIN_HELP}`);
     return 1;
   }
+  const [{ ConfigError, loadConfig }, { GatewayError }, { UsageError }] = await Promise.all([
+    import("../config.ts"),
+    import("../errors.ts"),
+    import("./args.ts"),
+  ]);
   try {
+    const command = await loadCommand(bots);
     const config = rest.includes("--help") || rest.includes("-h") ? loadConfig({}) : loadConfig(env);
     return await command(rest, config, io);
   } catch (error) {

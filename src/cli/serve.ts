@@ -1,6 +1,4 @@
-import { existsSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import type { Config } from "../config.ts";
 import { startGateway, type RunningGateway } from "../gateway/run.ts";
 import { parseCommandArgs } from "./args.ts";
@@ -8,8 +6,6 @@ import { superviseChild } from "./supervise.ts";
 
 type IO = { out: (s: string) => void; err: (s: string) => void };
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
-const BIN = join(ROOT, "bin", "ask-user-bridge.js");
 
 export const BOTS = [
   { name: "telegram", tokenVar: "TELEGRAM_BOT_TOKEN" },
@@ -70,12 +66,12 @@ export async function runStart(argv: string[], config: Config, io: IO): Promise<
   banner(gateway, config, io);
   const children = [];
   for (const bot of BOTS) {
-    const implemented = existsSync(join(ROOT, "bots", `${bot.name}.ts`));
     if (!config[bot.tokenVar]) io.out(`${bot.name} bot: off (set ${bot.tokenVar} to turn it on)`);
-    else if (!implemented) io.out(`${bot.name} bot: not built yet`);
     else {
       io.out(`${bot.name} bot: starting`);
-      children.push(superviseChild(`${bot.name} bot`, process.execPath, [BIN, "bot", bot.name], io.err));
+      // The same CLI entry that runs `start`, started the same way (node flags included), runs each bot.
+      const entry = [...process.execArgv, process.argv[1]!, "bot", bot.name];
+      children.push(superviseChild(`${bot.name} bot`, process.execPath, entry, io.err));
     }
   }
   firstQuestionHint(io);

@@ -1,5 +1,5 @@
 /**
- * Child processes of the real CLI: `node bin/ask-user-bridge.js …` via process.execPath, each with only the env it is
+ * Child processes of the real CLI: `node dist/bin/ask-user-bridge.js …` via process.execPath, each with only the env it is
  * given (plus PATH/HOME) and a temp cwd, so that no developer .env or shell variable leaks in.
  */
 import { spawn, type ChildProcess } from "node:child_process";
@@ -9,7 +9,8 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
-export const BIN = join(ROOT, "bin", "ask-user-bridge.js");
+/** The compiled CLI, exactly what the package installs (built by npm run build; test/global-setup.ts keeps it fresh). */
+export const BIN = join(ROOT, "dist", "bin", "ask-user-bridge.js");
 
 const cwdDirs: string[] = [];
 const children = new Set<ChildProcess>();
@@ -22,7 +23,7 @@ export interface CliRun {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>;
 }
 
-/** Runs `node bin/ask-user-bridge.js ...args` with only the given env (plus PATH/HOME), in a temp cwd (no stray .env). */
+/** Runs `node dist/bin/ask-user-bridge.js ...args` with only the given env (plus PATH/HOME), in a temp cwd (no stray .env). */
 export function spawnCli(args: string[], env: Record<string, string> = {}, { input, timeoutMs = 120_000 }: { input?: string; timeoutMs?: number } = {}): CliRun {
   const cwd = mkdtempSync(join(tmpdir(), "aub-cwd-"));
   cwdDirs.push(cwd);

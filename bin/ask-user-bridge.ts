@@ -1,4 +1,6 @@
-// The CLI entry: with bots/, the only place that reads .env or loads a platform SDK.
+#!/usr/bin/env node
+// The CLI entry: with bots/, the only place that reads .env or loads a platform SDK. Compiled to
+// dist/bin/ask-user-bridge.js, which is the package's `bin`.
 import { config as loadDotenv } from "dotenv";
 import { main } from "../src/cli/main.ts";
 
