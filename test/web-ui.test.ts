@@ -1,5 +1,6 @@
 /**
- * The web Control UI in a real browser (Debian's Chromium through playwright-core) against a real in-process
+ * The web Control UI in a real browser (Chromium through playwright-core; test/helpers/browser.ts picks
+ * $CHROMIUM_PATH, Debian's, or the one packed in @sparticuz/chromium) against a real in-process
  * gateway: questions are asked through the protocol, answered in the page, and the asker's result is checked.
  * Set WEB_UI_SCREENSHOTS=<dir> to also write the documentation screenshots there.
  */
@@ -7,12 +8,13 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { connectGateway, type GatewayClient } from "../src/client/index.ts";
 import type { AskUserResult } from "../src/contract/result.ts";
 import { startGateway, type RunningGateway } from "../src/gateway/run.ts";
 import { askUser } from "../src/sdk.ts";
+import { launchBrowser } from "./helpers/browser.ts";
 
 const TOKEN = randomBytes(16).toString("hex");
 const SCREENSHOTS = process.env.WEB_UI_SCREENSHOTS;
@@ -42,10 +44,7 @@ function gatewayConfig(port = 0) {
 }
 
 beforeAll(async () => {
-  browser = await chromium.launch({
-    executablePath: "/usr/bin/chromium",
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-  });
+  browser = await launchBrowser();
   shared = await browser.newContext({ viewport: WIDE });
   shared.setDefaultTimeout(8_000);
   if (SCREENSHOTS) mkdirSync(SCREENSHOTS, { recursive: true });
