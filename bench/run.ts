@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: runs the five benchmarks of issue 11 and prints one table (Markdown), then the notes.
+ * `npm run bench`: runs the benchmarks and prints one table (Markdown), then the notes.
  * Options: `--only=1,3` runs some of them; `--json=FILE` also writes every figure as JSON.
  * Every headline figure is the median of several runs, and every ratio is measured within one run.
  */
@@ -7,6 +7,7 @@ import { writeFileSync } from "node:fs";
 import os from "node:os";
 import { killChildren, removeTempDirs } from "./lib/procs.ts";
 import { formatTable, type BenchResult } from "./lib/result.ts";
+import { benchCliStartup } from "./cli-startup.ts";
 import { benchParser } from "./parser.ts";
 import { benchRoundTrip } from "./round-trip.ts";
 import { benchScale } from "./scale.ts";
@@ -14,7 +15,7 @@ import { benchTelegramBurst } from "./telegram-burst.ts";
 import { benchThroughput } from "./throughput.ts";
 
 const args = new Map(process.argv.slice(2).map((a) => a.replace(/^--/, "").split("=") as [string, string]));
-const only = new Set((args.get("only") ?? "1,2,3,4,5").split(",").map(Number));
+const only = new Set((args.get("only") ?? "1,2,3,4,5,6").split(",").map(Number));
 const log = (line: string) => console.error(line);
 
 const benchmarks: Array<[number, string, () => Promise<BenchResult>]> = [
@@ -23,6 +24,7 @@ const benchmarks: Array<[number, string, () => Promise<BenchResult>]> = [
   [3, "scale at rest", () => benchScale({ log })],
   [4, "Telegram burst", () => benchTelegramBurst({ log })],
   [5, "parser", () => benchParser({ log })],
+  [6, "CLI start-up", () => benchCliStartup({ log })],
 ];
 
 // Interrupted (Ctrl-C, a timeout): take the child gateways down too, so none is left running.

@@ -1,10 +1,11 @@
 /**
- * Keeps the benchmark code (bench/, `npm run bench`) from rotting: runs each of the five benchmarks at a tiny size
+ * Keeps the benchmark code (bench/, `npm run bench`) from rotting: runs each benchmark at a tiny size
  * and checks it returns a well-formed table row. The figures themselves are not checked here; see docs/BENCHMARKS.md.
  */
 import { afterAll, describe, expect, it } from "vitest";
 import { killChildren, removeTempDirs } from "../bench/lib/procs.ts";
 import { formatTable, type BenchResult } from "../bench/lib/result.ts";
+import { benchCliStartup } from "../bench/cli-startup.ts";
 import { benchParser } from "../bench/parser.ts";
 import { benchRoundTrip } from "../bench/round-trip.ts";
 import { benchScale } from "../bench/scale.ts";
@@ -52,5 +53,9 @@ describe("benchmarks at a tiny size", { timeout: 30_000 }, () => {
 
   it.concurrent("5. parser", async () => {
     expectRow(await benchParser({ rounds: 1, roundMs: 50 }));
+  });
+
+  it.concurrent("6. CLI start-up", async () => {
+    expectRow(await benchCliStartup({ rounds: 2 }));
   });
 });

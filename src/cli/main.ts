@@ -39,10 +39,15 @@ const COMMANDS: Record<string, (bots: BotLoaders) => Promise<Command>> = {
   bot: async (bots) => (await import("./bot.ts")).createBotCommand(bots),
 };
 
-/** Runs one CLI command; returns the exit code. Reports errors in one place. */
+type Env = Record<string, string | undefined>;
+
+/**
+ * Runs one CLI command; returns the exit code. Reports errors in one place. `env` may be a loader (the CLI entry
+ * reads .env through it), called only when a command runs, so `--help` and `--version` skip it.
+ */
 export async function main(
   argv: string[],
-  env: Record<string, string | undefined>,
+  env: Env | (() => Promise<Env>),
   io: CliIO = { out: (s) => console.log(s), err: (s) => console.error(s) },
   bots: BotLoaders = {},
 ): Promise<number> {
@@ -67,7 +72,7 @@ export async function main(
   ]);
   try {
     const command = await loadCommand(bots);
-    const config = rest.includes("--help") || rest.includes("-h") ? loadConfig({}) : loadConfig(env);
+    const config = rest.includes("--help") || rest.includes("-h") ? loadConfig({}) : loadConfig(typeof env === "function" ? await env() : env);
     return await command(rest, config, io);
   } catch (error) {
     if (error instanceof ConfigError) io.err(error.message);
