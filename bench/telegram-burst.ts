@@ -12,7 +12,7 @@
  * Zero lost: every question pending with exactly one Telegram delivery, 600 prompts accepted by the fake, none
  * failed, none sent twice.
  */
-import { startTelegramBot, type TelegramBotOptions } from "../bots/telegram.ts";
+import { startTelegramBot, type TelegramBotOptions } from "../bots/telegram/index.ts";
 import { connectGateway } from "../src/client/index.ts";
 import { loadConfig } from "../src/config.ts";
 import type { QuestionRecord } from "../src/record.ts";

@@ -6,7 +6,7 @@ import { main } from "../src/cli/main.ts";
 
 loadDotenv({ quiet: true });
 process.exitCode = await main(process.argv.slice(2), process.env, undefined, {
-  telegram: async () => (await import("../bots/telegram.ts")).startTelegramBot,
-  discord: async () => (await import("../bots/discord.ts")).startDiscordBot,
-  slack: async () => (await import("../bots/slack.ts")).startSlackBot,
+  telegram: async () => (await import("../bots/telegram/index.ts")).startTelegramBot,
+  discord: async () => (await import("../bots/discord/index.ts")).startDiscordBot,
+  slack: async () => (await import("../bots/slack/index.ts")).startSlackBot,
 });

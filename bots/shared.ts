@@ -1,3 +1,4 @@
+import { createBridge, type Bridge, type BridgeOptions, type SurfaceAdapter } from "../src/bridge/index.ts";
 import { connectGateway, type GatewayClient } from "../src/client/index.ts";
 import type { Config } from "../src/config.ts";
 import { gatewayToken, gatewayUrl } from "../src/cli/connect.ts";
@@ -18,4 +19,47 @@ export function connectBotToGateway(config: Config, log: Log): Promise<GatewayCl
 
 export interface RunningBot {
   stop(): Promise<void>;
+}
+
+/** One platform's parts, as its `index.ts` hands them to `startBridgeBot`. */
+export interface BridgeBot<Running extends RunningBot> {
+  config: Config;
+  log: Log;
+  /** The platform's allow-list (`<PLATFORM>_ALLOWED_USERS`). */
+  allowedUsers: readonly string[];
+  otherOpens: BridgeOptions["otherOpens"];
+  adapter: SurfaceAdapter;
+  /** Registers the platform's handlers: every button press, modal submit and typed message goes to the bridge. */
+  listen(bridge: Pick<Bridge, "handle">): void;
+  /**
+   * Connects to the platform and starts receiving. Calls `deliver()` (the bridge's first sync with the gateway) where
+   * prompts may start to go out, and logs that it is ready after that. Cleans up after itself when it throws.
+   */
+  start(deliver: () => Promise<void>): Promise<Running>;
+}
+
+/**
+ * The wiring every bot shares: connect to the gateway, create the bridge, register the platform's handlers and
+ * start the platform, which delivers when it is ready. Stopping stops the platform, then closes the gateway
+ * connection; a failed start closes it too.
+ */
+export async function startBridgeBot<Running extends RunningBot>(bot: BridgeBot<Running>): Promise<Running> {
+  const { config, log } = bot;
+  const gateway = await connectBotToGateway(config, log);
+  const bridge = createBridge({ client: gateway, adapter: bot.adapter, allowedUsers: bot.allowedUsers, otherOpens: bot.otherOpens, log });
+  bot.listen(bridge);
+  let platform: Running;
+  try {
+    platform = await bot.start(() => bridge.start());
+  } catch (error) {
+    gateway.close();
+    throw error;
+  }
+  return {
+    ...platform,
+    async stop() {
+      await platform.stop();
+      gateway.close();
+    },
+  };
 }

@@ -2,7 +2,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startDiscordBot } from "../bots/discord.ts";
+import { startDiscordBot } from "../bots/discord/index.ts";
 import { loadConfig } from "../src/config.ts";
 import { decodeDiscordCustomId, encodeDiscordCustomId } from "../src/render/index.ts";
 import { startFakeDiscord, type FakeDiscord, type FakeInteraction } from "./fakes/discord-api.ts";

@@ -6,6 +6,7 @@ import {
   renderSlackPrompt,
   renderTelegramPrompt,
   SLACK_SECTION_TEXT_MAX,
+  slackTextToPlain,
   TELEGRAM_TEXT_MAX,
   toDiscordContent,
   toSlackText,
@@ -110,5 +111,21 @@ describe("long labels, at the limits", () => {
     const slack = renderSlackPrompt(r).text;
     expect(slack.length).toBeLessThanOrEqual(SLACK_SECTION_TEXT_MAX);
     expect(slack).toMatch(/^Deployment t\n(👍🏽&lt;)+(👍🏽)?…\n\n/u);
+  });
+});
+
+describe("Slack's markup back to what the person typed", () => {
+  it.each([
+    ["plain", "plain"],
+    ["a &amp; b &lt;c&gt;", "a & b <c>"],
+    ["see <https://x.example/a?b=1&amp;c=2|the plan>", "see the plan"],
+    ["<https://x.example>", "https://x.example"],
+    ["<mailto:ada@x.example|ada@x.example>", "ada@x.example"],
+    ["for <@U0GRACE> and <@U0ADA|ada>", "for @U0GRACE and @ada"],
+    ["in <#C0CHAT1|general> or <#C0CHAT2>", "in #general or #C0CHAT2"],
+    ["<!here> <!channel> <!subteam^S123|@ops>", "@here @channel @ops"],
+    ["&amp;lt; stays literal", "&lt; stays literal"],
+  ])("slackTextToPlain(%j) = %j", (input, expected) => {
+    expect(slackTextToPlain(input)).toBe(expected);
   });
 });

@@ -1,9 +1,7 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startSlackBot } from "../bots/slack.ts";
-import { decodeSlackMessageRef, encodeSlackMessageRef } from "../bots/slack-delivery.ts";
-import { decodeModalMetadata, encodeModalMetadata } from "../bots/slack-modal.ts";
-import { slackTextToPlain } from "../bots/slack-text.ts";
+import { startSlackBot } from "../bots/slack/index.ts";
+import { decodeSlackMessageRef, encodeSlackMessageRef } from "../bots/slack/adapter.ts";
 import { loadConfig } from "../src/config.ts";
 import { ROOT, rpcOk, sleep } from "./helpers/gateway.ts";
 import { createSlackHarness, SLACK_TEST_TOKENS, type SlackHarness } from "./fakes/slack-harness.ts";
@@ -244,30 +242,7 @@ describe("slack: configuration", () => {
 });
 
 describe("slack: pure helpers", () => {
-  it.each([
-    ["plain", "plain"],
-    ["a &amp; b &lt;c&gt;", "a & b <c>"],
-    ["see <https://x.example/a?b=1&amp;c=2|the plan>", "see the plan"],
-    ["<https://x.example>", "https://x.example"],
-    ["<mailto:ada@x.example|ada@x.example>", "ada@x.example"],
-    ["for <@U0GRACE> and <@U0ADA|ada>", "for @U0GRACE and @ada"],
-    ["in <#C0CHAT1|general> or <#C0CHAT2>", "in #general or #C0CHAT2"],
-    ["<!here> <!channel> <!subteam^S123|@ops>", "@here @channel @ops"],
-    ["&amp;lt; stays literal", "&lt; stays literal"],
-  ])("slackTextToPlain(%j) = %j", (input, expected) => {
-    expect(slackTextToPlain(input)).toBe(expected);
-  });
-
-  it.each([undefined, "", "{", "null", "[]", '{"q":1,"c":"C","ch":"C"}', '{"q":"q1","c":"","ch":"C"}', "x".repeat(4000)])(
-    "decodeModalMetadata(%j) is null, never a throw",
-    (input) => {
-      expect(decodeModalMetadata(input)).toBeNull();
-    },
-  );
-
-  it("modal metadata and message refs round-trip", () => {
-    const context = { questionId: "q123", chat: "U0ADA", channel: "D0ADA" };
-    expect(decodeModalMetadata(encodeModalMetadata(context))).toEqual(context);
+  it("message refs round-trip", () => {
     expect(decodeSlackMessageRef(encodeSlackMessageRef("D0ADA", "1700000000.000100"))).toEqual({ channel: "D0ADA", ts: "1700000000.000100" });
     for (const bad of ["", ":1.2", "C1:", "nocolon"]) expect(decodeSlackMessageRef(bad)).toBeNull();
   });

@@ -2,7 +2,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTelegramBot } from "../bots/telegram.ts";
+import { startTelegramBot } from "../bots/telegram/index.ts";
 import { loadConfig } from "../src/config.ts";
 import { startFakeTelegram, type FakeTelegram } from "./fakes/telegram-api.ts";
 import { freePort, rpcOk, sleep, startTestGateway, TOKEN, type TestGateway } from "./helpers/gateway.ts";

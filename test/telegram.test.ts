@@ -1,7 +1,7 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startTelegramBot } from "../bots/telegram.ts";
+import { startTelegramBot } from "../bots/telegram/index.ts";
 import { loadConfig } from "../src/config.ts";
 import { encodeTelegramCallbackData } from "../src/render/index.ts";
 import { startFakeTelegram, type FakeTelegramMessage } from "./fakes/telegram-api.ts";

@@ -1,7 +1,7 @@
 import { DiscordAPIError, RESTJSONErrorCodes, Routes, type APIMessage, type Client } from "discord.js";
-import { PermanentSendError, type SurfaceAdapter } from "../src/bridge/index.ts";
-import { renderDiscordPrompt, renderDiscordSummary } from "../src/render/index.ts";
-import type { Log } from "./shared.ts";
+import { PermanentSendError, type SurfaceAdapter } from "../../src/bridge/index.ts";
+import { renderDiscordPrompt, renderDiscordSummary } from "../../src/render/index.ts";
+import type { Log } from "../shared.ts";
 
 /** Channel and user ids are snowflakes: 17-20 digits. */
 const SNOWFLAKE = /^\d{17,20}$/;

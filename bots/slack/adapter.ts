@@ -1,7 +1,7 @@
 import { webApi } from "@slack/bolt";
-import { PermanentSendError, type SurfaceAdapter } from "../src/bridge/index.ts";
-import { renderSlackPrompt, renderSlackSummary } from "../src/render/index.ts";
-import type { Log } from "./shared.ts";
+import { PermanentSendError, type SurfaceAdapter } from "../../src/bridge/index.ts";
+import { renderSlackPrompt, renderSlackSummary } from "../../src/render/index.ts";
+import type { Log } from "../shared.ts";
 
 /** A user id (`U…`, or `W…` on Enterprise Grid): the target is a DM, opened with conversations.open. */
 const USER_ID = /^[UW][A-Z0-9]+$/;

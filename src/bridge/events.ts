@@ -1,4 +1,5 @@
 import type { QuestionRecord } from "../record.ts";
+import type { ModalRequest } from "../render/index.ts";
 
 /** Someone on a chat surface. `name` is for summaries ("answered in Telegram by Ada"). */
 export interface BridgeUser {
@@ -32,7 +33,7 @@ export interface BridgeResponse {
   /** Other… on a platform without modals: ask for the person's own words (Telegram ForceReply). */
   askOwnWords?: { questionId: string; text: string };
   /** Other… on a platform with modals: open one with a single text field. */
-  openModal?: { questionId: string; title: string; label: string };
+  openModal?: ModalRequest;
   /** The person's message held a credential: delete it where the platform allows. */
   deleteMessage?: boolean;
   /** The record after the event, when it changed. */

@@ -16,7 +16,7 @@ export {
 } from "./prompt-text.ts";
 export { promptButtons, OTHER_BUTTON_TEXT, SKIP_BUTTON_TEXT, type PromptButton } from "./prompt-buttons.ts";
 export { cutToFit, fitPromptText, joinPromptText, type PromptText, type ToPlatformText } from "./fit-text.ts";
-export { toTelegramText, toDiscordContent, toSlackText, neutralizeBroadcastMentions } from "./platform-text.ts";
+export { toTelegramText, toDiscordContent, toSlackText, slackTextToPlain, neutralizeBroadcastMentions } from "./platform-text.ts";
 export {
   renderSummary,
   describeResolvedBy,
@@ -81,3 +81,33 @@ export {
   type SlackMrkdwn,
   type SlackPlainText,
 } from "./slack-payload.ts";
+export { MODAL_LABEL_FALLBACK, type ModalRequest } from "./modal-request.ts";
+export {
+  renderDiscordOtherModal,
+  DISCORD_MODAL_INPUT_ID,
+  DISCORD_MODAL_TITLE_MAX,
+  DISCORD_LABEL_MAX,
+  DISCORD_TEXT_INPUT_MAX,
+  DISCORD_COMPONENT_LABEL,
+  DISCORD_COMPONENT_TEXT_INPUT,
+  DISCORD_TEXT_INPUT_STYLE_PARAGRAPH,
+  type DiscordModal,
+  type DiscordLabel,
+  type DiscordTextInput,
+} from "./discord-modal.ts";
+export {
+  renderSlackOtherModal,
+  encodeSlackModalMetadata,
+  decodeSlackModalMetadata,
+  slackModalAnswer,
+  SLACK_OTHER_MODAL_CALLBACK_ID,
+  SLACK_ANSWER_BLOCK_ID,
+  SLACK_ANSWER_ACTION_ID,
+  SLACK_MODAL_TITLE_MAX,
+  SLACK_INPUT_LABEL_MAX,
+  SLACK_PRIVATE_METADATA_MAX,
+  SLACK_ANSWER_MAX_LENGTH,
+  type SlackModalContext,
+  type SlackModalView,
+  type SlackViewValues,
+} from "./slack-modal.ts";

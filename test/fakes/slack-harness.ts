@@ -1,8 +1,8 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { decodeSlackMessageRef } from "../../bots/slack-delivery.ts";
-import { startSlackBot, type RunningSlackBot } from "../../bots/slack.ts";
+import { decodeSlackMessageRef } from "../../bots/slack/adapter.ts";
+import { startSlackBot, type RunningSlackBot } from "../../bots/slack/index.ts";
 import { loadConfig, type Config } from "../../src/config.ts";
 import { encodeSlackActionId } from "../../src/render/index.ts";
 import { freePort, sleep, startTestGateway, TOKEN, type TestGateway } from "../helpers/gateway.ts";

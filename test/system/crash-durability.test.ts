@@ -29,7 +29,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEXTS } from "../../src/bridge/index.ts";
 import { decodeDiscordCustomId, decodeSlackActionId, decodeTelegramCallbackData } from "../../src/render/index.ts";
-import { decodeSlackMessageRef } from "../../bots/slack-delivery.ts";
+import { decodeSlackMessageRef } from "../../bots/slack/adapter.ts";
 import { BOT_USER, type FakeDiscordMessage } from "../fakes/discord-payloads.ts";
 import type { FakeSlackMessage } from "../fakes/slack-api.ts";
 import type { FakeTelegramMessage } from "../fakes/telegram-api.ts";

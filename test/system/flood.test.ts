@@ -4,7 +4,7 @@
  * auto-retry defaults, delivers every question exactly once.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTelegramBot } from "../../bots/telegram.ts";
+import { startTelegramBot } from "../../bots/telegram/index.ts";
 import type { RunningBot } from "../../bots/shared.ts";
 import { loadConfig } from "../../src/config.ts";
 import { startFakeTelegram, type FakeTelegram } from "../fakes/telegram-api.ts";

@@ -5,12 +5,12 @@
  * "This question was already answered." and the protocol loser gets QUESTION_ALREADY_TERMINAL.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startSlackBot } from "../../bots/slack.ts";
-import { startTelegramBot } from "../../bots/telegram.ts";
+import { startSlackBot } from "../../bots/slack/index.ts";
+import { startTelegramBot } from "../../bots/telegram/index.ts";
 import type { RunningBot } from "../../bots/shared.ts";
 import { TEXTS } from "../../src/bridge/index.ts";
 import { loadConfig } from "../../src/config.ts";
-import { decodeSlackMessageRef } from "../../bots/slack-delivery.ts";
+import { decodeSlackMessageRef } from "../../bots/slack/adapter.ts";
 import { startFakeSlack, type FakeSlack } from "../fakes/slack-api.ts";
 import { SLACK_TEST_TOKENS } from "../fakes/slack-harness.ts";
 import { startFakeTelegram, type FakeTelegram } from "../fakes/telegram-api.ts";

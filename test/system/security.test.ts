@@ -22,7 +22,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WebSocket, type RawData } from "ws";
 import { TEXTS } from "../../src/bridge/index.ts";
-import { decodeSlackMessageRef } from "../../bots/slack-delivery.ts";
+import { decodeSlackMessageRef } from "../../bots/slack/adapter.ts";
 import { CALLBACK_TYPE } from "../fakes/discord-payloads.ts";
 import type { FakeTelegramMessage } from "../fakes/telegram-api.ts";
 import { RawWs, rpc, rpcOk, sleep, TOKEN, WRONG_TOKEN } from "../helpers/gateway.ts";

@@ -1,0 +1,169 @@
+import type { App, BlockAction, ViewSubmitAction, webApi } from "@slack/bolt";
+import { callbackToEvent, TEXTS, type Bridge, type BridgeResponse, type BridgeUser } from "../../src/bridge/index.ts";
+import { decodeSlackActionId, decodeSlackModalMetadata, renderSlackOtherModal, SLACK_OTHER_MODAL_CALLBACK_ID, slackModalAnswer, slackTextToPlain, toSlackText } from "../../src/render/index.ts";
+import type { Log } from "../shared.ts";
+import { encodeSlackMessageRef, type SlackConversations } from "./adapter.ts";
+
+const MODAL_FAILED_TEXT = "The answer form could not open. Reply in the prompt's thread with your own words instead.";
+const NAME_TTL_MS = 60 * 60_000;
+const FAILED_TTL_MS = 60_000;
+/** A name is nice to have in summaries, never worth holding up an answer. */
+const LOOKUP_MAX_MS = 2_000;
+
+/**
+ * Display names for summaries ("answered in Slack by Ada"), from users.info (scope users:read), cached.
+ * Without the scope, or when Slack is slow, the event's own username (or nothing) is used.
+ */
+function createSlackPeople(client: webApi.WebClient, log: Log) {
+  const names = new Map<string, { name: string | undefined; untilMs: number }>();
+
+  async function lookup(user: string): Promise<string | undefined> {
+    try {
+      const { user: found } = await client.users.info({ user });
+      const name = found?.profile?.display_name || found?.real_name || found?.profile?.real_name || found?.name;
+      names.set(user, { name: name || undefined, untilMs: Date.now() + NAME_TTL_MS });
+      return name || undefined;
+    } catch (error) {
+      log(`could not look up the name of ${user}`, error);
+      names.set(user, { name: undefined, untilMs: Date.now() + FAILED_TTL_MS });
+      return undefined;
+    }
+  }
+
+  return {
+    async nameOf(user: string, fallback?: string): Promise<string | undefined> {
+      const cached = names.get(user);
+      if (cached && cached.untilMs > Date.now()) return cached.name ?? fallback;
+      let resolveLate: (value: undefined) => void = () => {};
+      const late = new Promise<undefined>((resolve) => (resolveLate = resolve));
+      const timer = setTimeout(() => resolveLate(undefined), LOOKUP_MAX_MS);
+      timer.unref();
+      const name = await Promise.race([lookup(user), late]);
+      clearTimeout(timer);
+      return name ?? fallback;
+    },
+  };
+}
+
+const bridgeUser = (id: string, name: string | undefined): BridgeUser => ({ id, ...(name ? { name } : {}) });
+
+/** A typed message from a person: no subtype (edits, joins, files…), no bot. */
+interface PlainMessage {
+  channel: string;
+  user: string;
+  text: string;
+  ts: string;
+  thread_ts?: string;
+  channel_type?: string;
+}
+
+function plainMessage(event: Record<string, unknown>): PlainMessage | undefined {
+  const { subtype, bot_id, channel, user, text, ts, thread_ts, channel_type } = event;
+  if ((subtype !== undefined && subtype !== "thread_broadcast") || bot_id) return undefined;
+  if (typeof channel !== "string" || typeof user !== "string" || typeof text !== "string" || typeof ts !== "string") return undefined;
+  return { channel, user, text, ts, ...(typeof thread_ts === "string" ? { thread_ts } : {}), ...(typeof channel_type === "string" ? { channel_type } : {}) };
+}
+
+/**
+ * Translates Slack in and out: button presses, the Other… modal and typed messages become bridge events; the
+ * bridge's response becomes an ephemeral notice, a modal, a thread reply or a deletion. Every action and view is
+ * acknowledged first, within Slack's 3 s.
+ */
+export function registerSlackInbound(app: App, bridge: Pick<Bridge, "handle">, conversations: SlackConversations, log: Log): void {
+  const web = app.client;
+  const people = createSlackPeople(web, log);
+
+  async function tellPrivately(channel: string, user: string, text: string, threadTs?: string): Promise<void> {
+    await web.chat
+      .postEphemeral({ channel, user, text: toSlackText(text), ...(threadTs ? { thread_ts: threadTs } : {}) })
+      .catch((error) => log(`could not send an ephemeral message to ${user} in ${channel}`, error));
+  }
+
+  /** What a button press or a modal submit tells the presser: one ephemeral message. */
+  const noticeOf = (response: BridgeResponse | undefined) => response?.reply?.text ?? response?.toast;
+
+  async function safely(what: string, work: () => Promise<void>): Promise<void> {
+    try {
+      await work();
+    } catch (error) {
+      log(`${what} failed`, error);
+    }
+  }
+
+  async function acknowledge(ack: () => Promise<void>): Promise<void> {
+    await ack().catch((error) => log("could not acknowledge", error));
+  }
+
+  app.action<BlockAction>(/.*/u, async ({ ack, body, action }) => {
+    await acknowledge(ack);
+    await safely("a button press", async () => {
+      const channel = body.channel?.id ?? (body.container as { channel_id?: string }).channel_id;
+      if (!channel) return log(`a press by ${body.user.id} came with no channel`);
+      const decoded = decodeSlackActionId(action.action_id);
+      if (!decoded) return tellPrivately(channel, body.user.id, TEXTS.notValid);
+      const chat = conversations.chatOf(channel, body.user.id);
+      const username = body.user.name ?? body.user.username;
+      // Other… skips the lookup: its modal must open within the trigger id's 3 s.
+      const name = decoded.action.kind === "other" ? username : await people.nameOf(body.user.id, username);
+      const response = await bridge.handle(callbackToEvent(decoded, { user: bridgeUser(body.user.id, name), chat }));
+      if (response?.openModal) {
+        const view = renderSlackOtherModal(response.openModal, { questionId: response.openModal.questionId, chat, channel });
+        await web.views.open({ trigger_id: body.trigger_id, view }).catch(async (error) => {
+          log(`could not open the Other… modal for ${decoded.questionId}`, error);
+          await tellPrivately(channel, body.user.id, MODAL_FAILED_TEXT);
+        });
+        return;
+      }
+      const notice = noticeOf(response);
+      if (notice) await tellPrivately(channel, body.user.id, notice);
+    });
+  });
+
+  app.view<ViewSubmitAction>(SLACK_OTHER_MODAL_CALLBACK_ID, async ({ ack, body, view }) => {
+    await acknowledge(ack);
+    await safely("a modal submission", async () => {
+      const context = decodeSlackModalMetadata(view.private_metadata);
+      if (!context) return log(`a modal from ${body.user.id} came with unreadable private_metadata`);
+      const user = bridgeUser(body.user.id, await people.nameOf(body.user.id, body.user.name));
+      const other = { questionId: context.questionId, action: { kind: "other" as const } };
+      const response = await bridge.handle(callbackToEvent(other, { user, chat: context.chat, text: slackModalAnswer(view.state.values) }));
+      const notice = noticeOf(response);
+      if (notice) await tellPrivately(context.channel, body.user.id, notice);
+    });
+  });
+
+  app.event("message", async ({ event }) => {
+    await safely("a message", async () => {
+      const message = plainMessage(event as unknown as Record<string, unknown>);
+      if (!message) return;
+      const direct = message.channel_type === "im" || message.channel.startsWith("D");
+      const chat = conversations.chatOf(message.channel, message.user, direct);
+      const inThread = message.thread_ts && message.thread_ts !== message.ts ? message.thread_ts : undefined;
+      const name = await people.nameOf(message.user);
+      const response = await bridge.handle({
+        kind: "text",
+        text: slackTextToPlain(message.text),
+        user: bridgeUser(message.user, name),
+        chat,
+        ...(inThread ? { replyToMessageRef: encodeSlackMessageRef(message.channel, inThread) } : {}),
+      });
+      if (!response) return;
+      if (response.deleteMessage) {
+        await web.chat
+          .delete({ channel: message.channel, ts: message.ts })
+          .catch((error) => log(`could not delete a credential message in ${message.channel} (deleting others' messages needs an admin-installed app)`, error));
+      }
+      if (!response.reply) return;
+      // Answer in the thread: the prompt's, or the person's own message's (not in a DM, nor on a deleted message).
+      const threadTs = message.thread_ts ?? (direct || response.deleteMessage ? undefined : message.ts);
+      if (response.reply.private) return tellPrivately(message.channel, message.user, response.reply.text, threadTs);
+      await web.chat.postMessage({
+        channel: message.channel,
+        text: toSlackText(response.reply.text),
+        ...(threadTs ? { thread_ts: threadTs } : {}),
+        unfurl_links: false,
+        unfurl_media: false,
+      });
+    });
+  });
+}

@@ -1,0 +1,127 @@
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { App, LogLevel, type Logger, type webApi } from "@slack/bolt";
+import { ConfigError, requireConfig, type Config } from "../../src/config.ts";
+import { createLog, startBridgeBot, type Log, type RunningBot } from "../shared.ts";
+import { createSlackAdapter, createSlackConversations } from "./adapter.ts";
+import { registerSlackInbound } from "./inbound.ts";
+
+/**
+ * Web API calls: a 429 waits for its Retry-After inside an attempt, then the attempt counts as failed and
+ * p-retry backs off; network errors retry the same way. A few attempts, bounded in time.
+ */
+export const SLACK_RETRY_CONFIG: webApi.RetryOptions = { retries: 5, factor: 2, minTimeout: 1_000, maxTimeout: 30_000, randomize: true, maxRetryTime: 3 * 60_000 };
+/** apps.connections.open for Socket Mode (re)connects: keep trying through a Slack outage. */
+export const SLACK_CONNECT_RETRY_CONFIG: webApi.RetryOptions = { retries: 100, factor: 1.3, minTimeout: 1_000, maxTimeout: 60_000, randomize: true };
+const SLACK_REQUEST_TIMEOUT_MS = 30_000;
+
+export interface SlackBotOptions {
+  log?: Log;
+  /** Overrides SLACK_RETRY_CONFIG (tests use fast ones). */
+  retryConfig?: webApi.RetryOptions;
+  /** Overrides SLACK_CONNECT_RETRY_CONFIG. */
+  connectRetryConfig?: webApi.RetryOptions;
+}
+
+export interface RunningSlackBot extends RunningBot {
+  /** HTTP mode: the bound port (SLACK_PORT, or the one picked for 0). */
+  port?: number;
+}
+
+/** Bolt's logger, routed into ours; debug is dropped. */
+function boltLogger(log: Log): Logger {
+  let level = LogLevel.INFO;
+  const show = (m: unknown) => {
+    if (m instanceof Error) return m.message;
+    if (typeof m === "string") return m;
+    try {
+      return JSON.stringify(m);
+    } catch {
+      return String(m);
+    }
+  };
+  const write = (msg: unknown[]) => log(msg.map(show).join(" "));
+  return {
+    debug: () => {},
+    info: (...msg) => write(msg),
+    warn: (...msg) => write(msg),
+    error: (...msg) => write(msg),
+    setLevel: (l) => void (level = l),
+    getLevel: () => level,
+    setName: () => {},
+  };
+}
+
+const withSlash = (url: string) => (url.endsWith("/") ? url : `${url}/`);
+
+/** Bolt for the configured mode: Socket Mode with an app token, else HTTP mode with the signing secret. */
+function createApp(config: Config & { SLACK_BOT_TOKEN: string }, options: SlackBotOptions, log: Log): App {
+  const apiUrl = config.SLACK_API_URL ? { slackApiUrl: withSlash(config.SLACK_API_URL) } : {};
+  const common = {
+    token: config.SLACK_BOT_TOKEN,
+    logger: boltLogger(log),
+    clientOptions: { ...apiUrl, retryConfig: options.retryConfig ?? SLACK_RETRY_CONFIG, timeout: SLACK_REQUEST_TIMEOUT_MS },
+    convoStore: false as const,
+    deferInitialization: true,
+  };
+  if (config.SLACK_APP_TOKEN) {
+    return new App({
+      ...common,
+      socketMode: true,
+      appToken: config.SLACK_APP_TOKEN,
+      // The Socket Mode client's own Web API client (apps.connections.open) reads these.
+      installerOptions: { clientOptions: { ...apiUrl, retryConfig: options.connectRetryConfig ?? SLACK_CONNECT_RETRY_CONFIG, timeout: SLACK_REQUEST_TIMEOUT_MS } },
+    });
+  }
+  if (!config.SLACK_SIGNING_SECRET) {
+    throw new ConfigError(["SLACK_SIGNING_SECRET: is required for the Slack bot in HTTP mode (or set SLACK_APP_TOKEN for Socket Mode)"]);
+  }
+  return new App({ ...common, signingSecret: config.SLACK_SIGNING_SECRET });
+}
+
+/** Starts receiving: the Socket Mode connection, or the HTTP server on SLACK_PORT. */
+async function listen(app: App, config: Config, log: Log): Promise<RunningSlackBot> {
+  if (config.SLACK_APP_TOKEN) {
+    await app.start();
+    log("connected in Socket Mode");
+    return {
+      async stop() {
+        await app.stop();
+      },
+    };
+  }
+  const server = (await app.start({ port: config.SLACK_PORT, host: config.GATEWAY_HOST })) as Server;
+  const port = (server.address() as AddressInfo).port;
+  log(`HTTP mode: POST http://${config.GATEWAY_HOST}:${port}/slack/events`);
+  return {
+    port,
+    async stop() {
+      const stopped = app.stop();
+      server.closeAllConnections();
+      await stopped;
+    },
+  };
+}
+
+/** The Slack bot: Bolt in Socket Mode (SLACK_APP_TOKEN) or HTTP mode (SLACK_SIGNING_SECRET on SLACK_PORT). */
+export async function startSlackBot(config: Config, options: SlackBotOptions = {}): Promise<RunningSlackBot> {
+  const required = requireConfig(config, ["SLACK_BOT_TOKEN"]);
+  const log = options.log ?? createLog("slack");
+  const app = createApp(required, options, log);
+  await app.init(); // auth.test: a bad token fails here, by name
+  const conversations = createSlackConversations(app.client);
+  app.error(async (error) => log("Bolt", error));
+
+  return startBridgeBot({
+    config,
+    log,
+    allowedUsers: config.SLACK_ALLOWED_USERS,
+    otherOpens: "modal",
+    adapter: createSlackAdapter(app.client, conversations, log),
+    listen: (bridge) => registerSlackInbound(app, bridge, conversations, log),
+    async start(deliver) {
+      await deliver();
+      return listen(app, config, log);
+    },
+  });
+}

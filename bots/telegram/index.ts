@@ -1,0 +1,71 @@
+import { autoRetry } from "@grammyjs/auto-retry";
+import { apiThrottler } from "@grammyjs/transformer-throttler";
+import { createServer } from "node:http";
+import { Bot, webhookCallback } from "grammy";
+import { requireConfig, type Config } from "../../src/config.ts";
+import { createLog, startBridgeBot, type Log, type RunningBot } from "../shared.ts";
+import { createTelegramAdapter } from "./adapter.ts";
+import { registerTelegramInbound } from "./inbound.ts";
+
+export interface TelegramBotOptions {
+  log?: Log;
+  /** Overrides the throttler's limits (the defaults follow Telegram's published limits; tests use faster ones). */
+  throttle?: Parameters<typeof apiThrottler>[0];
+}
+
+const ALLOWED_UPDATES = ["message", "callback_query"] as const;
+
+/** Webhook mode (TELEGRAM_WEBHOOK_URL and _SECRET): a small HTTP server takes the updates Telegram posts. */
+async function startWebhook(bot: Bot, config: Config, url: string, secret: string, log: Log): Promise<RunningBot> {
+  const path = new URL(url).pathname;
+  const handle = webhookCallback(bot, "http", { secretToken: secret });
+  const server = createServer((req, res) => {
+    if (req.method === "POST" && req.url === path) return void handle(req, res);
+    res.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => server.listen(config.TELEGRAM_WEBHOOK_PORT, config.GATEWAY_HOST, resolve));
+  const stop = async () => {
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+  };
+  try {
+    await bot.init();
+    await bot.api.setWebhook(url, { secret_token: secret, allowed_updates: [...ALLOWED_UPDATES] });
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  log(`webhook mode on port ${config.TELEGRAM_WEBHOOK_PORT}`);
+  return { stop };
+}
+
+function startLongPolling(bot: Bot, log: Log): RunningBot {
+  void bot.start({ allowed_updates: [...ALLOWED_UPDATES], onStart: (me) => log(`long polling as @${me.username}`) }).catch((error) => {
+    log("long polling stopped", error);
+    process.exitCode = 1;
+  });
+  return { stop: () => bot.stop() };
+}
+
+/** The Telegram bot: grammY on the Bot API (or TELEGRAM_API_ROOT), with auto-retry and throttling plugins. */
+export async function startTelegramBot(config: Config, options: TelegramBotOptions = {}): Promise<RunningBot> {
+  const { TELEGRAM_BOT_TOKEN } = requireConfig(config, ["TELEGRAM_BOT_TOKEN"]);
+  const log = options.log ?? createLog("telegram");
+  const bot = new Bot(TELEGRAM_BOT_TOKEN, config.TELEGRAM_API_ROOT ? { client: { apiRoot: config.TELEGRAM_API_ROOT.replace(/\/+$/, "") } } : {});
+  bot.api.config.use(apiThrottler(options.throttle));
+  bot.api.config.use(autoRetry({ maxRetryAttempts: 5, maxDelaySeconds: 120 }));
+  const { TELEGRAM_WEBHOOK_URL: webhookUrl, TELEGRAM_WEBHOOK_SECRET: webhookSecret } = config;
+
+  return startBridgeBot({
+    config,
+    log,
+    allowedUsers: config.TELEGRAM_ALLOWED_USERS,
+    otherOpens: "reply",
+    adapter: createTelegramAdapter(bot.api),
+    listen: (bridge) => registerTelegramInbound(bot, bridge, log),
+    async start(deliver) {
+      await deliver(); // Telegram keeps updates until the bot fetches them: nothing is lost before it listens
+      return webhookUrl && webhookSecret ? startWebhook(bot, config, webhookUrl, webhookSecret, log) : startLongPolling(bot, log);
+    },
+  });
+}
