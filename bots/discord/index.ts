@@ -62,3 +62,6 @@ export async function startDiscordBot(config: Config, options: DiscordBotOptions
     start: (deliver) => login(client, DISCORD_BOT_TOKEN, deliver, log),
   });
 }
+
+/** The entry the CLI loads by platform name (`ask-user-bridge bot discord`). */
+export { startDiscordBot as startBot };

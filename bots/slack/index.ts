@@ -125,3 +125,6 @@ export async function startSlackBot(config: Config, options: SlackBotOptions = {
     },
   });
 }
+
+/** The entry the CLI loads by platform name (`ask-user-bridge bot slack`). */
+export { startSlackBot as startBot };

@@ -69,3 +69,6 @@ export async function startTelegramBot(config: Config, options: TelegramBotOptio
     },
   });
 }
+
+/** The entry the CLI loads by platform name (`ask-user-bridge bot telegram`). */
+export { startTelegramBot as startBot };

@@ -1,7 +1,8 @@
 import type { Config } from "../config.ts";
 import { parseCommandArgs, UsageError } from "./args.ts";
+import { BOT_NAMES, type BotName } from "../surfaces.ts";
 
-export type BotName = "telegram" | "discord" | "slack";
+export type { BotName };
 export type BotStarter = (config: Config) => Promise<{ stop(): Promise<void> }>;
 /** Bot entry points live in bots/ (they import platform SDKs); the CLI entry hands them in. */
 export type BotLoaders = Partial<Record<BotName, () => Promise<BotStarter>>>;
@@ -19,8 +20,8 @@ export function createBotCommand(loaders: BotLoaders) {
     const { values, positionals } = parseCommandArgs(argv, {}, true);
     if (values.help) return io.out(BOT_HELP), 0;
     const name = positionals[0] as BotName | undefined;
-    if (positionals.length !== 1 || !name || !["telegram", "discord", "slack"].includes(name)) {
-      throw new UsageError("name one bot: telegram, discord or slack");
+    if (positionals.length !== 1 || !name || !(BOT_NAMES as readonly string[]).includes(name)) {
+      throw new UsageError(`name one bot: ${BOT_NAMES.join(", ")}`);
     }
     const load = loaders[name];
     if (!load) throw new UsageError(`the ${name} bot is not built yet`);

@@ -3,15 +3,11 @@ import type { Config } from "../config.ts";
 import { startGateway, type RunningGateway } from "../gateway/run.ts";
 import { parseCommandArgs } from "./args.ts";
 import { superviseChild } from "./supervise.ts";
+import { BOT_NAMES, SURFACE_REGISTRY } from "../surfaces.ts";
 
 type IO = { out: (s: string) => void; err: (s: string) => void };
 
 
-export const BOTS = [
-  { name: "telegram", tokenVar: "TELEGRAM_BOT_TOKEN" },
-  { name: "discord", tokenVar: "DISCORD_BOT_TOKEN" },
-  { name: "slack", tokenVar: "SLACK_BOT_TOKEN" },
-] as const;
 
 export const GATEWAY_HELP = `Usage: ask-user-bridge gateway
 
@@ -65,13 +61,14 @@ export async function runStart(argv: string[], config: Config, io: IO): Promise<
   const gateway = await startGateway(config);
   banner(gateway, config, io);
   const children = [];
-  for (const bot of BOTS) {
-    if (!config[bot.tokenVar]) io.out(`${bot.name} bot: off (set ${bot.tokenVar} to turn it on)`);
+  for (const name of BOT_NAMES) {
+    const { tokenVar } = SURFACE_REGISTRY[name].bot;
+    if (!config[tokenVar]) io.out(`${name} bot: off (set ${tokenVar} to turn it on)`);
     else {
-      io.out(`${bot.name} bot: starting`);
+      io.out(`${name} bot: starting`);
       // The same CLI entry that runs `start`, started the same way (node flags included), runs each bot.
-      const entry = [...process.execArgv, process.argv[1]!, "bot", bot.name];
-      children.push(superviseChild(`${bot.name} bot`, process.execPath, entry, io.err));
+      const entry = [...process.execArgv, process.argv[1]!, "bot", name];
+      children.push(superviseChild(`${name} bot`, process.execPath, entry, io.err));
     }
   }
   firstQuestionHint(io);

@@ -1,14 +1,10 @@
 import type { AskUserQuestion } from "../contract/schema.ts";
-import type { Surface } from "../contract/result.ts";
+import { BUTTON_SURFACES, type Surface } from "../surfaces.ts";
 
 /** How a prompt is shown: native buttons, or numbered text that is answered by a typed reply. */
 export type PromptLayout = "buttons" | "text";
 
-/**
- * Chat surfaces with native buttons. The web Control UI is not one of them: it draws its own
- * structured stepper from the record, so in this module "web" always gets the text layout.
- */
-export const BUTTON_SURFACES: readonly Surface[] = ["telegram", "discord", "slack"];
+export { BUTTON_SURFACES };
 
 /** True when the questions fit on buttons: exactly one question, and it is single-select. */
 export function fitsButtons(questions: readonly AskUserQuestion[]): boolean {

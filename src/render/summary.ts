@@ -5,6 +5,7 @@
 import type { AskUserQuestion } from "../contract/schema.ts";
 import type { QuestionRecord, ResolvedBy } from "../record.ts";
 import { ellipsize, graphemes } from "../text.ts";
+import { whereAnswered } from "../surfaces.ts";
 import { renderPromptText } from "./prompt-text.ts";
 
 /** The person's own words are quoted and cut to this many graphemes (ellipsis included). */
@@ -18,14 +19,6 @@ export const CANCELLED_SUMMARY = "✖ Cancelled";
 export const ABORTED_SUMMARY = "✖ Cancelled (the agent stopped)";
 export const NOT_DELIVERED_SUMMARY = "⚠ Not delivered";
 
-const WHERE: Record<string, string> = {
-  telegram: "in Telegram",
-  discord: "in Discord",
-  slack: "in Slack",
-  web: "on the web",
-  api: "via the API",
-  cli: "via the CLI",
-};
 
 /** Folds whitespace runs (newlines too) so a value stays on its line. */
 function oneLine(text: string): string {
@@ -40,7 +33,7 @@ function capitalize(text: string): string {
 /** "in Telegram by Ada", "on the web", "via the API by ci-bot". */
 export function describeResolvedBy(by: ResolvedBy): string {
   const surface = oneLine(by.surface);
-  const where = WHERE[surface.toLowerCase()] ?? `in ${capitalize(ellipsize(surface, NAME_MAX))}`;
+  const where = whereAnswered(surface) ?? `in ${capitalize(ellipsize(surface, NAME_MAX))}`;
   const who = by.userName ?? by.user;
   return who && oneLine(who) ? `${where} by ${ellipsize(oneLine(who), NAME_MAX)}` : where;
 }
