@@ -6,6 +6,8 @@ export const ERROR_CODES = [
   "QUESTION_ALREADY_TERMINAL",
   "QUESTION_INVALID_ANSWER",
   "SESSION_HAS_PENDING_QUESTION",
+  /** An answer looked like a credential, so nothing was recorded (the bots then delete the person's message). */
+  "CREDENTIAL_REFUSED",
   "INVALID_FRAME",
   "FRAME_TOO_LARGE",
   "UNKNOWN_METHOD",

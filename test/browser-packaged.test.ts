@@ -14,6 +14,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest
 import { connectGateway, type GatewayClient } from "../src/client/index.ts";
 import type { AskUserResult } from "../src/contract/result.ts";
 import { startGateway, type RunningGateway } from "../src/gateway/run.ts";
+import { createControlUi } from "../src/web/index.ts";
 import { askUser } from "../src/sdk.ts";
 import { findBrowser, launchBrowser, type FoundBrowser } from "./helpers/browser.ts";
 
@@ -39,7 +40,7 @@ beforeAll(async () => {
     DELIVERY_TIMEOUT_SECONDS: 30,
     ASK_DEFAULT_TARGETS: [],
     ASK_TEST_MIN_TIMEOUT_SECONDS: 1,
-  });
+  }, { webApp: createControlUi });
   client = await connectGateway({ url: gateway.url, token: TOKEN });
 }, 60_000);
 

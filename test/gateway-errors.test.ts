@@ -116,6 +116,16 @@ describe.each(["ws", "http"] as const)("error codes over %s", (kind) => {
       expect(payloadOf(await t.call("question.waitAnswer", { id })).answers).toEqual({ answers: record.answers });
     });
 
+    it("refuses a credential-shaped answer with its own code, CREDENTIAL_REFUSED, and records nothing", async () => {
+      const { id } = payloadOf(await t.call("question.request", twoQuestions()));
+      const key = `sk-proj-${"a1B2c3D4e5".repeat(4)}`;
+      const error = errorOf(await t.call("question.resolve", { id, answers: { env: key, checks: ["Lint"] } }));
+      expect(error.code).toBe("CREDENTIAL_REFUSED");
+      expect(error.issues).toEqual([{ path: "answers.env", message: expect.stringMatching(/looks like a credential/) }]);
+      expect(JSON.stringify(payloadOf(await t.call("question.get", { id })))).not.toContain(key);
+      expect(payloadOf(await t.call("question.get", { id }))).toMatchObject({ status: "pending" });
+    });
+
     it("accepts one value of own text for a single-select question", async () => {
       const { id } = payloadOf(await t.call("question.request", oneQuestion()));
       const record = payloadOf(await t.call("question.resolve", { id, answers: { deploy_target: ["canary first, then production"] } }));
@@ -131,6 +141,7 @@ describe("the HTTP mirror's statuses", () => {
     ["not found", "question.get", { id: MISSING }, 404, "QUESTION_NOT_FOUND"],
     ["unknown method", "question.nope", {}, 404, "UNKNOWN_METHOD"],
     ["invalid answer", "question.resolve", { id: "__pending__", answers: {} }, 422, "QUESTION_INVALID_ANSWER"],
+    ["credential refused", "question.resolve", { id: "__pending__", answers: { deploy_target: `ghp_${"x1Y2z3".repeat(6)}` } }, 422, "CREDENTIAL_REFUSED"],
   ])("%s → %i", async (_what, method, params, status, code) => {
     let body = params as Record<string, unknown>;
     if (body.id === "__pending__") body = { ...body, id: payloadOf((await rpc(gateway.url, "question.request", oneQuestion())).body).id };

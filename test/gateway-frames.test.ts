@@ -3,7 +3,7 @@
  * UNKNOWN_METHOD, FRAME_TOO_LARGE) that leave the connection working, and events with a per-connection seq.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MAX_FRAME_BYTES } from "../src/gateway/protocol.ts";
+import { MAX_FRAME_BYTES } from "../src/protocol/methods.ts";
 import { oneQuestion, RawWs, rpc, TOKEN, WRONG_TOKEN, useTestGateway } from "./helpers/gateway.ts";
 
 const gateway = useTestGateway();

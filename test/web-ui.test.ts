@@ -13,6 +13,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { connectGateway, type GatewayClient } from "../src/client/index.ts";
 import type { AskUserResult } from "../src/contract/result.ts";
 import { startGateway, type RunningGateway } from "../src/gateway/run.ts";
+import { createControlUi } from "../src/web/index.ts";
 import { askUser } from "../src/sdk.ts";
 import { launchBrowser } from "./helpers/browser.ts";
 
@@ -56,7 +57,7 @@ afterAll(async () => {
 
 beforeEach(async () => {
   dataDir = mkdtempSync(join(tmpdir(), "aub-web-"));
-  gateway = await startGateway(gatewayConfig());
+  gateway = await startGateway(gatewayConfig(), { webApp: createControlUi });
   client = await connectGateway({ url: gateway.url, token: TOKEN });
 });
 
@@ -439,7 +440,7 @@ describe("web Control UI", () => {
     client.close();
     await gateway.close();
     await page.locator('#status[data-state="reconnecting"]').waitFor();
-    gateway = await startGateway(gatewayConfig(port));
+    gateway = await startGateway(gatewayConfig(port), { webApp: createControlUi });
     client = await connectGateway({ url: gateway.url, token: TOKEN });
     // Answered elsewhere while the page was away.
     await client.resolve({ id: await first.id, answers: { deploy: "Production" }, by: { surface: "slack", userName: "Grace", via: "button" } });

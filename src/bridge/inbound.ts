@@ -7,7 +7,7 @@ import { renderMissingPrompt } from "../render/index.ts";
 import { deliveredTo, mayAnswer } from "./authorize.ts";
 import type { BridgeResponse, BridgeUser, InboundEvent } from "./events.ts";
 import type { RecordCache } from "./record-cache.ts";
-import { recordedText, TEXTS } from "./texts.ts";
+import { recordedText, TEXTS } from "./note-texts.ts";
 
 export interface InboundOptions {
   client: GatewayClient;
@@ -40,10 +40,8 @@ export function createInboundHandler(options: InboundOptions) {
     if (error instanceof GatewayError) {
       if (error.code === "QUESTION_ALREADY_TERMINAL") return { toast: TEXTS.alreadyAnswered, reply: { text: TEXTS.alreadyAnswered, private: true } };
       if (error.code === "QUESTION_NOT_FOUND") return { toast: TEXTS.notValid };
-      if (error.code === "QUESTION_INVALID_ANSWER") {
-        const credential = error.issues?.some((i) => /credential/.test(i.message));
-        return credential ? { reply: { text: TEXTS.credential }, deleteMessage: true } : { toast: TEXTS.notValid, reply: { text: error.message } };
-      }
+      if (error.code === "CREDENTIAL_REFUSED") return { reply: { text: TEXTS.credential }, deleteMessage: true };
+      if (error.code === "QUESTION_INVALID_ANSWER") return { toast: TEXTS.notValid, reply: { text: error.message } };
     }
     options.log?.("could not submit", error);
     return { toast: TEXTS.notSubmitted, reply: { text: TEXTS.notSubmitted, private: true } };

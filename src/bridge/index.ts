@@ -29,4 +29,4 @@ export type Bridge = ReturnType<typeof createBridge>;
 export { PermanentSendError, type SurfaceAdapter } from "./delivery.ts";
 export { callbackToEvent, type CallbackContext } from "./callback-to-event.ts";
 export type { BridgeResponse, BridgeUser, InboundEvent } from "./events.ts";
-export { TEXTS, recordedText } from "./texts.ts";
+export { TEXTS, recordedText } from "./note-texts.ts";

@@ -5,7 +5,7 @@ import { askUser } from "../sdk.ts";
 import { parseTarget } from "../targets.ts";
 import type { Target } from "../record.ts";
 import { parseCommandArgs, UsageError } from "./args.ts";
-import { connectFromConfig } from "./connect.ts";
+import { connectFromConfig } from "../client/from-config.ts";
 
 export const ASK_HELP = `Usage: ask-user-bridge ask [--to TARGET]... [--timeout SECONDS]
          (--question TEXT --option LABEL --option LABEL... [--multi] [--header TEXT] [--id KEY] | --json FILE|-)

@@ -35,7 +35,7 @@ const COMMANDS: Record<string, (bots: BotLoaders) => Promise<Command>> = {
   list: async () => (await import("./ops.ts")).runList,
   get: async () => (await import("./ops.ts")).runGet,
   cancel: async () => (await import("./ops.ts")).runCancel,
-  mcp: async () => (await import("../mcp/command.ts")).runMcp,
+  mcp: async () => (await import("./mcp/command.ts")).runMcp,
   bot: async (bots) => (await import("./bot.ts")).createBotCommand(bots),
 };
 

@@ -2,7 +2,7 @@ import type { Config } from "../config.ts";
 import type { QuestionRecord } from "../record.ts";
 import { formatTarget } from "../targets.ts";
 import { parseCommandArgs, UsageError } from "./args.ts";
-import { connectFromConfig } from "./connect.ts";
+import { connectFromConfig } from "../client/from-config.ts";
 
 type IO = { out: (s: string) => void; err: (s: string) => void };
 

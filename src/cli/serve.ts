@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import type { Config } from "../config.ts";
 import { startGateway, type RunningGateway } from "../gateway/run.ts";
+import { createControlUi } from "../web/index.ts";
 import { parseCommandArgs } from "./args.ts";
 import { superviseChild } from "./supervise.ts";
 import { BOT_NAMES, SURFACE_REGISTRY } from "../surfaces.ts";
@@ -47,7 +48,7 @@ function firstQuestionHint(io: IO): void {
 export async function runGateway(argv: string[], config: Config, io: IO): Promise<number> {
   const { values } = parseCommandArgs(argv, {});
   if (values.help) return io.out(GATEWAY_HELP), 0;
-  const gateway = await startGateway(config);
+  const gateway = await startGateway(config, { webApp: createControlUi });
   banner(gateway, config, io);
   const signal = await untilSignal();
   io.err(`${signal}: shutting down`);
@@ -58,7 +59,7 @@ export async function runGateway(argv: string[], config: Config, io: IO): Promis
 export async function runStart(argv: string[], config: Config, io: IO): Promise<number> {
   const { values } = parseCommandArgs(argv, {});
   if (values.help) return io.out(START_HELP), 0;
-  const gateway = await startGateway(config);
+  const gateway = await startGateway(config, { webApp: createControlUi });
   banner(gateway, config, io);
   const children = [];
   for (const name of BOT_NAMES) {

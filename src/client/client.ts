@@ -1,7 +1,7 @@
 import { WebSocket } from "ws";
 import { GatewayError, type ErrorBody } from "../errors.ts";
-import type { MethodName } from "../gateway/protocol.ts";
-import type { GatewayEventName } from "../gateway/service.ts";
+import type { MethodName } from "../protocol/methods.ts";
+import type { GatewayEventName } from "../protocol/methods.ts";
 import type { QuestionRecord } from "../record.ts";
 import { backoffDelay } from "./backoff.ts";
 

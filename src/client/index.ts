@@ -1,7 +1,6 @@
 import type { AskUserResult } from "../contract/result.ts";
-import type { MethodParams } from "../gateway/protocol.ts";
-import type { ReplyOutcome } from "../gateway/service.ts";
-import type { ListFilter } from "../gateway/store/types.ts";
+import type { MethodParams } from "../protocol/methods.ts";
+import type { ListFilter, ReplyOutcome } from "../protocol/index.ts";
 import type { QuestionRecord, ResolveVia } from "../record.ts";
 import { GatewayConnection, type ClientEvents, type ConnectOptions } from "./client.ts";
 

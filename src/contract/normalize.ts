@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { isBlankText } from "../parse/blank.ts";
+import { isBlankText } from "../text.ts";
 import { cutGraphemes, graphemeLength, looseLabelKey } from "../text.ts";
 import {
   askUserInputSchema,

@@ -6,10 +6,12 @@ const MAX_VALUE_LENGTH = 4000;
 
 /**
  * Resolve validation (PRODUCT.md §3): every question has at least one value, a single-select question has exactly
- * one, and a value equal to a label (case-insensitively) is stored as that exact label. Throws QUESTION_INVALID_ANSWER.
+ * one, and a value equal to a label (case-insensitively) is stored as that exact label. Throws CREDENTIAL_REFUSED when
+ * a value looks like a credential (nothing is recorded), else QUESTION_INVALID_ANSWER for any other problem.
  */
 export function validateAnswers(questions: AskUserQuestion[], given: Record<string, string | string[]>): Record<string, string[]> {
   const issues: Array<{ path: string; message: string }> = [];
+  const credentials: Array<{ path: string; message: string }> = [];
   const answers: Record<string, string[]> = {};
   const known = new Set(questions.map((q) => q.id));
   for (const key of Object.keys(given)) {
@@ -23,13 +25,16 @@ export function validateAnswers(questions: AskUserQuestion[], given: Record<stri
     for (const value of values) {
       const label = byLabel.get(value.toLocaleLowerCase()) ?? value;
       if (label === value && !byLabel.has(value.toLocaleLowerCase()) && looksLikeCredential(value)) {
-        issues.push({ path: `answers.${q.id}`, message: "looks like a credential; it was not recorded (use the secrets flow for credentials)" });
+        credentials.push({ path: `answers.${q.id}`, message: "looks like a credential; it was not recorded (use the secrets flow for credentials)" });
       } else if (label.length > MAX_VALUE_LENGTH) issues.push({ path: `answers.${q.id}`, message: `a value is longer than ${MAX_VALUE_LENGTH} characters` });
       else if (!stored.includes(label)) stored.push(label);
     }
-    if (stored.length === 0) issues.push({ path: `answers.${q.id}`, message: "needs at least one value" });
+    if (stored.length === 0 && credentials.length === 0) issues.push({ path: `answers.${q.id}`, message: "needs at least one value" });
     else if (!q.multiSelect && stored.length > 1) issues.push({ path: `answers.${q.id}`, message: `is single-select and takes exactly one value (got ${stored.length})` });
     answers[q.id] = stored;
+  }
+  if (credentials.length > 0) {
+    throw new GatewayError("CREDENTIAL_REFUSED", credentials.map((i) => `${i.path}: ${i.message}`).join("; "), { issues: credentials });
   }
   if (issues.length > 0) {
     throw new GatewayError("QUESTION_INVALID_ANSWER", issues.map((i) => `${i.path}: ${i.message}`).join("; "), { issues });

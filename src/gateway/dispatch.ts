@@ -1,5 +1,5 @@
 import { GatewayError } from "../errors.ts";
-import { isMethodName, parseParams, type MethodName } from "./protocol.ts";
+import { isMethodName, parseParams, type MethodName } from "../protocol/methods.ts";
 import type { Cancellation, QuestionService } from "./service.ts";
 
 /** Runs one protocol method against the service. Shared by the WebSocket and the HTTP mirror. */

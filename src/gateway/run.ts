@@ -1,9 +1,8 @@
 import type { Config } from "../config.ts";
-import { createControlUi } from "../web/index.ts";
-import { createGatewayServer, type HttpRoute } from "./server.ts";
+import { createGatewayServer, type HttpRoute, type RequestAuthenticator } from "./server.ts";
 import { createQuestionService } from "./service.ts";
 import { createMemoryStore, createSqliteStore, type QuestionStore } from "./store/index.ts";
-import { ensureGatewayToken } from "./token-file.ts";
+import { ensureGatewayToken } from "../token-file.ts";
 
 export interface RunningGateway {
   url: string;
@@ -18,14 +17,23 @@ type GatewayConfig = Pick<
   "GATEWAY_HOST" | "GATEWAY_PORT" | "GATEWAY_TOKEN" | "DATA_DIR" | "STORE" | "DELIVERY_TIMEOUT_SECONDS" | "ASK_DEFAULT_TARGETS" | "ASK_TEST_MIN_TIMEOUT_SECONDS"
 >;
 
+/**
+ * A web app the gateway serves beside the protocol (the Control UI is one): its routes, and how its own sessions
+ * authenticate on `/ws` and `/rpc` besides the token. Handed in by the caller, so the gateway never imports one.
+ */
+export interface GatewayWebApp {
+  routes: HttpRoute[];
+  authenticate?: RequestAuthenticator;
+}
+
 /** Opens the store, expires what passed while down, and serves the protocol. */
 export async function startGateway(
   config: GatewayConfig,
   extras: {
     routes?: (ctx: { token: string }) => HttpRoute[];
     log?: (message: string, error?: unknown) => void;
-    /** Serve the web Control UI at `/` (default true). */
-    controlUi?: boolean;
+    /** A web app to serve, made once the token is known (`start` and `gateway` hand in the Control UI). */
+    webApp?: (ctx: { token: string }) => GatewayWebApp;
   } = {},
 ): Promise<RunningGateway> {
   const { token, generated } = ensureGatewayToken(config.GATEWAY_TOKEN, config.DATA_DIR);
@@ -37,7 +45,7 @@ export async function startGateway(
     ...(config.ASK_TEST_MIN_TIMEOUT_SECONDS === undefined ? {} : { minTimeoutSeconds: config.ASK_TEST_MIN_TIMEOUT_SECONDS }),
   });
   service.start();
-  const ui = extras.controlUi === false ? undefined : createControlUi({ token });
+  const ui = extras.webApp?.({ token });
   const routes = [...(extras.routes?.({ token }) ?? []), ...(ui?.routes ?? [])];
   const server = createGatewayServer({
     service,

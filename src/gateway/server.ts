@@ -4,11 +4,14 @@ import { WebSocketServer } from "ws";
 import { GatewayError, type ErrorBody } from "../errors.ts";
 import { bearerToken, createTokenCheck } from "./auth.ts";
 import { createDispatcher, toErrorBody } from "./dispatch.ts";
-import { MAX_FRAME_BYTES } from "./protocol.ts";
+import { MAX_FRAME_BYTES } from "../protocol/methods.ts";
 import type { QuestionService } from "./service.ts";
 import { createConnection } from "./ws-connection.ts";
 
 /** Extra HTTP routes (the Control UI); return true when handled. */
+/** Accepts a request by some credential other than the gateway token (e.g. a web app's session cookie). */
+export type RequestAuthenticator = (req: IncomingMessage) => boolean;
+
 export type HttpRoute = (req: IncomingMessage, res: ServerResponse) => boolean | Promise<boolean>;
 
 export interface GatewayServerOptions {
@@ -18,7 +21,7 @@ export interface GatewayServerOptions {
   port?: number;
   routes?: HttpRoute[];
   /** Alternative ways a request may authenticate (e.g. the UI's session cookie). */
-  authenticate?: (req: IncomingMessage) => boolean;
+  authenticate?: RequestAuthenticator;
   log?: (message: string, error?: unknown) => void;
 }
 
@@ -32,6 +35,7 @@ const HTTP_STATUS: Partial<Record<ErrorBody["code"], number>> = {
   QUESTION_ALREADY_TERMINAL: 409,
   SESSION_HAS_PENDING_QUESTION: 409,
   QUESTION_INVALID_ANSWER: 422,
+  CREDENTIAL_REFUSED: 422,
   INTERNAL: 500,
 };
 

@@ -4,20 +4,13 @@ import type { AskUserResult } from "../contract/result.ts";
 import { GatewayError } from "../errors.ts";
 import { recordToResult, type QuestionRecord, type Target } from "../record.ts";
 import { formatTarget, isChatTarget } from "../targets.ts";
-import { parseReply, type ParseOutcome } from "../parse/index.ts";
+import { parseReply } from "../parse/index.ts";
 import { validateAnswers } from "./answers.ts";
-import type { MethodParams } from "./protocol.ts";
+import type { GatewayEventName, ListFilter, MethodParams, ReplyOutcome } from "../protocol/index.ts";
 import { createScheduler } from "./scheduler.ts";
-import type { ListFilter, QuestionStore } from "./store/types.ts";
+import type { QuestionStore } from "./store/types.ts";
 
-export type GatewayEventName = "question.requested" | "question.resolved" | "question.updated";
 export type ServiceListener = (event: GatewayEventName, record: QuestionRecord) => void;
-
-/** What a typed reply did: the parse outcome, plus the record after it (absent for invalid replies). */
-export type ReplyOutcome =
-  | (Extract<ParseOutcome, { kind: "answered" | "partial" }> & { record: QuestionRecord })
-  | { kind: "skip"; record: QuestionRecord }
-  | Extract<ParseOutcome, { kind: "invalid" }>;
 
 /**
  * What ends a wait early: an AbortSignal (HTTP), or the lighter hook a WebSocket connection gives, which runs its

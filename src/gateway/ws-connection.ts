@@ -1,8 +1,8 @@
 import type { WebSocket } from "ws";
 import { GatewayError, type ErrorBody } from "../errors.ts";
 import { toErrorBody, type Dispatch } from "./dispatch.ts";
-import { isRequestFrame, MAX_FRAME_BYTES, parseSubscribeParams, requestFrameSchema } from "./protocol.ts";
-import type { GatewayEventName } from "./service.ts";
+import { isRequestFrame, MAX_FRAME_BYTES, parseSubscribeParams, requestFrameSchema } from "../protocol/methods.ts";
+import type { GatewayEventName } from "../protocol/methods.ts";
 
 const AUTH_DEADLINE_MS = 10_000;
 const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;

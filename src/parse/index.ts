@@ -4,7 +4,7 @@ export { looksLikeCredential, shannonEntropy, HIGH_ENTROPY_MIN_BITS, HIGH_ENTROP
 export { parseNumberForm } from "./number-form.ts";
 export { createOptionMatcher, isSkipText, type OptionMatch, type OptionMatcher } from "./match-option.ts";
 export { createKeyedLineReader, type KeyedLine } from "./keyed-line.ts";
-export { isBlankText } from "./blank.ts";
+export { isBlankText } from "../text.ts";
 export { INVALID_MESSAGES } from "./messages.ts";
 export type {
   ParseOutcome,

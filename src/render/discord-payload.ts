@@ -1,9 +1,9 @@
 /** Discord message payloads (REST create/edit message). Never pings: `allowed_mentions: { parse: [] }` plus escaped content. */
 import type { QuestionRecord } from "../record.ts";
 import { encodeDiscordCustomId } from "./callback-data.ts";
-import { cutToFit, fitPromptText } from "./fit-text.ts";
+import { cutToFit, fitPromptText } from "./text-width.ts";
 import { chooseLayout } from "./layout.ts";
-import { toDiscordContent } from "./platform-text.ts";
+import { toDiscordContent } from "./platform-escaping.ts";
 import { promptButtons, type PromptButton } from "./prompt-buttons.ts";
 import { missingPromptParts, promptTextParts } from "./prompt-text.ts";
 import { renderSummary } from "./summary.ts";

@@ -15,8 +15,8 @@ export {
   type PromptTextOptions,
 } from "./prompt-text.ts";
 export { promptButtons, OTHER_BUTTON_TEXT, SKIP_BUTTON_TEXT, type PromptButton } from "./prompt-buttons.ts";
-export { cutToFit, fitPromptText, joinPromptText, type PromptText, type ToPlatformText } from "./fit-text.ts";
-export { toTelegramText, toDiscordContent, toSlackText, slackTextToPlain, neutralizeBroadcastMentions } from "./platform-text.ts";
+export { cutToFit, fitPromptText, joinPromptText, type PromptText, type ToPlatformText } from "./text-width.ts";
+export { toTelegramText, toDiscordContent, toSlackText, slackTextToPlain, neutralizeBroadcastMentions } from "./platform-escaping.ts";
 export {
   renderSummary,
   describeResolvedBy,

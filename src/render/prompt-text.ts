@@ -4,7 +4,7 @@
  */
 import type { AskUserOption, AskUserQuestion } from "../contract/schema.ts";
 import { fitsButtons, type PromptLayout } from "./layout.ts";
-import { joinPromptText, type PromptText } from "./fit-text.ts";
+import { joinPromptText, type PromptText } from "./text-width.ts";
 
 export const OWN_WORDS_LINE = "None of these? Reply in your own words.";
 export const SKIP_LINE = "Reply skip to skip.";

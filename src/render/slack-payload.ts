@@ -1,9 +1,9 @@
 /** Slack Block Kit payloads (chat.postMessage / chat.update). All text escapes `&`, `<` and `>`. */
 import type { QuestionRecord } from "../record.ts";
 import { encodeSlackActionId } from "./callback-data.ts";
-import { cutToFit, fitPromptText } from "./fit-text.ts";
+import { cutToFit, fitPromptText } from "./text-width.ts";
 import { chooseLayout } from "./layout.ts";
-import { toSlackText } from "./platform-text.ts";
+import { toSlackText } from "./platform-escaping.ts";
 import { promptButtons, type PromptButton } from "./prompt-buttons.ts";
 import { missingPromptParts, promptTextParts } from "./prompt-text.ts";
 import { renderSummary } from "./summary.ts";

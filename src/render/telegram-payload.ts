@@ -1,9 +1,9 @@
 /** Telegram payloads for sendMessage / editMessageText. Text is sent WITHOUT parse_mode, so no markup applies. */
 import type { QuestionRecord } from "../record.ts";
 import { encodeTelegramCallbackData } from "./callback-data.ts";
-import { cutToFit, fitPromptText } from "./fit-text.ts";
+import { cutToFit, fitPromptText } from "./text-width.ts";
 import { chooseLayout } from "./layout.ts";
-import { toTelegramText } from "./platform-text.ts";
+import { toTelegramText } from "./platform-escaping.ts";
 import { promptButtons } from "./prompt-buttons.ts";
 import { missingPromptParts, promptTextParts } from "./prompt-text.ts";
 import { renderSummary } from "./summary.ts";

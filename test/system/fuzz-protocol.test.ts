@@ -11,7 +11,7 @@ import { readFileSync } from "node:fs";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WebSocket, type RawData } from "ws";
-import { MAX_FRAME_BYTES, METHOD_NAMES } from "../../src/gateway/protocol.ts";
+import { MAX_FRAME_BYTES, METHOD_NAMES } from "../../src/protocol/methods.ts";
 import { cleanup, freePort, oneQuestion, RawWs, rpcOk, spawnGateway, tempDir, TOKEN, type ChildGateway } from "../helpers/gateway.ts";
 
 const WS_FRAMES = 9_000;

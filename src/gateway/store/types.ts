@@ -1,17 +1,7 @@
-import type { Delivery, QuestionRecord, QuestionStatus, RecordReason, ResolvedBy } from "../../record.ts";
-import type { Surface } from "../../contract/result.ts";
+import type { Delivery, QuestionRecord, RecordReason, ResolvedBy } from "../../record.ts";
+import type { ListFilter } from "../../protocol/list-filter.ts";
 
-export interface ListFilter {
-  status?: QuestionStatus;
-  runId?: string;
-  sessionKey?: string;
-  /** Records with a target on this surface. */
-  surface?: Surface;
-  /** Records with a target in this chat (on `surface`, when that is given too). */
-  chat?: string;
-  /** At most this many records, newest first. */
-  limit?: number;
-}
+export type { ListFilter };
 
 /** A terminal outcome, applied as a compare-and-set from `pending`. */
 export type Resolution =

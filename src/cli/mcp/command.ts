@@ -1,11 +1,11 @@
 import { randomBytes } from "node:crypto";
 import type { Readable, Writable } from "node:stream";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import { ConfigError, type Config } from "../config.ts";
-import type { Target } from "../record.ts";
-import { formatTarget, parseTarget } from "../targets.ts";
-import { parseCommandArgs, UsageError } from "../cli/args.ts";
-import { connectFromConfig, gatewayToken, gatewayUrl } from "../cli/connect.ts";
+import { ConfigError, type Config } from "../../config.ts";
+import type { Target } from "../../record.ts";
+import { formatTarget, parseTarget } from "../../targets.ts";
+import { parseCommandArgs, UsageError } from "../args.ts";
+import { connectFromConfig, gatewayToken, gatewayUrl } from "../../client/from-config.ts";
 import { DEFAULT_PROGRESS_INTERVAL_MS } from "./progress.ts";
 import { createMcpServer } from "./server.ts";
 import { createMcpSession } from "./session.ts";

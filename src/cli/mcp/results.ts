@@ -1,8 +1,8 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { ContractIssue } from "../contract/normalize.ts";
-import { formatIssues } from "../contract/normalize.ts";
-import type { AskUserResult } from "../contract/result.ts";
-import { GatewayError } from "../errors.ts";
+import type { ContractIssue } from "../../contract/normalize.ts";
+import { formatIssues } from "../../contract/normalize.ts";
+import type { AskUserResult } from "../../contract/result.ts";
+import { GatewayError } from "../../errors.ts";
 
 /** What the result text needs to know about each question: its answer key and its header. */
 export type QuestionHeaders = ReadonlyArray<{ id: string; header: string }>;

@@ -86,6 +86,7 @@ function parseWith<S extends z.ZodType>(schema: S, method: string, params: unkno
 
 /** The events a WebSocket connection receives; all of them until it sends events.subscribe. */
 export const EVENT_NAMES = ["question.requested", "question.updated", "question.resolved"] as const;
+export type GatewayEventName = (typeof EVENT_NAMES)[number];
 
 /**
  * `events.subscribe {events}` (WebSocket only, like `connect`): from now on this connection receives only these

@@ -1,6 +1,6 @@
 import type { Config } from "../config.ts";
-import { connectGateway, type GatewayClient } from "../client/index.ts";
-import { readTokenFile } from "../gateway/token-file.ts";
+import { connectGateway, type GatewayClient } from "./index.ts";
+import { readTokenFile } from "../token-file.ts";
 
 /** Where clients find the gateway: GATEWAY_URL, or the local gateway's host and port. */
 export function gatewayUrl(config: Config): string {

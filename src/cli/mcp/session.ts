@@ -1,9 +1,9 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { GatewayClient } from "../client/index.ts";
-import { formatPath, normalizeAskUserInput } from "../contract/normalize.ts";
-import { GatewayError } from "../errors.ts";
-import type { Target } from "../record.ts";
-import { askUser } from "../sdk.ts";
+import type { GatewayClient } from "../../client/index.ts";
+import { formatPath, normalizeAskUserInput } from "../../contract/normalize.ts";
+import { GatewayError } from "../../errors.ts";
+import type { Target } from "../../record.ts";
+import { askUser } from "../../sdk.ts";
 import { startWaitProgress, type ToolCallExtra } from "./progress.ts";
 import {
   errorToToolResult,

@@ -1,0 +1,8 @@
+import type { ParseOutcome } from "../parse/index.ts";
+import type { QuestionRecord } from "../record.ts";
+
+/** What a typed reply did: the parse outcome, plus the record after it (absent for invalid replies). */
+export type ReplyOutcome =
+  | (Extract<ParseOutcome, { kind: "answered" | "partial" }> & { record: QuestionRecord })
+  | { kind: "skip"; record: QuestionRecord }
+  | Extract<ParseOutcome, { kind: "invalid" }>;
