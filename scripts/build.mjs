@@ -1,22 +1,45 @@
 #!/usr/bin/env node
-// `npm run build`: compiles src/, bots/ and bin/ to dist/ with the TypeScript compiler (JavaScript, .d.ts and
-// source maps; relative `.ts` imports rewritten to `.js`), then copies the Control UI's static files beside the
-// compiled web module. dist/ is rebuilt from scratch so a renamed source never leaves a stale module to be packed.
+// `npm run build`: bundles what the Control UI shares with the server (src/web/browser-shared.ts) into one browser
+// module, src/web/static/shared.js (git-ignored), then compiles src/, bots/ and bin/ to dist/ with the TypeScript
+// compiler (JavaScript, .d.ts and source maps; relative `.ts` imports rewritten to `.js`), and copies the Control
+// UI's static files beside the compiled web module. The bundle is written first, so dist/ is newer than every source
+// and test/global-setup.ts does not rebuild for it. dist/ is rebuilt from scratch so a renamed source never leaves a
+// stale module to be packed.
 import { execFileSync } from "node:child_process";
 import { chmodSync, cpSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const dist = join(root, "dist");
+const staticDir = join(root, "src", "web", "static");
 const tsc = join(dirname(createRequire(import.meta.url).resolve("typescript/package.json")), "bin", "tsc");
 
 rmSync(dist, { recursive: true, force: true });
 try {
+  // A plain same-origin ES module: the page's policy is script-src 'self' with Trusted Types, so no eval, nothing inline.
+  await build({
+    entryPoints: [join(root, "src", "web", "browser-shared.ts")],
+    outfile: join(staticDir, "shared.js"),
+    bundle: true,
+    format: "esm",
+    platform: "browser",
+    target: "es2022",
+    charset: "utf8",
+    legalComments: "none",
+    logLevel: "warning",
+    banner: { js: "// Generated from src/web/browser-shared.ts (src/render/summary.ts and friends) by scripts/build.mjs: do not edit." },
+  });
   execFileSync(process.execPath, [tsc, "-p", join(root, "tsconfig.build.json")], { cwd: root, stdio: "inherit" });
-} catch {
+} catch (error) {
+  if (error?.errors === undefined && error?.status === undefined) console.error(error);
   process.exit(1);
 }
-cpSync(join(root, "src", "web", "static"), join(dist, "src", "web", "static"), { recursive: true });
+// The page's files only: its type-checking config and the bundle's types stay behind.
+cpSync(staticDir, join(dist, "src", "web", "static"), {
+  recursive: true,
+  filter: (path) => !path.endsWith(".d.ts") && basename(path) !== "tsconfig.json",
+});
 chmodSync(join(dist, "bin", "ask-user-bridge.js"), 0o755);

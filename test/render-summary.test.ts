@@ -1,5 +1,4 @@
 import { describe, it, expect } from "vitest";
-import type { AskUserQuestion } from "../src/contract/schema.ts";
 import type { QuestionRecord } from "../src/record.ts";
 import {
   renderDiscordPrompt,
@@ -10,82 +9,19 @@ import {
   renderTelegramPrompt,
   renderTelegramSummary,
 } from "../src/render/index.ts";
+import { SUMMARY_CASES, target } from "./fixtures/summary-cases.ts";
+import { record as recordOf } from "./helpers/records.ts";
 
 const ZW = "\u200B";
 
-const target: AskUserQuestion = {
-  id: "target",
-  header: "Deployment t",
-  question: "Where should this deploy?",
-  options: [{ label: "Staging (Recommended)" }, { label: "Production" }],
-  multiSelect: false,
-};
-const regions: AskUserQuestion = {
-  id: "regions",
-  header: "Regions",
-  question: "Which regions?",
-  options: [{ label: "eu" }, { label: "us" }, { label: "ap" }],
-  multiSelect: true,
-};
-
+/** A record asking the fixtures' one question. */
 function record(over: Partial<QuestionRecord> = {}): QuestionRecord {
-  return { id: "q_123", questions: [target], timeoutSeconds: 900, status: "pending", createdAtMs: 0, expiresAtMs: 1, targets: [], deliveries: [], ...over };
+  return recordOf([target], over);
 }
 
-const ada = { surface: "telegram", user: "42", userName: "Ada", via: "button" } as const;
-
 describe("renderSummary", () => {
-  it.each<[string, Partial<QuestionRecord>, string]>([
-    ["answered, no by", { status: "answered", answers: { target: ["Staging (Recommended)"] } }, "✅ Deployment t: Staging (Recommended)"],
-    [
-      "answered in Telegram by Ada",
-      { status: "answered", answers: { target: ["Production"] }, by: ada },
-      "✅ Deployment t: Production — answered in Telegram by Ada",
-    ],
-    [
-      "answered on the web, user id only",
-      { status: "answered", answers: { target: ["Production"] }, by: { surface: "web", user: "ada", via: "web" } },
-      "✅ Deployment t: Production — answered on the web by ada",
-    ],
-    [
-      "answered via the API, no user",
-      { status: "answered", answers: { target: ["Production"] }, by: { surface: "api", via: "api" } },
-      "✅ Deployment t: Production — answered via the API",
-    ],
-    [
-      "answered in an unknown surface",
-      { status: "answered", answers: { target: ["Production"] }, by: { surface: "matrix", user: "bob", via: "text" } },
-      "✅ Deployment t: Production — answered in Matrix by bob",
-    ],
-    [
-      "own words quoted and folded onto one line",
-      { status: "answered", answers: { target: ["  both,\nplease  "] }, by: ada },
-      "✅ Deployment t: “both, please” — answered in Telegram by Ada",
-    ],
-    [
-      "own words cut to 80 with an ellipsis",
-      { status: "answered", answers: { target: ["x".repeat(200)] } },
-      `✅ Deployment t: “${"x".repeat(79)}…”`,
-    ],
-    [
-      "several questions, multi values comma-joined",
-      { questions: [target, regions], status: "answered", answers: { target: ["Production"], regions: ["eu", "ap", "mars"] }, by: { ...ada, surface: "slack" } },
-      "✅ Deployment t: Production\n✅ Regions: eu, ap, “mars”\n— answered in Slack by Ada",
-    ],
-    ["skipped", { status: "cancelled", reason: "skipped" }, "⏭ Skipped"],
-    ["skipped by Ada", { status: "cancelled", reason: "skipped", by: { ...ada, surface: "discord" } }, "⏭ Skipped in Discord by Ada"],
-    ["expired", { status: "expired", reason: "expired" }, "⌛ No answer (expired)"],
-    ["cancelled", { status: "cancelled", reason: "cancelled" }, "✖ Cancelled"],
-    ["cancelled via the CLI", { status: "cancelled", reason: "cancelled", by: { surface: "cli", via: "api" } }, "✖ Cancelled via the CLI"],
-    ["aborted", { status: "cancelled", reason: "aborted" }, "✖ Cancelled (the agent stopped)"],
-    ["delivery failed", { status: "cancelled", reason: "delivery_failed" }, "⚠ Not delivered"],
-    [
-      "delivery failed with a detail",
-      { status: "expired", reason: "delivery_failed", detail: "no bot connected\nfor slack" },
-      "⚠ Not delivered: no bot connected for slack",
-    ],
-  ])("%s", (_name, over, text) => {
-    expect(renderSummary(record(over))).toBe(text);
+  it.each(SUMMARY_CASES)("%s", (_name, resolved, text) => {
+    expect(renderSummary(resolved)).toBe(text);
   });
 
   it("a pending record renders its numbered-text prompt", () => {

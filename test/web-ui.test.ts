@@ -418,7 +418,7 @@ describe("web Control UI", () => {
     await page.locator('#status[data-state="open"]').waitFor();
     await waitForText(page, "#panel .step", "2/3");
     expect(await option(page, "Unit").locator("input").isChecked()).toBe(true);
-    await waitForText(page, '.entry[data-status="expired"]', "Expired");
+    await waitForText(page, '.entry[data-status="expired"]', "No answer (expired)");
     await waitForText(page, '.entry[data-status="cancelled"]', "Cancelled via the API");
     await button(page, "Back").click();
     expect(await option(page, "Production").locator("input").isChecked()).toBe(true);

@@ -1,6 +1,8 @@
 /**
- * The compact summary that replaces every delivered prompt once its record is resolved (PRODUCT.md §2).
- * Plain text; each platform makes it safe with its own `toXText`.
+ * The compact summary that replaces every delivered prompt once its record is resolved (PRODUCT.md §2). One
+ * function decides it (`summarizeRecord`, a structured outcome); chat renders that as plain text (`renderSummary`,
+ * made safe by each platform's own `toXText`), and the web Control UI draws it in its timeline from a browser build
+ * of this module (src/web/browser-shared.ts), so both always say the same thing.
  */
 import type { AskUserQuestion } from "../contract/schema.ts";
 import type { QuestionRecord, ResolvedBy } from "../record.ts";
@@ -13,12 +15,52 @@ export const OWN_WORDS_SUMMARY_MAX = 80;
 const NAME_MAX = 64;
 const DETAIL_MAX = 200;
 
-export const SKIPPED_SUMMARY = "⏭ Skipped";
-export const EXPIRED_SUMMARY = "⌛ No answer (expired)";
-export const CANCELLED_SUMMARY = "✖ Cancelled";
-export const ABORTED_SUMMARY = "✖ Cancelled (the agent stopped)";
-export const NOT_DELIVERED_SUMMARY = "⚠ Not delivered";
+/** How a resolved record ended. An aborted record counts as cancelled; one no surface could deliver has failed. */
+export type SummaryKind = "answered" | "skipped" | "expired" | "cancelled" | "failed";
 
+/** One icon per outcome, in chat and in the browser alike. */
+export const SUMMARY_ICONS = {
+  answered: "✅",
+  skipped: "⏭",
+  expired: "⌛",
+  cancelled: "✖",
+  failed: "⚠",
+} as const satisfies Record<SummaryKind, string>;
+
+const SKIPPED = "Skipped";
+const EXPIRED = "No answer (expired)";
+const CANCELLED = "Cancelled";
+const ABORTED = "Cancelled (the agent stopped)";
+const NOT_DELIVERED = "Not delivered";
+
+export const SKIPPED_SUMMARY = `${SUMMARY_ICONS.skipped} ${SKIPPED}`;
+export const EXPIRED_SUMMARY = `${SUMMARY_ICONS.expired} ${EXPIRED}`;
+export const CANCELLED_SUMMARY = `${SUMMARY_ICONS.cancelled} ${CANCELLED}`;
+export const ABORTED_SUMMARY = `${SUMMARY_ICONS.cancelled} ${ABORTED}`;
+export const NOT_DELIVERED_SUMMARY = `${SUMMARY_ICONS.failed} ${NOT_DELIVERED}`;
+
+/** One answered question. */
+export interface AnswerSummary {
+  header: string;
+  question: string;
+  /** Labels as authored and own words quoted, comma-joined: "eu, ap, “mars”"; "(no answer)" when there is none. */
+  text: string;
+}
+
+/** The outcome of a resolved record. */
+export interface RecordSummary {
+  kind: SummaryKind;
+  icon: string;
+  /**
+   * The outcome in words, without the icon: "Answered in Telegram by Ada", "Skipped on the web",
+   * "No answer (expired)", "Cancelled via the API", "Cancelled (the agent stopped)" or "Not delivered: …".
+   */
+  text: string;
+  /** Where, and by whom, when `text` says so: "in Telegram by Ada". */
+  by?: string;
+  /** One per question, in order, when answered. */
+  answers?: AnswerSummary[];
+}
 
 /** Folds whitespace runs (newlines too) so a value stays on its line. */
 function oneLine(text: string): string {
@@ -44,37 +86,46 @@ export function formatAnswerValue(question: AskUserQuestion, value: string): str
   return `“${ellipsize(oneLine(value), OWN_WORDS_SUMMARY_MAX)}”`;
 }
 
-function answeredSummary(record: QuestionRecord): string {
-  const lines = record.questions.map((q) => {
-    const values = record.answers?.[q.id] ?? [];
-    const shown = values.length > 0 ? values.map((v) => formatAnswerValue(q, v)).join(", ") : "(no answer)";
-    return `✅ ${q.header}: ${shown}`;
-  });
-  if (record.by) {
-    const by = `— answered ${describeResolvedBy(record.by)}`;
+function outcome(kind: SummaryKind, words: string, by?: string): RecordSummary {
+  return by ? { kind, icon: SUMMARY_ICONS[kind], text: `${words} ${by}`, by } : { kind, icon: SUMMARY_ICONS[kind], text: words };
+}
+
+/** How a resolved record ended, in words and per question; undefined while it is pending. */
+export function summarizeRecord(record: QuestionRecord): RecordSummary | undefined {
+  if (record.status === "pending") return undefined;
+  const by = record.by ? describeResolvedBy(record.by) : undefined;
+  if (record.reason === "delivery_failed") {
+    const detail = record.detail ? oneLine(record.detail) : "";
+    return outcome("failed", detail ? `${NOT_DELIVERED}: ${ellipsize(detail, DETAIL_MAX)}` : NOT_DELIVERED);
+  }
+  if (record.status === "answered") {
+    const answers = record.questions.map((q) => {
+      const values = record.answers?.[q.id] ?? [];
+      const text = values.length > 0 ? values.map((v) => formatAnswerValue(q, v)).join(", ") : "(no answer)";
+      return { header: q.header, question: q.question, text };
+    });
+    return { ...outcome("answered", "Answered", by), answers };
+  }
+  if (record.status === "expired" || record.reason === "expired") return outcome("expired", EXPIRED);
+  if (record.reason === "skipped") return outcome("skipped", SKIPPED, by);
+  if (record.reason === "aborted") return outcome("cancelled", ABORTED);
+  return outcome("cancelled", CANCELLED, by);
+}
+
+/**
+ * The summary as plain text: "✅ Header: answer — answered in Telegram by Ada" (one line per question when there
+ * are several, then the "— answered …" line), or the icon and the outcome ("⏭ Skipped on the web"). A pending
+ * record has no summary yet, so it renders as its numbered-text prompt.
+ */
+export function renderSummary(record: QuestionRecord): string {
+  const summary = summarizeRecord(record);
+  if (!summary) return renderPromptText(record.questions);
+  if (!summary.answers) return `${summary.icon} ${summary.text}`;
+  const lines = summary.answers.map((a) => `${summary.icon} ${a.header}: ${a.text}`);
+  if (summary.by) {
+    const by = `— answered ${summary.by}`;
     if (lines.length === 1) return `${lines[0]} ${by}`;
     lines.push(by);
   }
   return lines.join("\n");
-}
-
-function withBy(summary: string, by: ResolvedBy | undefined): string {
-  return by ? `${summary} ${describeResolvedBy(by)}` : summary;
-}
-
-/**
- * The summary as plain text, one line per question when answered. A pending record has no
- * summary yet, so it renders as its numbered-text prompt.
- */
-export function renderSummary(record: QuestionRecord): string {
-  if (record.status === "pending") return renderPromptText(record.questions);
-  if (record.reason === "delivery_failed") {
-    const detail = record.detail ? oneLine(record.detail) : "";
-    return detail ? `${NOT_DELIVERED_SUMMARY}: ${ellipsize(detail, DETAIL_MAX)}` : NOT_DELIVERED_SUMMARY;
-  }
-  if (record.status === "answered") return answeredSummary(record);
-  if (record.status === "expired" || record.reason === "expired") return EXPIRED_SUMMARY;
-  if (record.reason === "skipped") return withBy(SKIPPED_SUMMARY, record.by);
-  if (record.reason === "aborted") return ABORTED_SUMMARY;
-  return withBy(CANCELLED_SUMMARY, record.by);
 }

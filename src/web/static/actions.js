@@ -1,5 +1,16 @@
 import { answersOf, saveDraft } from "./drafts.js";
+import { toGatewayError } from "./gateway-link.js";
 import { addNote, busy, currentRecord, draftFor, errors, forget, isAnswered, pendingRecords, setCollapsed, ui, upsert } from "./state.js";
+/** @import { GatewayError, QuestionRecord, ReadAs } from "./shared.js" */
+/** @import { GatewayCall } from "./gateway-link.js" */
+/** @import { FormActions } from "./question-form.js" */
+/** @import { FormError } from "./state.js" */
+/** @import { Focus } from "./view.js" */
+
+/**
+ * What question.reply answers: how the reply was read, and the record after it (none when it could not be read).
+ * @typedef {{ kind: "answered" | "partial" | "skip" | "invalid", message?: string, readAs?: ReadAs, missing?: string[], record?: QuestionRecord }} ReplyOutcome
+ */
 
 const WEB_BY = { surface: "web", via: "web" };
 const TEXT_BY = { surface: "web", via: "text" };
@@ -8,30 +19,42 @@ const CREDENTIAL_REFUSED = "That looks like a password, key or token, so it was 
 const NOT_CONNECTED = "Not connected. Your choices are kept: try again once the page reconnects.";
 
 /**
- * What the person can do. `call` is the gateway link's request; `render(focus?)` redraws the page, where focus
- * is "step" (the current step's option) or "submit".
+ * What the person can do. `call` is the gateway link's request; `render(focus?)` redraws the page and moves the focus.
+ * @param {{ call: GatewayCall, render: (focus?: Focus) => void }} page
  */
 export function createActions({ call, render }) {
+  /** @param {QuestionRecord} record */
   const skipParams = (record) => ({ id: record.id, cancel: true, reason: "skipped", by: WEB_BY });
 
+  /**
+   * @param {QuestionRecord} record
+   * @param {FormError} error
+   */
   function setError(record, error) {
     errors.set(record.id, error);
     render();
   }
 
+  /** @param {QuestionRecord} record */
   function clearError(record) {
     if (errors.delete(record.id)) render();
   }
 
+  /** @param {QuestionRecord} record */
   function changed(record) {
     saveDraft(record.id, draftFor(record));
     clearError(record);
   }
 
-  /** The docked panel: one question at a time; a radio choice advances, Enter is Next (Submit on the last step). */
+  /**
+   * The docked panel: one question at a time; a radio choice advances, Enter is Next (Submit on the last step).
+   * @param {QuestionRecord} record
+   * @returns {FormActions}
+   */
   function stepper(record) {
     const draft = draftFor(record);
     const last = record.questions.length - 1;
+    /** @param {number} step */
     const goTo = (step) => {
       draft.step = step;
       saveDraft(record.id, draft);
@@ -49,7 +72,7 @@ export function createActions({ call, render }) {
       },
       next: () => {
         const q = record.questions[draft.step];
-        if (!isAnswered(q, draft)) setError(record, { qid: q.id, text: NEEDS_ANSWER });
+        if (q && !isAnswered(q, draft)) setError(record, { qid: q.id, text: NEEDS_ANSWER });
         else if (draft.step < last) goTo(draft.step + 1);
         else void submit(record);
       },
@@ -61,7 +84,11 @@ export function createActions({ call, render }) {
     };
   }
 
-  /** The phone card: every question at once; one single-select question answers with one tap. */
+  /**
+   * The phone card: every question at once; one single-select question answers with one tap.
+   * @param {QuestionRecord} record
+   * @returns {FormActions}
+   */
   function stacked(record) {
     return {
       changed: () => changed(record),
@@ -76,19 +103,24 @@ export function createActions({ call, render }) {
     };
   }
 
+  /** @param {QuestionRecord} record */
   async function submit(record) {
     const draft = draftFor(record);
-    const missing = record.questions.findIndex((q) => !isAnswered(q, draft));
-    if (missing >= 0) {
-      draft.step = missing;
+    const missing = record.questions.find((q) => !isAnswered(q, draft));
+    if (missing) {
+      draft.step = record.questions.indexOf(missing);
       saveDraft(record.id, draft);
-      errors.set(record.id, { qid: record.questions[missing].id, text: NEEDS_ANSWER });
+      errors.set(record.id, { qid: missing.id, text: NEEDS_ANSWER });
       render("step");
       return;
     }
     await resolve(record, { id: record.id, answers: answersOf(record, draft), by: WEB_BY });
   }
 
+  /**
+   * @param {QuestionRecord} record
+   * @param {object} params
+   */
   async function resolve(record, params) {
     if (busy.has(record.id)) return;
     busy.add(record.id);
@@ -96,7 +128,8 @@ export function createActions({ call, render }) {
     render();
     try {
       upsert(await call("question.resolve", params));
-    } catch (error) {
+    } catch (thrown) {
+      const error = toGatewayError(thrown);
       if (error.code === "QUESTION_ALREADY_TERMINAL" || error.code === "QUESTION_NOT_FOUND") await refresh(record.id);
       else errors.set(record.id, describeFailure(record, error));
     } finally {
@@ -105,10 +138,15 @@ export function createActions({ call, render }) {
     }
   }
 
-  /** A refused answer, pinned to its question when the gateway says which; a credential in Other is forgotten. */
+  /**
+   * A refused answer, pinned to its question when the gateway says which; a credential in Other is forgotten.
+   * @param {QuestionRecord} record
+   * @param {GatewayError} error
+   * @returns {FormError}
+   */
   function describeFailure(record, error) {
     if (error.code === "DISCONNECTED" || error.code === "TIMEOUT") return { text: NOT_CONNECTED };
-    const issue = error.issues.find((i) => typeof i.path === "string" && i.path.startsWith("answers."));
+    const issue = (error.issues ?? []).find((i) => typeof i.path === "string" && i.path.startsWith("answers."));
     const q = issue && record.questions.find((question) => `answers.${question.id}` === issue.path);
     if (!q) return { text: error.message };
     const draft = draftFor(record);
@@ -122,18 +160,23 @@ export function createActions({ call, render }) {
     return { qid: q.id, text: text.charAt(0).toUpperCase() + text.slice(1) };
   }
 
-  /** Re-reads one record (resolved elsewhere, or gone). */
+  /**
+   * Re-reads one record (resolved elsewhere, or gone).
+   * @param {string} id
+   */
   async function refresh(id) {
     try {
       upsert(await call("question.get", { id }));
-    } catch (error) {
-      if (error.code === "QUESTION_NOT_FOUND") forget(id);
+    } catch (thrown) {
+      if (toGatewayError(thrown).code === "QUESTION_NOT_FOUND") forget(id);
     }
   }
 
   /**
    * The composer's plain text goes through the same parser as a chat reply (question.reply). Resolves true when
    * the reply was taken (the composer is then cleared). An unreadable reply is never echoed: it may be a secret.
+   * @param {string} text
+   * @returns {Promise<boolean>}
    */
   async function reply(text) {
     const record = currentRecord() ?? pendingRecords()[0];
@@ -141,7 +184,7 @@ export function createActions({ call, render }) {
     ui.replying = true;
     render();
     try {
-      const outcome = await call("question.reply", { id: record.id, text, by: TEXT_BY });
+      const outcome = /** @type {ReplyOutcome} */ (await call("question.reply", { id: record.id, text, by: TEXT_BY }));
       if (outcome.kind === "invalid") {
         addNote(record.id, "error", outcome.message ?? "That reply could not be read. Answer with a number, an option, or your own words.");
         return false;
@@ -156,7 +199,8 @@ export function createActions({ call, render }) {
       if (outcome.record) upsert(outcome.record);
       else await refresh(record.id);
       return true;
-    } catch (error) {
+    } catch (thrown) {
+      const error = toGatewayError(thrown);
       if (error.code === "QUESTION_ALREADY_TERMINAL") await refresh(record.id);
       else addNote(record.id, "error", error.code === "DISCONNECTED" || error.code === "TIMEOUT" ? NOT_CONNECTED : error.message);
       return false;
@@ -171,6 +215,7 @@ export function createActions({ call, render }) {
     stacked,
     reply,
     refresh,
+    /** @param {number} delta */
     page(delta) {
       const open = pendingRecords();
       const next = open[open.findIndex((r) => r.id === ui.currentId) + delta];
@@ -179,6 +224,7 @@ export function createActions({ call, render }) {
         render("step");
       }
     },
+    /** @param {string} id */
     open(id) {
       ui.currentId = id;
       setCollapsed(false);
@@ -195,11 +241,17 @@ export function createActions({ call, render }) {
   };
 }
 
-/** "Env: Production; Checks: Lint, “smoke”" from the parser's readAs ({qid: [{value, via}]}). */
+/**
+ * "Env: Production; Checks: Lint, “smoke”" from the parser's readAs.
+ * @param {QuestionRecord} record
+ * @param {ReadAs | undefined} readAs
+ */
 function describeReadAs(record, readAs) {
   if (!readAs || typeof readAs !== "object") return "";
   return record.questions
-    .filter((q) => Array.isArray(readAs[q.id]))
-    .map((q) => `${q.header}: ${readAs[q.id].map((v) => (v.via === "text" ? `“${v.value}”` : v.value)).join(", ")}`)
+    .flatMap((q) => {
+      const values = readAs[q.id];
+      return Array.isArray(values) ? [`${q.header}: ${values.map((v) => (v.via === "text" ? `“${v.value}”` : v.value)).join(", ")}`] : [];
+    })
     .join("; ");
 }

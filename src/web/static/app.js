@@ -1,19 +1,35 @@
 import { createActions } from "./actions.js";
-import { createGatewayLink } from "./gateway-link.js";
+import { createGatewayLink, toGatewayError } from "./gateway-link.js";
 import { currentRecord, pendingRecords, records, ui, upsert } from "./state.js";
 import { createView } from "./view.js";
+/** @import { QuestionRecord } from "./shared.js" */
+/** @import { PageElements } from "./view.js" */
 
 /** How many recent records a (re)load brings back besides every pending one. */
 const HISTORY_LIMIT = 500;
 
+/**
+ * An element of index.html, of the kind the page expects.
+ * @template {HTMLElement} T
+ * @param {string} id
+ * @param {{ new (): T, prototype: T }} kind
+ * @returns {T}
+ */
+function byId(id, kind) {
+  const el = document.getElementById(id);
+  if (!(el instanceof kind)) throw new Error(`index.html has no ${kind.name} #${id}`);
+  return el;
+}
+
+/** @type {PageElements} */
 const els = {
-  status: document.getElementById("status"),
-  timeline: document.getElementById("timeline"),
-  panel: document.getElementById("panel"),
-  qbar: document.getElementById("qbar"),
-  composer: document.getElementById("composer"),
-  composerText: document.getElementById("composer-text"),
-  composerSend: document.getElementById("composer-send"),
+  status: byId("status", HTMLElement),
+  timeline: byId("timeline", HTMLElement),
+  panel: byId("panel", HTMLElement),
+  qbar: byId("qbar", HTMLElement),
+  composer: byId("composer", HTMLFormElement),
+  composerText: byId("composer-text", HTMLTextAreaElement),
+  composerSend: byId("composer-send", HTMLButtonElement),
 };
 const narrowQuery = window.matchMedia("(max-width: 599.98px)");
 
@@ -32,10 +48,18 @@ const link = createGatewayLink({
 const actions = createActions({ call: (method, params) => link.call(method, params), render: (focus) => view.render(focus) });
 const view = createView({ els, actions, narrowQuery });
 
+/**
+ * question.list: the records that pass the filter.
+ * @param {object} filter
+ */
+async function list(filter) {
+  return /** @type {{ questions: QuestionRecord[] }} */ (await link.call("question.list", filter));
+}
+
 /** After every (re)connection: every pending record, recent history, and a fresh look at anything we thought pending. */
 async function resync() {
   try {
-    const [open, recent] = await Promise.all([link.call("question.list", { status: "pending" }), link.call("question.list", { limit: HISTORY_LIMIT })]);
+    const [open, recent] = await Promise.all([list({ status: "pending" }), list({ limit: HISTORY_LIMIT })]);
     const openIds = new Set(open.questions.map((r) => r.id));
     for (const record of [...recent.questions, ...open.questions]) upsert(record);
     const stale = [...records.values()].filter((r) => r.status === "pending" && !openIds.has(r.id));
@@ -43,11 +67,14 @@ async function resync() {
     ui.loaded = true;
     view.render();
   } catch (error) {
-    if (error.code === "UNAUTHORIZED") link.stop("signed-out");
+    if (toGatewayError(error).code === "UNAUTHORIZED") link.stop("signed-out");
   }
 }
 
-/** While the panel is open: number keys pick options, Enter advances, Escape collapses. */
+/**
+ * While the panel is open: number keys pick options, Enter advances, Escape collapses.
+ * @param {KeyboardEvent} event
+ */
 function onKeydown(event) {
   if (els.panel.hidden || event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey || event.isComposing) return;
   const target = event.target;
@@ -55,7 +82,7 @@ function onKeydown(event) {
   const record = currentRecord();
   if (!record) return;
   if (/^[1-9]$/.test(event.key) && !typing) {
-    const input = els.panel.querySelectorAll(".option input")[Number(event.key) - 1];
+    const input = /** @type {NodeListOf<HTMLInputElement>} */ (els.panel.querySelectorAll(".option input"))[Number(event.key) - 1];
     if (input && !input.disabled) {
       event.preventDefault();
       input.focus();

@@ -1,11 +1,21 @@
 /**
- * What the person has chosen so far for a pending record: { step, choices: {qid: labels[]}, other: {qid: text} }.
- * Kept in sessionStorage, so a reload mid-question restores the step and the choices.
+ * What the person has chosen so far for a pending record, kept in sessionStorage so that a reload mid-question
+ * restores the step and the choices: `choices` maps a question id to the labels ticked, `other` to the Other text.
+ * @typedef {{ step: number, choices: Record<string, string[]>, other: Record<string, string> }} Draft
  */
+/** @import { AskUserQuestion, QuestionRecord } from "./shared.js" */
+
+/** @param {string} id */
 const key = (id) => `aub.draft.${id}`;
 
+/**
+ * @param {QuestionRecord} record
+ * @returns {Draft}
+ */
 export function loadDraft(record) {
+  /** @type {Draft} */
   const draft = { step: 0, choices: {}, other: {} };
+  /** @type {{ step?: unknown, choices?: Record<string, unknown>, other?: Record<string, unknown> } | null} */
   let saved;
   try {
     saved = JSON.parse(sessionStorage.getItem(key(record.id)) ?? "null");
@@ -13,17 +23,23 @@ export function loadDraft(record) {
     saved = null;
   }
   if (saved && typeof saved === "object") {
-    if (Number.isInteger(saved.step)) draft.step = Math.max(0, Math.min(saved.step, record.questions.length - 1));
+    if (typeof saved.step === "number" && Number.isInteger(saved.step)) draft.step = Math.max(0, Math.min(saved.step, record.questions.length - 1));
     for (const q of record.questions) {
-      const labels = Array.isArray(saved.choices?.[q.id]) ? saved.choices[q.id] : [];
-      draft.choices[q.id] = q.options.map((o) => o.label).filter((label) => labels.includes(label));
-      if (typeof saved.other?.[q.id] === "string") draft.other[q.id] = saved.other[q.id];
+      const labels = saved.choices?.[q.id];
+      const ticked = Array.isArray(labels) ? labels : [];
+      draft.choices[q.id] = q.options.map((o) => o.label).filter((label) => ticked.includes(label));
+      const other = saved.other?.[q.id];
+      if (typeof other === "string") draft.other[q.id] = other;
     }
   }
   mergeHeldAnswers(record, draft);
   return draft;
 }
 
+/**
+ * @param {string} id
+ * @param {Draft} draft
+ */
 export function saveDraft(id, draft) {
   try {
     sessionStorage.setItem(key(id), JSON.stringify(draft));
@@ -32,6 +48,7 @@ export function saveDraft(id, draft) {
   }
 }
 
+/** @param {string} id */
 export function dropDraft(id) {
   try {
     sessionStorage.removeItem(key(id));
@@ -43,6 +60,8 @@ export function dropDraft(id) {
 /**
  * Answers the gateway holds from a partial typed reply fill the questions the draft has nothing for yet.
  * A held value that is an option label checks it; anything else goes into Other.
+ * @param {QuestionRecord} record
+ * @param {Draft} draft
  */
 export function mergeHeldAnswers(record, draft) {
   for (const q of record.questions) {
@@ -56,7 +75,12 @@ export function mergeHeldAnswers(record, draft) {
   }
 }
 
-/** The values a question would be answered with: chosen labels, then the Other text. */
+/**
+ * The values a question would be answered with: chosen labels, then the Other text.
+ * @param {AskUserQuestion} question
+ * @param {Draft} draft
+ * @returns {string[]}
+ */
 export function valuesOf(question, draft) {
   const other = (draft.other[question.id] ?? "").trim();
   const chosen = draft.choices[question.id] ?? [];
@@ -64,6 +88,11 @@ export function valuesOf(question, draft) {
   return other ? [...chosen, other] : [...chosen];
 }
 
+/**
+ * @param {QuestionRecord} record
+ * @param {Draft} draft
+ * @returns {Record<string, string[]>}
+ */
 export function answersOf(record, draft) {
   return Object.fromEntries(record.questions.map((q) => [q.id, valuesOf(q, draft)]));
 }

@@ -1,9 +1,23 @@
 import { h } from "./dom.js";
+/** @import { AskUserQuestion, QuestionRecord } from "./shared.js" */
+/** @import { Draft } from "./drafts.js" */
+/** @import { FormError } from "./state.js" */
+
+/**
+ * What a form's controls ask for; the caller decides what follows.
+ * @typedef {object} FormActions
+ * @property {() => void} changed A choice or the Other text changed.
+ * @property {(question: AskUserQuestion, how: { advance: boolean }) => void} chose An option was chosen; `advance`: on purpose, not by arrow keys.
+ * @property {() => void} next
+ * @property {() => void} back
+ * @property {() => void} submit
+ * @property {() => void} skip
+ */
 
 /**
  * A pending record's questions as a form, either one question at a time ("stepper": the docked panel) or all
- * stacked ("stacked": the phone card). Choices are written into `draft` as they happen; `actions` decides what
- * follows: changed(), chose(question, {advance}), next(), back(), submit(), skip().
+ * stacked ("stacked": the phone card). Choices are written into `draft` as they happen.
+ * @param {{ record: QuestionRecord, draft: Draft, mode: "stepper" | "stacked", busy: boolean, error: FormError | undefined, actions: FormActions }} form
  */
 export function renderQuestionForm({ record, draft, mode, busy, error, actions }) {
   const stepper = mode === "stepper";
@@ -11,6 +25,10 @@ export function renderQuestionForm({ record, draft, mode, busy, error, actions }
   const last = total - 1;
   let arrowAt = -Infinity;
 
+  /**
+   * @param {AskUserQuestion} q
+   * @param {number} qi
+   */
   function questionBlock(q, qi) {
     const name = `${record.id}-${q.id}`;
     const chosen = new Set(draft.choices[q.id] ?? []);
@@ -41,6 +59,7 @@ export function renderQuestionForm({ record, draft, mode, busy, error, actions }
         checked: chosen.has(option.label),
         disabled: busy,
         "data-key": `option:${q.id}:${oi}`,
+        /** @param {MouseEvent} event */
         onclick: (event) => {
           if (q.multiSelect) {
             const picked = new Set(inputs.filter((input) => input.checked).map((input) => input.value));
@@ -91,8 +110,14 @@ export function renderQuestionForm({ record, draft, mode, busy, error, actions }
     );
   }
 
-  const shown = stepper ? [record.questions[draft.step]] : record.questions;
+  const shown = stepper ? record.questions.slice(draft.step, draft.step + 1) : record.questions;
   const blocks = shown.map((q) => questionBlock(q, record.questions.indexOf(q)));
+  /**
+   * @param {string} label
+   * @param {string} key
+   * @param {() => void} onclick
+   * @param {{ primary?: boolean, disabled?: boolean }} [look]
+   */
   const button = (label, key, onclick, { primary = false, disabled = false } = {}) =>
     h("button", { type: "button", class: primary ? "primary" : "", disabled: busy || disabled, "data-key": key, onclick }, label);
   const onLastStep = !stepper || draft.step >= last;
@@ -104,10 +129,12 @@ export function renderQuestionForm({ record, draft, mode, busy, error, actions }
       class: `qform qform-${mode}`,
       novalidate: true,
       "aria-busy": busy ? "true" : "false",
+      /** @param {SubmitEvent} event */
       onsubmit: (event) => {
         event.preventDefault();
         actions.next();
       },
+      /** @param {KeyboardEvent} event */
       onkeydown: (event) => {
         if (event.key.startsWith("Arrow")) arrowAt = event.timeStamp;
       },

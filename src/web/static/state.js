@@ -1,31 +1,71 @@
 import { dropDraft, loadDraft, mergeHeldAnswers, saveDraft, valuesOf } from "./drafts.js";
+/** @import { AskUserQuestion, QuestionRecord } from "./shared.js" */
+/** @import { Draft } from "./drafts.js" */
+/** @import { LinkStatus } from "./gateway-link.js" */
 
-/** The page's state: the records it knows, and what the person is doing with them. One page, one state. */
+/**
+ * Why the last answer was not taken, pinned to a question when `qid` says which.
+ * @typedef {{ text: string, qid?: string }} FormError
+ */
+/**
+ * One of this page's own replies ("you") and what became of it.
+ * @typedef {{ kind: "you" | "system" | "error", text: string }} Note
+ */
+
+/**
+ * The page's state: the records it knows, and what the person is doing with them. One page, one state.
+ * @type {Map<string, QuestionRecord>}
+ */
 export const records = new Map();
+/** @type {Map<string, Draft>} */
 export const drafts = new Map();
-/** Record ids with a resolve in flight. */
+/**
+ * Record ids with a resolve in flight.
+ * @type {Set<string>}
+ */
 export const busy = new Set();
-/** Record id → { text, qid? }: why the last answer was not taken. */
+/**
+ * Record id → why the last answer was not taken.
+ * @type {Map<string, FormError>}
+ */
 export const errors = new Map();
-/** Record id → [{ kind: "you" | "system" | "error", text }]: this page's own replies and their outcomes. */
+/**
+ * Record id → this page's own replies and their outcomes.
+ * @type {Map<string, Note[]>}
+ */
 export const notes = new Map();
 export const ui = {
-  /** The pending record shown in the panel (or bar). */
+  /**
+   * The pending record shown in the panel (or bar).
+   * @type {string | null}
+   */
   currentId: null,
   collapsed: sessionStorage.getItem("aub.collapsed") === "1",
   /** True once the first question.list came back. */
   loaded: false,
-  /** "connecting" | "open" | "reconnecting" | "closed" | "signed-out" */
+  /** @type {LinkStatus} */
   connection: "connecting",
   replying: false,
 };
 
+/**
+ * @param {QuestionRecord} a
+ * @param {QuestionRecord} b
+ */
 const byAge = (a, b) => a.createdAtMs - b.createdAtMs || (a.id < b.id ? -1 : 1);
 export const recordsByAge = () => [...records.values()].sort(byAge);
 export const pendingRecords = () => recordsByAge().filter((r) => r.status === "pending");
 export const currentRecord = () => (ui.currentId ? records.get(ui.currentId) : undefined);
+/**
+ * @param {AskUserQuestion} question
+ * @param {Draft} draft
+ */
 export const isAnswered = (question, draft) => valuesOf(question, draft).length > 0;
 
+/**
+ * @param {QuestionRecord} record
+ * @returns {Draft}
+ */
 export function draftFor(record) {
   let draft = drafts.get(record.id);
   if (!draft) {
@@ -35,9 +75,18 @@ export function draftFor(record) {
   return draft;
 }
 
-/** Stores a record; a terminal record is final, so a late pending copy never replaces it. */
-export function upsert(record) {
+/**
+ * Stores a record from the gateway; a terminal record is final, so a late pending copy never replaces it.
+ * @param {unknown} value
+ */
+export function upsert(value) {
+  const record = /** @type {Partial<QuestionRecord> | null | undefined} */ (value);
   if (!record || typeof record.id !== "string" || !Array.isArray(record.questions)) return;
+  store(/** @type {QuestionRecord} */ (record));
+}
+
+/** @param {QuestionRecord} record */
+function store(record) {
   const known = records.get(record.id);
   if (known && known.status !== "pending" && record.status === "pending") return;
   records.set(record.id, record);
@@ -45,7 +94,8 @@ export function upsert(record) {
   if (draft && record.status === "pending" && record.partialAnswers) {
     // A partial typed reply was held: show those answers, and move on to the first question still open.
     mergeHeldAnswers(record, draft);
-    if (isAnswered(record.questions[draft.step], draft)) {
+    const step = record.questions[draft.step];
+    if (step && isAnswered(step, draft)) {
       const open = record.questions.findIndex((q) => !isAnswered(q, draft));
       if (open >= 0) draft.step = open;
     }
@@ -58,17 +108,24 @@ export function upsert(record) {
   }
 }
 
+/** @param {string} id */
 export function forget(id) {
   records.delete(id);
   drafts.delete(id);
   dropDraft(id);
 }
 
+/** @param {boolean} value */
 export function setCollapsed(value) {
   ui.collapsed = value;
   sessionStorage.setItem("aub.collapsed", value ? "1" : "0");
 }
 
+/**
+ * @param {string} id
+ * @param {Note["kind"]} kind
+ * @param {string} text
+ */
 export function addNote(id, kind, text) {
   notes.set(id, [...(notes.get(id) ?? []), { kind, text }]);
 }

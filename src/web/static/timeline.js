@@ -1,20 +1,25 @@
 import { formatTime, h } from "./dom.js";
-import { summarize } from "./summary.js";
+import { summarizeRecord } from "./shared.js";
+/** @import { AnswerSummary, AskUserQuestion, QuestionRecord } from "./shared.js" */
+/** @import { Note } from "./state.js" */
 
 /**
- * One timeline entry per record, oldest first. A resolved record keeps its compact summary for good; a pending
- * one says it is waiting (wide) or carries its stacked question card (narrow, `card`).
+ * One timeline entry per record, oldest first. A resolved record keeps its compact summary for good (the same
+ * summary chat shows, from src/render/summary.ts); a pending one says it is waiting (wide) or carries its stacked
+ * question card (narrow, `card`).
+ * @param {QuestionRecord} record
+ * @param {{ card: HTMLElement | null, notes: Note[], onOpen: () => void, isCurrent: boolean }} options
  */
 export function renderEntry(record, { card, notes, onOpen, isCurrent }) {
-  const pending = record.status === "pending";
   const head = h("div", { class: "entry-meta" }, h("span", {}, `Agent asked · ${formatTime(record.createdAtMs)}`));
+  const summary = summarizeRecord(record);
   let body;
-  if (pending && card) {
+  if (!summary && card) {
     head.append(h("span", { class: "expires" }, `expires ${formatTime(record.expiresAtMs)}`));
     body = [card];
-  } else if (pending) {
+  } else if (!summary) {
     body = [
-      asked(record.questions, null),
+      asked(record.questions),
       h(
         "div",
         { class: "entry-outcome waiting" },
@@ -23,7 +28,6 @@ export function renderEntry(record, { card, notes, onOpen, isCurrent }) {
       ),
     ];
   } else {
-    const summary = summarize(record);
     body = [
       asked(record.questions, summary.answers),
       h(
@@ -37,14 +41,18 @@ export function renderEntry(record, { card, notes, onOpen, isCurrent }) {
   }
   return h(
     "article",
-    { class: `entry entry-${record.status}${pending && card ? " entry-card" : ""}`, "data-id": record.id, "data-status": record.status },
+    { class: `entry entry-${record.status}${!summary && card ? " entry-card" : ""}`, "data-id": record.id, "data-status": record.status },
     head,
     body,
     notes.map((note) => h("p", { class: `note note-${note.kind}` }, note.kind === "you" ? h("span", { class: "note-who" }, "You: ") : null, note.text)),
   );
 }
 
-/** Each question as "Header  question text", with its answer beneath when there is one. */
+/**
+ * Each question as "Header  question text", with its answer beneath when there is one.
+ * @param {AskUserQuestion[]} questions
+ * @param {AnswerSummary[]} [answers]
+ */
 function asked(questions, answers) {
   return h(
     "ul",

@@ -2,24 +2,39 @@ import { h, rebuildKeepingFocus } from "./dom.js";
 import { renderQuestionForm } from "./question-form.js";
 import { busy, currentRecord, draftFor, errors, notes, pendingRecords, records, recordsByAge, setCollapsed, ui } from "./state.js";
 import { renderEntry } from "./timeline.js";
+/** @import { QuestionRecord } from "./shared.js" */
+/** @import { createActions } from "./actions.js" */
+/** @import { LinkStatus } from "./gateway-link.js" */
 
+/**
+ * The page's parts, from index.html.
+ * @typedef {{ status: HTMLElement, timeline: HTMLElement, panel: HTMLElement, qbar: HTMLElement, composer: HTMLFormElement, composerText: HTMLTextAreaElement, composerSend: HTMLButtonElement }} PageElements
+ */
+/**
+ * Where a redraw puts the focus: the current step's option, the Submit button, or the composer.
+ * @typedef {"step" | "submit" | "composer"} Focus
+ */
+
+/** @type {Record<LinkStatus, string>} */
 const STATUS_TEXT = { connecting: "Connecting…", open: "Live", reconnecting: "Reconnecting…", closed: "Offline", "signed-out": "Signed out" };
 
 /**
  * Draws the page from the state. Wide: the timeline, and a dock with the panel (expanded), or the slim bar over
  * the composer (collapsed). Narrow (`narrowQuery`): pending questions are stacked cards in the timeline.
  * Parts are rebuilt only when what they show changed, and the focused control survives a rebuild.
+ * @param {{ els: PageElements, actions: ReturnType<typeof createActions>, narrowQuery: MediaQueryList }} page
  */
 export function createView({ els, actions, narrowQuery }) {
-  /** Record id → { el, signature } */
+  /** @type {Map<string, { el: HTMLElement, signature: string }>} */
   const entries = new Map();
   let panelSignature = "";
 
+  /** @param {Focus} [focus] */
   function render(focus) {
     const open = pendingRecords();
     if (!open.some((r) => r.id === ui.currentId)) ui.currentId = open[0]?.id ?? null;
     if (open.length === 0 && ui.collapsed) setCollapsed(false);
-    els.status.textContent = STATUS_TEXT[ui.connection] ?? ui.connection;
+    els.status.textContent = STATUS_TEXT[ui.connection];
     els.status.dataset.state = ui.connection;
     renderTimeline();
     renderDock(open, focus);
@@ -58,29 +73,38 @@ export function createView({ els, actions, narrowQuery }) {
     children.forEach((el, i) => {
       if (timeline.children[i] !== el) timeline.insertBefore(el, timeline.children[i] ?? null);
     });
-    while (timeline.children.length > children.length) timeline.lastElementChild.remove();
+    while (timeline.children.length > children.length) timeline.lastElementChild?.remove();
     if (grew || nearBottom) timeline.scrollTop = timeline.scrollHeight;
   }
 
+  /**
+   * @param {QuestionRecord[]} open
+   * @param {Focus} [focus]
+   */
   function renderDock(open, focus) {
     const current = currentRecord();
-    const wide = Boolean(current) && !narrowQuery.matches;
+    const wide = current !== undefined && !narrowQuery.matches;
     const showPanel = wide && !ui.collapsed;
     const showBar = wide && ui.collapsed;
     els.panel.hidden = !showPanel;
     els.qbar.hidden = !showBar;
     els.composer.hidden = showPanel;
-    if (showPanel) renderPanel(current, open, focus);
+    if (showPanel && current) renderPanel(current, open, focus);
     else {
       panelSignature = "";
       els.panel.replaceChildren();
     }
-    if (showBar) renderBar(current, open);
+    if (showBar && current) renderBar(current, open);
     else els.qbar.replaceChildren();
     renderComposer(current ?? open[0]);
     if (focus === "composer" && !els.composer.hidden) els.composerText.focus();
   }
 
+  /**
+   * @param {QuestionRecord} record
+   * @param {QuestionRecord[]} open
+   * @param {Focus} [focus]
+   */
   function renderPanel(record, open, focus) {
     const draft = draftFor(record);
     const error = errors.get(record.id);
@@ -109,15 +133,20 @@ export function createView({ els, actions, narrowQuery }) {
       });
     }
     if (focus === "step") {
-      const inputs = [...els.panel.querySelectorAll(".option input")];
+      const inputs = [.../** @type {NodeListOf<HTMLInputElement>} */ (els.panel.querySelectorAll(".option input"))];
       (inputs.find((input) => input.checked) ?? inputs[0])?.focus();
     } else if (focus === "submit") {
-      els.panel.querySelector('[data-key="submit"]')?.focus();
+      /** @type {HTMLButtonElement | null} */ (els.panel.querySelector('[data-key="submit"]'))?.focus();
     }
   }
 
+  /**
+   * @param {QuestionRecord} record
+   * @param {QuestionRecord[]} open
+   */
   function renderBar(record, open) {
     const q = record.questions[draftFor(record).step] ?? record.questions[0];
+    if (!q) return;
     const count = open.length > 1 ? `${open.indexOf(record) + 1} of ${open.length}` : record.questions.length > 1 ? `${record.questions.length} questions` : null;
     els.qbar.replaceChildren(
       h(
@@ -131,6 +160,7 @@ export function createView({ els, actions, narrowQuery }) {
     );
   }
 
+  /** @param {QuestionRecord | undefined} target */
   function renderComposer(target) {
     els.composerText.disabled = !target || ui.replying;
     els.composerSend.disabled = !target || ui.replying;
@@ -142,7 +172,7 @@ export function createView({ els, actions, narrowQuery }) {
     els.composerText.placeholder =
       open.length > 1
         ? `Reply: one line per question (${open.map((q) => q.header).join(", ")}), or “skip”`
-        : `Reply to “${(open[0] ?? target.questions[0]).header}”: a number, an option or your own words`;
+        : `Reply to “${(open[0] ?? target.questions[0])?.header}”: a number, an option or your own words`;
   }
 
   return { render };

@@ -1,0 +1,12 @@
+/**
+ * What the web Control UI runs from the server's own code, never a copy of it: scripts/build.mjs bundles this module
+ * for the browser into src/web/static/shared.js, and src/web/static/shared.d.ts gives the page its types from here.
+ * Only pure modules belong here. A value import that reaches zod, `ws` or Node would be bundled into the page
+ * (test/web-shared.test.ts checks the bundle stays small and free of them); `export type` costs nothing.
+ */
+export { summarizeRecord, SUMMARY_ICONS, type AnswerSummary, type RecordSummary, type SummaryKind } from "../render/summary.ts";
+export { backoffDelay } from "../client/backoff.ts";
+export { GatewayError, type ErrorBody, type ErrorCode } from "../errors.ts";
+export type { ReadAs } from "../parse/index.ts";
+export type { QuestionRecord, ResolvedBy } from "../record.ts";
+export type { AskUserOption, AskUserQuestion } from "../contract/schema.ts";

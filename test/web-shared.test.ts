@@ -1,0 +1,116 @@
+/**
+ * The Control UI runs the server's own code, bundled by scripts/build.mjs into src/web/static/shared.js (rebuilt by
+ * test/global-setup.ts whenever a source changed): its summary is the chat summary for every fixture, grapheme
+ * cutting included, the bundle stays small and free of server-only code, and no other file of the page redoes what
+ * the bundle does.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { backoffDelay } from "../src/client/backoff.ts";
+import { GatewayError, type ErrorBody } from "../src/errors.ts";
+import type { QuestionRecord } from "../src/record.ts";
+import { renderSummary, summarizeRecord, SUMMARY_ICONS } from "../src/render/summary.ts";
+import { SURFACE_REGISTRY } from "../src/surfaces.ts";
+import { STATIC_DIR } from "../src/web/static-assets.ts";
+import * as bundle from "../src/web/static/shared.js";
+import { SUMMARY_CASES } from "./fixtures/summary-cases.ts";
+
+const BUNDLE = "shared.js";
+const BUNDLE_MAX_BYTES = 16 * 1024;
+const bundleText = readFileSync(join(STATIC_DIR, BUNDLE), "utf8");
+const pageModules = readdirSync(STATIC_DIR).filter((name) => name.endsWith(".js") && name !== BUNDLE);
+
+function fixture(name: string): QuestionRecord {
+  const found = SUMMARY_CASES.find(([caseName]) => caseName === name);
+  if (!found) throw new Error(`no summary fixture named ${name}`);
+  return found[1];
+}
+
+describe("the Control UI's summary is the chat summary", () => {
+  it.each(SUMMARY_CASES)("%s", (_name, record, text) => {
+    const summary = bundle.summarizeRecord(record);
+    expect(summary).toEqual(summarizeRecord(record));
+    expect(summary?.icon).toBe(text.slice(0, summary!.icon.length));
+    expect(renderSummary(record)).toBe(text);
+  });
+
+  it.each([
+    ["answered in Telegram by Ada", "Answered in Telegram by Ada"],
+    ["answered, no by", "Answered"],
+    ["skipped on the web", "Skipped on the web"],
+    ["expired", "No answer (expired)"],
+    ["cancelled via the CLI", "Cancelled via the CLI"],
+    ["aborted", "Cancelled (the agent stopped)"],
+    ["delivery failed with a detail", "Not delivered: no bot connected for slack"],
+  ])("%s: the timeline says “%s”", (name, text) => {
+    expect(bundle.summarizeRecord(fixture(name))?.text).toBe(text);
+  });
+
+  it("answers per question, for the timeline to show under each", () => {
+    expect(bundle.summarizeRecord(fixture("several questions, multi values comma-joined"))).toEqual({
+      kind: "answered",
+      icon: SUMMARY_ICONS.answered,
+      text: "Answered in Slack by Ada",
+      by: "in Slack by Ada",
+      answers: [
+        { header: "Deployment t", question: "Where should this deploy?", text: "Production" },
+        { header: "Regions", question: "Which regions?", text: "eu, ap, “mars”" },
+      ],
+    });
+  });
+
+  it("has no summary for a pending record", () => {
+    expect(bundle.summarizeRecord({ ...fixture("answered, no by"), status: "pending" })).toBeUndefined();
+  });
+});
+
+describe("the bundle", () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  it("is built from the sources and says so", () => {
+    expect(bundleText.split("\n", 1)[0]).toMatch(/^\/\/ Generated from src\/web\/browser-shared\.ts .* by scripts\/build\.mjs: do not edit\.$/);
+    expect(bundleText).toMatch(/^\/\/ src\/render\/summary\.ts$/m);
+    expect(Object.keys(bundle).sort()).toEqual(["GatewayError", "SUMMARY_ICONS", "backoffDelay", "summarizeRecord"]);
+  });
+
+  it.each([0, 0.5, 0.999])("backs off as the Node client does (Math.random() = %s)", (random) => {
+    vi.spyOn(Math, "random").mockReturnValue(random);
+    for (const attempt of [0, 1, 3, 10, 30]) expect(bundle.backoffDelay(attempt)).toBe(backoffDelay(attempt));
+  });
+
+  it("fails with the protocol's GatewayError", () => {
+    const body: ErrorBody = { code: "QUESTION_INVALID_ANSWER", message: "answers.a: needs at least one value", issues: [{ path: "answers.a", message: "needs at least one value" }] };
+    const error = bundle.GatewayError.from(body);
+    expect(error).toBeInstanceOf(Error);
+    expect(error).toMatchObject({ name: "GatewayError", code: body.code, message: body.message, issues: body.issues });
+    expect(error.toBody()).toEqual(GatewayError.from(body).toBody());
+  });
+
+  it(`is a small, plain module (under ${BUNDLE_MAX_BYTES / 1024} KB) of src/ alone: no zod, no ws, nothing of Node`, () => {
+    expect(Buffer.byteLength(bundleText)).toBeLessThan(BUNDLE_MAX_BYTES);
+    // esbuild heads each module it bundles with its path.
+    const modules = [...bundleText.matchAll(/^\/\/ (\S+\.[cm]?[jt]s)$/gm)].map((m) => m[1]!);
+    expect(modules).toContain("src/render/summary.ts");
+    expect(modules.filter((path) => !path.startsWith("src/") || path.includes("node_modules"))).toEqual([]);
+    expect(bundleText).not.toMatch(/node:|\brequire\(|\bprocess\.|\bBuffer\b|import\s*\(|^import /m);
+  });
+});
+
+describe("no file of the page redoes what src/ does", () => {
+  /** The bundle's functions and classes: esbuild writes them as `function name(` and `var Name = class`. */
+  const shared = [...bundleText.matchAll(/^(?:function (\w+)|var (\w+) = class\b)/gm)].map((m) => (m[1] ?? m[2])!);
+
+  it("finds the bundle's functions", () => {
+    expect(shared).toEqual(expect.arrayContaining(["graphemes", "ellipsize", "whereAnswered", "summarizeRecord", "backoffDelay", "GatewayError"]));
+  });
+
+  it.each(pageModules)("%s defines none of the bundle's names and spells out no surface", (name) => {
+    const source = readFileSync(join(STATIC_DIR, name), "utf8");
+    const defined = [...source.matchAll(/\b(?:function|class) (\w+)|\b(?:const|let|var) (\w+) = (?:async )?(?:\([^)]*\)|\w+) =>/g)].map((m) => (m[1] ?? m[2])!);
+    expect(defined.filter((n) => shared.includes(n))).toEqual([]);
+    expect(Object.values(SURFACE_REGISTRY).filter(({ where }) => source.includes(where))).toEqual([]);
+  });
+});
