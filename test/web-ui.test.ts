@@ -389,6 +389,18 @@ describe("web Control UI", () => {
     expect((await client.get(await third.id)).status).toBe("pending");
   });
 
+  it("refuses a credential typed into Other, pinned to its question, and forgets it", async () => {
+    const { id } = ask([DEPLOY]);
+    const { page } = await openUi();
+    const secret = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8";
+    await page.locator("#panel .other-input").fill(secret);
+    await button(page, "Submit").click();
+    await waitForText(page, "#panel .form-error", "not recorded");
+    expect(await page.locator("#panel .other-input").inputValue()).toBe("");
+    expect(await page.locator("#panel").textContent()).not.toContain(secret);
+    expect((await client.get(await id)).status).toBe("pending");
+  });
+
   it("updates live when a question is answered elsewhere: the panel closes and the summary names who", async () => {
     const { id, result } = ask([DEPLOY]);
     const { page } = await openUi();

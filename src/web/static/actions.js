@@ -151,7 +151,7 @@ export function createActions({ call, render }) {
     if (!q) return { text: error.message };
     const draft = draftFor(record);
     draft.step = record.questions.indexOf(q);
-    if (/credential/i.test(issue.message)) {
+    if (error.code === "CREDENTIAL_REFUSED") {
       draft.other[q.id] = "";
       saveDraft(record.id, draft);
       return { qid: q.id, text: CREDENTIAL_REFUSED };
