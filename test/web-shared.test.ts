@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { backoffDelay } from "../src/client/backoff.ts";
 import { GatewayError, type ErrorBody } from "../src/errors.ts";
 import type { QuestionRecord } from "../src/record.ts";
+import { recordedText } from "../src/render/recorded-text.ts";
 import { renderSummary, summarizeRecord, SUMMARY_ICONS } from "../src/render/summary.ts";
 import { SURFACE_REGISTRY } from "../src/surfaces.ts";
 import { STATIC_DIR } from "../src/web/static-assets.ts";
@@ -73,12 +74,42 @@ describe("the bundle", () => {
   it("is built from the sources and says so", () => {
     expect(bundleText.split("\n", 1)[0]).toMatch(/^\/\/ Generated from src\/web\/browser-shared\.ts .* by scripts\/build\.mjs: do not edit\.$/);
     expect(bundleText).toMatch(/^\/\/ src\/render\/summary\.ts$/m);
-    expect(Object.keys(bundle).sort()).toEqual(["GatewayError", "SUMMARY_ICONS", "backoffDelay", "summarizeRecord"]);
+    expect(Object.keys(bundle).sort()).toEqual(["GatewayError", "SUMMARY_ICONS", "backoffDelay", "createPendingCalls", "isStaleCopy", "parseFrame", "recordedText", "summarizeRecord"]);
   });
 
   it.each([0, 0.5, 0.999])("backs off as the Node client does (Math.random() = %s)", (random) => {
     vi.spyOn(Math, "random").mockReturnValue(random);
     for (const attempt of [0, 1, 3, 10, 30]) expect(bundle.backoffDelay(attempt)).toBe(backoffDelay(attempt));
+  });
+
+  it("says how a reply was read in the words the chat bots use", () => {
+    const questions = [
+      { id: "env", header: "Env", question: "Which?", multiSelect: false, options: [{ label: "Staging" }, { label: "Production" }] },
+      { id: "note", header: "Note", question: "Anything else?", multiSelect: false, options: [{ label: "No" }, { label: "Yes" }] },
+    ];
+    const readAs = { env: [{ value: "Production", via: "number" as const }], note: [{ value: "ship it 🚀 after lunch", via: "text" as const }] };
+    expect(bundle.recordedText(questions, readAs, "Read as")).toBe(recordedText(questions, readAs, "Read as"));
+  });
+
+  it("keeps a resolved record against a late pending copy, as the bots' cache does", () => {
+    expect(bundle.isStaleCopy({ status: "answered" }, { status: "pending" })).toBe(true);
+    expect(bundle.isStaleCopy({ status: "pending" }, { status: "answered" })).toBe(false);
+    expect(bundle.isStaleCopy(undefined, { status: "pending" })).toBe(false);
+  });
+
+  it("settles requests by response id, and fails them all when the link drops", async () => {
+    const calls = bundle.createPendingCalls();
+    const sent: string[] = [];
+    const first = calls.request("question.get", { id: "q1" }, 5_000, (text) => sent.push(text));
+    const second = calls.request("question.get", { id: "q2" }, 5_000, (text) => sent.push(text));
+    const [a, b] = sent.map((text) => JSON.parse(text) as { id: number });
+    expect(calls.settle(bundle.parseFrame(JSON.stringify({ type: "res", id: a!.id, ok: true, payload: { id: "q1" } }))!)).toBe(true);
+    await expect(first).resolves.toEqual({ id: "q1" });
+    expect(calls.settle({ type: "event", event: "question.updated" })).toBe(false);
+    calls.failAll(new bundle.GatewayError("DISCONNECTED", "the link dropped"));
+    await expect(second).rejects.toMatchObject({ code: "DISCONNECTED" });
+    expect(b!.id).not.toBe(a!.id);
+    expect(bundle.parseFrame("not json")).toBeUndefined();
   });
 
   it("fails with the protocol's GatewayError", () => {

@@ -7,7 +7,8 @@ import { renderMissingPrompt } from "../render/index.ts";
 import { deliveredTo, mayAnswer } from "./authorize.ts";
 import type { BridgeResponse, BridgeUser, InboundEvent } from "./events.ts";
 import type { RecordCache } from "./record-cache.ts";
-import { recordedText, TEXTS } from "./note-texts.ts";
+import { recordedText } from "../render/recorded-text.ts";
+import { TEXTS } from "./note-texts.ts";
 
 export interface InboundOptions {
   client: GatewayClient;

@@ -29,4 +29,5 @@ export type Bridge = ReturnType<typeof createBridge>;
 export { PermanentSendError, type SurfaceAdapter } from "./delivery.ts";
 export { callbackToEvent, type CallbackContext } from "./callback-to-event.ts";
 export type { BridgeResponse, BridgeUser, InboundEvent } from "./events.ts";
-export { TEXTS, recordedText } from "./note-texts.ts";
+export { TEXTS } from "./note-texts.ts";
+export { recordedText } from "../render/recorded-text.ts";

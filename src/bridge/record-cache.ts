@@ -1,5 +1,6 @@
 import type { Surface } from "../contract/result.ts";
 import type { Delivery, QuestionRecord } from "../record.ts";
+import { isStaleCopy } from "../record-freshness.ts";
 
 const KEEP_TERMINAL_MS = 2 * 60 * 60_000;
 
@@ -30,9 +31,7 @@ export function createRecordCache(now: () => number = Date.now) {
 
   return {
     put(record: QuestionRecord): void {
-      const known = records.get(record.id);
-      // Never let a stale pending copy overwrite a terminal one.
-      if (known && known.status !== "pending" && record.status === "pending") return;
+      if (isStaleCopy(records.get(record.id), record)) return;
       records.set(record.id, withSent(record));
       if (records.size % 500 === 0) prune();
     },

@@ -1,9 +1,10 @@
 import { WebSocket } from "ws";
-import { GatewayError, type ErrorBody } from "../errors.ts";
+import { GatewayError } from "../errors.ts";
 import type { MethodName } from "../protocol/methods.ts";
 import type { GatewayEventName } from "../protocol/methods.ts";
 import type { QuestionRecord } from "../record.ts";
 import { backoffDelay } from "./backoff.ts";
+import { createPendingCalls, parseFrame } from "./pending-calls.ts";
 
 export interface ConnectOptions {
   /** http(s)://host:port or ws(s)://host:port; `/ws` is added when missing. */
@@ -23,7 +24,6 @@ export interface ConnectOptions {
   log?: (message: string, error?: unknown) => void;
 }
 
-type Pending = { resolve: (payload: any) => void; reject: (error: GatewayError) => void; timer?: NodeJS.Timeout };
 type Listener = (record: QuestionRecord) => void;
 
 export interface ClientEvents {
@@ -47,8 +47,7 @@ export function toWsUrl(url: string): string {
 /** A connection to the gateway's WebSocket protocol, reconnecting with backoff. */
 export class GatewayConnection {
   #socket: WebSocket | undefined;
-  #nextId = 1;
-  #pending = new Map<number, Pending>();
+  #calls = createPendingCalls();
   #listeners = new Map<keyof ClientEvents, Set<(...args: any[]) => void>>();
   #waitingForLink = new Set<(error?: GatewayError) => void>();
   #attempt = 0;
@@ -161,12 +160,7 @@ export class GatewayConnection {
   #onDrop(reason: string): void {
     clearInterval(this.#heartbeat);
     this.#socket = undefined;
-    const error = new GatewayError("DISCONNECTED", `the gateway link dropped: ${reason}`);
-    for (const [id, pending] of this.#pending) {
-      clearTimeout(pending.timer);
-      pending.reject(error);
-      this.#pending.delete(id);
-    }
+    this.#calls.failAll(new GatewayError("DISCONNECTED", `the gateway link dropped: ${reason}`));
     this.#emit("disconnected", reason);
     if (this.#closed) return;
     const retry = () => {
@@ -178,22 +172,10 @@ export class GatewayConnection {
   }
 
   #onFrame(text: string): void {
-    let frame: any;
-    try {
-      frame = JSON.parse(text);
-    } catch {
-      return this.#options.log?.("ignored a frame that is not JSON");
-    }
-    if (frame?.type === "res") {
-      const pending = this.#pending.get(frame.id);
-      if (!pending) return;
-      this.#pending.delete(frame.id);
-      clearTimeout(pending.timer);
-      if (frame.ok) pending.resolve(frame.payload);
-      else pending.reject(GatewayError.from(frame.error as ErrorBody));
-    } else if (frame?.type === "event" && typeof frame.event === "string") {
-      this.#emit(frame.event as GatewayEventName, frame.payload);
-    }
+    const frame = parseFrame(text);
+    if (!frame) return this.#options.log?.("ignored a frame that is not a JSON object");
+    if (this.#calls.settle(frame)) return;
+    if (frame.type === "event" && typeof frame.event === "string") this.#emit(frame.event as GatewayEventName, frame.payload as QuestionRecord);
   }
 
   #waitForLink(): Promise<void> {
@@ -218,21 +200,8 @@ export class GatewayConnection {
   async call<T = unknown>(method: MethodName | (string & {}), params: unknown = {}, { timeoutMs }: { timeoutMs?: number } = {}): Promise<T> {
     await this.#waitForLink();
     const socket = this.#socket!;
-    const id = this.#nextId++;
-    return new Promise<T>((resolve, reject) => {
-      const limit = timeoutMs ?? this.#options.requestTimeoutMs ?? 30_000;
-      const timer = setTimeout(() => {
-        this.#pending.delete(id);
-        reject(new GatewayError("TIMEOUT", `${method} got no answer within ${limit} ms`));
-      }, limit);
-      this.#pending.set(id, { resolve, reject, timer });
-      socket.send(JSON.stringify({ type: "req", id, method, params }), (error) => {
-        if (!error) return;
-        clearTimeout(timer);
-        this.#pending.delete(id);
-        reject(new GatewayError("DISCONNECTED", `could not send ${method}: ${error.message}`));
-      });
-    });
+    const limit = timeoutMs ?? this.#options.requestTimeoutMs ?? 30_000;
+    return this.#calls.request<T>(method, params, limit, (text, fail) => socket.send(text, (error) => error && fail(error)));
   }
 
   close(): void {
@@ -242,11 +211,7 @@ export class GatewayConnection {
     this.#socket?.close();
     this.#socket = undefined;
     const error = new GatewayError("DISCONNECTED", "the client is closed");
-    for (const pending of this.#pending.values()) {
-      clearTimeout(pending.timer);
-      pending.reject(error);
-    }
-    this.#pending.clear();
+    this.#calls.failAll(error);
     for (const wake of this.#waitingForLink) wake(error);
     this.#waitingForLink.clear();
   }

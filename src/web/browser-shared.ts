@@ -4,8 +4,11 @@
  * Only pure modules belong here. A value import that reaches zod, `ws` or Node would be bundled into the page
  * (test/web-shared.test.ts checks the bundle stays small and free of them); `export type` costs nothing.
  */
+export { recordedText } from "../render/recorded-text.ts";
+export { isStaleCopy } from "../record-freshness.ts";
 export { summarizeRecord, SUMMARY_ICONS, type AnswerSummary, type RecordSummary, type SummaryKind } from "../render/summary.ts";
 export { backoffDelay } from "../client/backoff.ts";
+export { createPendingCalls, parseFrame } from "../client/pending-calls.ts";
 export { GatewayError, type ErrorBody, type ErrorCode } from "../errors.ts";
 export type { ReadAs } from "../parse/index.ts";
 export type { QuestionRecord, ResolvedBy } from "../record.ts";

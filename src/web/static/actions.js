@@ -1,3 +1,4 @@
+import { recordedText } from "./shared.js";
 import { answersOf, saveDraft } from "./drafts.js";
 import { toGatewayError } from "./gateway-link.js";
 import { addNote, busy, currentRecord, draftFor, errors, forget, isAnswered, pendingRecords, setCollapsed, ui, upsert } from "./state.js";
@@ -190,8 +191,7 @@ export function createActions({ call, render }) {
         return false;
       }
       addNote(record.id, "you", text);
-      const readAs = describeReadAs(record, outcome.readAs);
-      if (readAs) addNote(record.id, "system", `Read as ${readAs}`);
+      if (outcome.readAs && Object.keys(outcome.readAs).length > 0) addNote(record.id, "system", recordedText(record.questions, outcome.readAs, "Read as"));
       if (outcome.kind === "partial") {
         const headers = (outcome.missing ?? []).map((qid) => record.questions.find((q) => q.id === qid)?.header ?? qid);
         addNote(record.id, "system", `Still needed: ${headers.join(", ")}. Reply with the rest, or answer them above.`);
@@ -241,17 +241,3 @@ export function createActions({ call, render }) {
   };
 }
 
-/**
- * "Env: Production; Checks: Lint, “smoke”" from the parser's readAs.
- * @param {QuestionRecord} record
- * @param {ReadAs | undefined} readAs
- */
-function describeReadAs(record, readAs) {
-  if (!readAs || typeof readAs !== "object") return "";
-  return record.questions
-    .flatMap((q) => {
-      const values = readAs[q.id];
-      return Array.isArray(values) ? [`${q.header}: ${values.map((v) => (v.via === "text" ? `“${v.value}”` : v.value)).join(", ")}`] : [];
-    })
-    .join("; ");
-}

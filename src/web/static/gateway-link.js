@@ -1,9 +1,7 @@
 /** The gateway's WebSocket protocol for the page: requests, events, and reconnection with backoff. */
-import { backoffDelay, GatewayError } from "./shared.js";
-/** @import { ErrorBody } from "./shared.js" */
+import { backoffDelay, createPendingCalls, GatewayError, parseFrame } from "./shared.js";
 
 /** @typedef {"connecting" | "open" | "reconnecting" | "closed" | "signed-out"} LinkStatus */
-/** @typedef {{ resolve: (payload: unknown) => void, reject: (error: GatewayError) => void, timer: ReturnType<typeof setTimeout> }} PendingCall */
 /** @typedef {(method: string, params: object) => Promise<unknown>} GatewayCall */
 
 const REQUEST_TIMEOUT_MS = 15_000;
@@ -20,20 +18,10 @@ export function createGatewayLink({ onOpen, onEvent, onStatus }) {
   /** @type {WebSocket | undefined} */
   let socket;
   let attempt = 0;
-  let nextId = 1;
   let stopped = false;
   /** @type {ReturnType<typeof setTimeout> | undefined} */
   let retryTimer;
-  /** @type {Map<number, PendingCall>} */
-  const pending = new Map();
-
-  function dropped() {
-    for (const { reject, timer } of pending.values()) {
-      clearTimeout(timer);
-      reject(new GatewayError("DISCONNECTED", "the connection to the gateway dropped"));
-    }
-    pending.clear();
-  }
+  const calls = createPendingCalls();
 
   function connect() {
     clearTimeout(retryTimer);
@@ -48,26 +36,14 @@ export function createGatewayLink({ onOpen, onEvent, onStatus }) {
       onOpen();
     });
     ws.addEventListener("message", (message) => {
-      /** @type {{ type?: unknown, id?: unknown, ok?: unknown, event?: unknown, payload?: unknown, error?: ErrorBody } | null} */
-      let frame;
-      try {
-        frame = JSON.parse(String(message.data));
-      } catch {
-        return;
-      }
-      if (frame?.type === "event" && typeof frame.event === "string") onEvent(frame.event, frame.payload);
-      if (frame?.type !== "res" || typeof frame.id !== "number") return;
-      const call = pending.get(frame.id);
-      if (!call) return;
-      pending.delete(frame.id);
-      clearTimeout(call.timer);
-      if (frame.ok) call.resolve(frame.payload);
-      else call.reject(GatewayError.from(frame.error ?? { code: "INTERNAL", message: "the gateway refused the request" }));
+      const frame = parseFrame(String(message.data));
+      if (!frame || calls.settle(frame)) return;
+      if (frame.type === "event" && typeof frame.event === "string") onEvent(frame.event, frame.payload);
     });
     ws.addEventListener("close", (event) => {
       if (socket !== ws) return;
       socket = undefined;
-      dropped();
+      calls.failAll(new GatewayError("DISCONNECTED", "the connection to the gateway dropped"));
       if (stopped) return;
       if (event.code === UNAUTHORIZED_CLOSE) {
         stop("signed-out");
@@ -92,15 +68,7 @@ export function createGatewayLink({ onOpen, onEvent, onStatus }) {
     if (!open || open.readyState !== WebSocket.OPEN) {
       return Promise.reject(new GatewayError("DISCONNECTED", "not connected to the gateway"));
     }
-    const id = nextId++;
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        pending.delete(id);
-        reject(new GatewayError("TIMEOUT", `${method} got no response`));
-      }, REQUEST_TIMEOUT_MS);
-      pending.set(id, { resolve, reject, timer });
-      open.send(JSON.stringify({ type: "req", id, method, params }));
-    });
+    return calls.request(method, params, REQUEST_TIMEOUT_MS, (text) => open.send(text));
   }
 
   return {

@@ -1,4 +1,5 @@
 import { dropDraft, loadDraft, mergeHeldAnswers, saveDraft, valuesOf } from "./drafts.js";
+import { isStaleCopy } from "./shared.js";
 /** @import { AskUserQuestion, QuestionRecord } from "./shared.js" */
 /** @import { Draft } from "./drafts.js" */
 /** @import { LinkStatus } from "./gateway-link.js" */
@@ -87,8 +88,7 @@ export function upsert(value) {
 
 /** @param {QuestionRecord} record */
 function store(record) {
-  const known = records.get(record.id);
-  if (known && known.status !== "pending" && record.status === "pending") return;
+  if (isStaleCopy(records.get(record.id), record)) return;
   records.set(record.id, record);
   const draft = drafts.get(record.id);
   if (draft && record.status === "pending" && record.partialAnswers) {
