@@ -19,6 +19,11 @@ export { cutToFit, fitPromptText, joinPromptText, type PromptText, type ToPlatfo
 export { toTelegramText, toDiscordContent, toSlackText, slackTextToPlain, neutralizeBroadcastMentions } from "./platform-escaping.ts";
 export {
   renderSummary,
+  summarizeRecord,
+  SUMMARY_ICONS,
+  type RecordSummary,
+  type AnswerSummary,
+  type SummaryKind,
   describeResolvedBy,
   formatAnswerValue,
   OWN_WORDS_SUMMARY_MAX,
@@ -28,6 +33,7 @@ export {
   ABORTED_SUMMARY,
   NOT_DELIVERED_SUMMARY,
 } from "./summary.ts";
+export { recordedText } from "./recorded-text.ts";
 export {
   CALLBACK_DATA_VERSION,
   TELEGRAM_CALLBACK_DATA_MAX_BYTES,
