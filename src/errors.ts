@@ -8,6 +8,8 @@ export const ERROR_CODES = [
   "SESSION_HAS_PENDING_QUESTION",
   /** An answer looked like a credential, so nothing was recorded (the bots then delete the person's message). */
   "CREDENTIAL_REFUSED",
+  /** The database is unreachable: nothing was recorded; try again (the gateway reconnects by itself). */
+  "STORE_UNAVAILABLE",
   "INVALID_FRAME",
   "FRAME_TOO_LARGE",
   "UNKNOWN_METHOD",

@@ -153,32 +153,28 @@ describe("group commit", () => {
   });
 });
 
-/** A memory store with a hand-driven group commit: writes wait for `commit()`. */
+/** A memory store with a hand-driven commit: a write's promise settles only at `commit()` (with its error, if any). */
 function manualCommitStore() {
   const inner = createMemoryStore();
-  let waiting: Array<(error?: unknown) => void> | undefined;
+  let waiting: Array<(error?: unknown) => void> = [];
   const write =
-    <A extends unknown[], R>(fn: (...args: A) => R) =>
-    (...args: A): R => {
-      waiting ??= [];
-      return fn(...args);
+    <A extends unknown[], R>(fn: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      const result = await fn(...args);
+      await new Promise<void>((resolve, reject) => waiting.push((error) => (error === undefined ? resolve() : reject(error))));
+      return result;
     };
   const store: QuestionStore = {
     ...inner,
     create: write(inner.create),
     resolve: write(inner.resolve),
+    expireDue: write(inner.expireDue),
     addDelivery: write(inner.addDelivery),
-    savePartial: write(inner.savePartial),
-    useGroupCommit: () => {},
-    afterCommit(callback) {
-      if (!waiting) return false;
-      waiting.push(callback);
-      return true;
-    },
+    mergePartial: write(inner.mergePartial),
   };
   const commit = (error?: unknown) => {
-    const callbacks = waiting ?? [];
-    waiting = undefined;
+    const callbacks = waiting;
+    waiting = [];
     for (const callback of callbacks) callback(error);
   };
   return { store, commit };

@@ -1,13 +1,15 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { QuestionRecord, ResolvedBy } from "../src/record.ts";
-import { QuestionExistsError } from "../src/gateway/store/errors.ts";
-import type { QuestionStore, Resolution } from "../src/gateway/store/types.ts";
+import { QuestionExistsError, SessionBusyError } from "../src/gateway/store/errors.ts";
+import type { DeliveryClaim, QuestionStore, Resolution } from "../src/gateway/store/types.ts";
 
 /** One store under test. `reopen` (durable stores only) closes it and opens it again on the same data. */
 export interface StoreHarness {
   store: QuestionStore;
-  reopen?: () => QuestionStore;
-  cleanup: () => void;
+  reopen?: () => Promise<QuestionStore>;
+  cleanup: () => Promise<void>;
+  /** A second store on the same data, as another gateway instance would open it (shared stores only). */
+  openAnother?: () => Promise<QuestionStore>;
 }
 
 const OPTIONAL_KEYS = ["resolvedAtMs", "answers", "reason", "detail", "by", "runId", "sessionKey"] as const;
@@ -63,62 +65,62 @@ const answered = (resolvedAtMs = 2_000): AnsweredResolution => ({
   resolvedAtMs,
 });
 
-export function runStoreContract(name: string, makeStore: () => StoreHarness): void {
+export function runStoreContract(name: string, makeStore: () => Promise<StoreHarness>): void {
   describe(`QuestionStore contract: ${name}`, () => {
     let harness: StoreHarness;
     let store: QuestionStore;
-    beforeEach(() => {
-      harness = makeStore();
+    beforeEach(async () => {
+      harness = await makeStore();
       store = harness.store;
     });
     afterEach(() => harness.cleanup());
 
     describe("create and get", () => {
-      it("round-trips a record with every optional field", () => {
-        store.create(fullRecord("q1"));
-        expect(store.get("q1")).toStrictEqual(fullRecord("q1"));
+      it("round-trips a record with every optional field", async () => {
+        await store.create(fullRecord("q1"));
+        expect((await store.get("q1"))).toStrictEqual(fullRecord("q1"));
       });
 
-      it("keeps absent optional fields absent, never null", () => {
-        store.create(pendingRecord("q1", { runId: undefined }));
-        const got = store.get("q1")!;
+      it("keeps absent optional fields absent, never null", async () => {
+        await store.create(pendingRecord("q1", { runId: undefined }));
+        const got = (await store.get("q1"))!;
         expect(got).toStrictEqual(pendingRecord("q1"));
         for (const key of OPTIONAL_KEYS) expect(Object.hasOwn(got, key)).toBe(false);
         expect(Object.hasOwn(got.questions[0]!.options[1]!, "description")).toBe(false);
       });
 
-      it("returns undefined for an unknown id", () => {
-        expect(store.get("nope")).toBeUndefined();
+      it("returns undefined for an unknown id", async () => {
+        expect((await store.get("nope"))).toBeUndefined();
       });
 
-      it("refuses a duplicate id and keeps the first record", () => {
-        store.create(pendingRecord("q1", { runId: "first" }));
-        expect(() => store.create(pendingRecord("q1", { runId: "second" }))).toThrow(QuestionExistsError);
-        expect(store.get("q1")?.runId).toBe("first");
+      it("refuses a duplicate id and keeps the first record", async () => {
+        await store.create(pendingRecord("q1", { runId: "first" }));
+        await expect(store.create(pendingRecord("q1", { runId: "second" }))).rejects.toThrow(QuestionExistsError);
+        expect((await store.get("q1"))?.runId).toBe("first");
       });
 
-      it("keeps the first of duplicate deliveries given at create", () => {
+      it("keeps the first of duplicate deliveries given at create", async () => {
         const delivery = { surface: "telegram", chat: "1", messageRef: "a", deliveredAtMs: 1 } as const;
-        store.create(pendingRecord("q1", { deliveries: [delivery, { ...delivery, messageRef: "b" }] }));
-        expect(store.get("q1")?.deliveries).toEqual([delivery]);
+        await store.create(pendingRecord("q1", { deliveries: [delivery, { ...delivery, messageRef: "b" }] }));
+        expect((await store.get("q1"))?.deliveries).toEqual([delivery]);
       });
     });
 
     describe("list", () => {
-      beforeEach(() => {
+      beforeEach(async () => {
         const tg = { surface: "telegram", chat: "1" } as const;
-        store.create(pendingRecord("a", { createdAtMs: 100, runId: "r1", sessionKey: "s1", targets: [tg] }));
-        store.create(pendingRecord("b", { createdAtMs: 300, runId: "r1", sessionKey: "s2", targets: [{ surface: "web" }] }));
-        store.create(pendingRecord("c", { createdAtMs: 200, runId: "r2", targets: [{ surface: "web" }, tg] }));
-        store.create(pendingRecord("d", { createdAtMs: 300, sessionKey: "s1", targets: [{ surface: "slack", chat: "C1" }] }));
-        store.resolve("c", answered());
-        store.resolve("d", { status: "cancelled", reason: "aborted", resolvedAtMs: 2_000 });
+        await store.create(pendingRecord("a", { createdAtMs: 100, runId: "r1", sessionKey: "s1", targets: [tg] }));
+        await store.create(pendingRecord("b", { createdAtMs: 300, runId: "r1", sessionKey: "s2", targets: [{ surface: "web" }] }));
+        await store.create(pendingRecord("c", { createdAtMs: 200, runId: "r2", targets: [{ surface: "web" }, tg] }));
+        // Created already cancelled: a session has at most one pending record.
+        await store.create(pendingRecord("d", { createdAtMs: 300, sessionKey: "s1", targets: [{ surface: "slack", chat: "C1" }], status: "cancelled", reason: "aborted", resolvedAtMs: 2_000 }));
+        await store.resolve("c", answered());
       });
       const ids = (records: QuestionRecord[]) => records.map((r) => r.id);
 
-      it("returns everything newest first, ties broken by id descending", () => {
-        expect(ids(store.list())).toEqual(["d", "b", "c", "a"]);
-        expect(ids(store.list({}))).toEqual(["d", "b", "c", "a"]);
+      it("returns everything newest first, ties broken by id descending", async () => {
+        expect(ids((await store.list()))).toEqual(["d", "b", "c", "a"]);
+        expect(ids((await store.list({})))).toEqual(["d", "b", "c", "a"]);
       });
 
       it.each([
@@ -145,21 +147,21 @@ export function runStoreContract(name: string, makeStore: () => StoreHarness): v
         [{ limit: 0 }, []],
         [{ limit: 10 }, ["d", "b", "c", "a"]],
         [{ status: "pending", limit: 1 }, ["b"]],
-      ] as const)("filters by %j", (filter, expected) => {
-        expect(ids(store.list(filter))).toEqual(expected);
+      ] as const)("filters by %j", async (filter, expected) => {
+        expect(ids((await store.list(filter)))).toEqual(expected);
       });
 
-      it("lists the pending chat-only questions no surface has delivered yet, oldest first", () => {
-        store.create(pendingRecord("e", { createdAtMs: 50, targets: [{ surface: "discord", chat: "9" }] }));
-        store.create(pendingRecord("f", { createdAtMs: 400, targets: [{ surface: "telegram", chat: "2" }] }));
-        store.addDelivery("f", { surface: "telegram", chat: "2", messageRef: "m", deliveredAtMs: 5 });
-        expect(ids(store.pendingAwaitingDelivery?.() ?? [])).toEqual(store.pendingAwaitingDelivery ? ["e", "a"] : []);
+      it("lists the pending chat-only questions no surface has delivered yet, oldest first", async () => {
+        await store.create(pendingRecord("e", { createdAtMs: 50, targets: [{ surface: "discord", chat: "9" }] }));
+        await store.create(pendingRecord("f", { createdAtMs: 400, targets: [{ surface: "telegram", chat: "2" }] }));
+        await store.addDelivery("f", { surface: "telegram", chat: "2", messageRef: "m", deliveredAtMs: 5 });
+        expect(ids(await store.pendingAwaitingDelivery())).toEqual(["e", "a"]);
       });
 
-      it("returns full records, deliveries included", () => {
-        store.addDelivery("a", { surface: "telegram", chat: "1", messageRef: "m", deliveredAtMs: 5 });
-        const [a] = store.list({ runId: "r1", sessionKey: "s1" });
-        expect(a).toStrictEqual(store.get("a"));
+      it("returns full records, deliveries included", async () => {
+        await store.addDelivery("a", { surface: "telegram", chat: "1", messageRef: "m", deliveredAtMs: 5 });
+        const [a] = (await store.list({ runId: "r1", sessionKey: "s1" }));
+        expect(a).toStrictEqual((await store.get("a")));
         expect(a?.deliveries).toHaveLength(1);
       });
     });
@@ -167,46 +169,46 @@ export function runStoreContract(name: string, makeStore: () => StoreHarness): v
     describe("resolve", () => {
       beforeEach(() => store.create(pendingRecord("q1")));
 
-      it("answers a pending record", () => {
-        const outcome = store.resolve("q1", answered());
+      it("answers a pending record", async () => {
+        const outcome = (await store.resolve("q1", answered()));
         const expected = { ...pendingRecord("q1"), status: "answered", resolvedAtMs: 2_000, answers: { target: ["Production"] }, by };
         expect(outcome).toStrictEqual({ ok: true, record: expected });
-        expect(store.get("q1")).toStrictEqual(expected);
+        expect((await store.get("q1"))).toStrictEqual(expected);
       });
 
-      it("expires a pending record", () => {
-        const outcome = store.resolve("q1", { status: "expired", reason: "expired", resolvedAtMs: 3_000 });
+      it("expires a pending record", async () => {
+        const outcome = (await store.resolve("q1", { status: "expired", reason: "expired", resolvedAtMs: 3_000 }));
         const expected = { ...pendingRecord("q1"), status: "expired", reason: "expired", resolvedAtMs: 3_000 };
         expect(outcome).toStrictEqual({ ok: true, record: expected });
-        expect(store.get("q1")).toStrictEqual(expected);
+        expect((await store.get("q1"))).toStrictEqual(expected);
       });
 
-      it("cancels with and without by and detail", () => {
-        store.create(pendingRecord("q2"));
-        store.resolve("q1", { status: "cancelled", reason: "skipped", by, detail: "skip", resolvedAtMs: 4 });
-        store.resolve("q2", { status: "cancelled", reason: "aborted", resolvedAtMs: 5 });
-        expect(store.get("q1")).toStrictEqual({ ...pendingRecord("q1"), status: "cancelled", reason: "skipped", by, detail: "skip", resolvedAtMs: 4 });
-        expect(store.get("q2")).toStrictEqual({ ...pendingRecord("q2"), status: "cancelled", reason: "aborted", resolvedAtMs: 5 });
+      it("cancels with and without by and detail", async () => {
+        await store.create(pendingRecord("q2"));
+        await store.resolve("q1", { status: "cancelled", reason: "skipped", by, detail: "skip", resolvedAtMs: 4 });
+        await store.resolve("q2", { status: "cancelled", reason: "aborted", resolvedAtMs: 5 });
+        expect((await store.get("q1"))).toStrictEqual({ ...pendingRecord("q1"), status: "cancelled", reason: "skipped", by, detail: "skip", resolvedAtMs: 4 });
+        expect((await store.get("q2"))).toStrictEqual({ ...pendingRecord("q2"), status: "cancelled", reason: "aborted", resolvedAtMs: 5 });
       });
 
-      it("lets the first resolution win; later ones change nothing", () => {
-        const first = store.resolve("q1", answered());
+      it("lets the first resolution win; later ones change nothing", async () => {
+        const first = (await store.resolve("q1", answered()));
         expect(first.ok).toBe(true);
-        const stored = store.get("q1");
+        const stored = (await store.get("q1"));
         const laterResolutions: Resolution[] = [
           { status: "cancelled", reason: "cancelled", by: { surface: "api", via: "api" }, detail: "x", resolvedAtMs: 9 },
           { status: "expired", reason: "expired", resolvedAtMs: 9 },
           { ...answered(9), answers: { target: ["Staging (Recommended)"] } },
         ];
         for (const later of laterResolutions) {
-          expect(store.resolve("q1", later)).toStrictEqual({ ok: false, code: "QUESTION_ALREADY_TERMINAL", record: stored });
+          expect((await store.resolve("q1", later))).toStrictEqual({ ok: false, code: "QUESTION_ALREADY_TERMINAL", record: stored });
         }
-        expect(store.get("q1")).toStrictEqual(stored);
+        expect((await store.get("q1"))).toStrictEqual(stored);
       });
 
-      it("reports an unknown id", () => {
-        expect(store.resolve("nope", answered())).toStrictEqual({ ok: false, code: "QUESTION_NOT_FOUND" });
-        expect(store.get("nope")).toBeUndefined();
+      it("reports an unknown id", async () => {
+        expect((await store.resolve("nope", answered()))).toStrictEqual({ ok: false, code: "QUESTION_NOT_FOUND" });
+        expect((await store.get("nope"))).toBeUndefined();
       });
     });
 
@@ -215,62 +217,128 @@ export function runStoreContract(name: string, makeStore: () => StoreHarness): v
       const dc = { surface: "discord", chat: "1", messageRef: "m2", deliveredAtMs: 11 } as const;
       beforeEach(() => store.create(pendingRecord("q1")));
 
-      it("appends in order and is idempotent per (surface, chat)", () => {
-        expect(store.addDelivery("q1", tg)?.deliveries).toEqual([tg]);
-        expect(store.addDelivery("q1", dc)?.deliveries).toEqual([tg, dc]);
-        const again = store.addDelivery("q1", { ...tg, messageRef: "other", deliveredAtMs: 99 });
+      it("appends in order and is idempotent per (surface, chat)", async () => {
+        expect((await store.addDelivery("q1", tg))?.deliveries).toEqual([tg]);
+        expect((await store.addDelivery("q1", dc))?.deliveries).toEqual([tg, dc]);
+        const again = (await store.addDelivery("q1", { ...tg, messageRef: "other", deliveredAtMs: 99 }));
         expect(again?.deliveries).toEqual([tg, dc]);
         const otherChat = { ...tg, chat: "2", messageRef: "m3" };
-        expect(store.addDelivery("q1", otherChat)?.deliveries).toEqual([tg, dc, otherChat]);
-        expect(store.get("q1")?.deliveries).toEqual([tg, dc, otherChat]);
+        expect((await store.addDelivery("q1", otherChat))?.deliveries).toEqual([tg, dc, otherChat]);
+        expect((await store.get("q1"))?.deliveries).toEqual([tg, dc, otherChat]);
       });
 
-      it("returns undefined for an unknown id", () => {
-        expect(store.addDelivery("nope", tg)).toBeUndefined();
+      it("returns undefined for an unknown id", async () => {
+        expect((await store.addDelivery("nope", tg))).toBeUndefined();
       });
 
-      it("keeps deliveries through resolution, and accepts late reports", () => {
-        store.addDelivery("q1", tg);
-        const outcome = store.resolve("q1", answered());
+      it("keeps deliveries through resolution, and accepts late reports", async () => {
+        await store.addDelivery("q1", tg);
+        const outcome = (await store.resolve("q1", answered()));
         expect(outcome.ok && outcome.record.deliveries).toEqual([tg]);
-        expect(store.addDelivery("q1", dc)?.deliveries).toEqual([tg, dc]);
-        expect(store.get("q1")).toMatchObject({ status: "answered", deliveries: [tg, dc] });
+        expect((await store.addDelivery("q1", dc))?.deliveries).toEqual([tg, dc]);
+        expect((await store.get("q1"))).toMatchObject({ status: "answered", deliveries: [tg, dc] });
       });
     });
 
     describe("expiry", () => {
-      it("considers only pending records, soonest first, inclusive of nowMs", () => {
-        expect(store.nextExpiryMs()).toBeUndefined();
-        store.create(pendingRecord("late", { expiresAtMs: 3_000 }));
-        store.create(pendingRecord("b", { expiresAtMs: 1_000 }));
-        store.create(pendingRecord("a", { expiresAtMs: 1_000 }));
-        store.create(pendingRecord("done", { expiresAtMs: 500 }));
-        store.create(pendingRecord("old", { status: "expired", reason: "expired", expiresAtMs: 100, resolvedAtMs: 100 }));
-        store.resolve("done", answered());
-        expect(store.nextExpiryMs()).toBe(1_000);
-        expect(store.findExpired(999)).toEqual([]);
-        expect(store.findExpired(1_000).map((r) => r.id)).toEqual(["a", "b"]);
-        expect(store.findExpired(10_000).map((r) => r.id)).toEqual(["a", "b", "late"]);
-        store.resolve("a", { status: "expired", reason: "expired", resolvedAtMs: 1_000 });
-        store.resolve("b", { status: "cancelled", reason: "aborted", resolvedAtMs: 1_000 });
-        expect(store.nextExpiryMs()).toBe(3_000);
-        expect(store.findExpired(10_000).map((r) => r.id)).toEqual(["late"]);
-        store.resolve("late", answered());
-        expect(store.nextExpiryMs()).toBeUndefined();
-        expect(store.findExpired(Number.MAX_SAFE_INTEGER)).toEqual([]);
+      it("expires only due pending records, soonest first, inclusive of nowMs, each once", async () => {
+        expect(await store.nextExpiryMs()).toBeUndefined();
+        await store.create(pendingRecord("late", { expiresAtMs: 3_000 }));
+        await store.create(pendingRecord("b", { expiresAtMs: 1_000 }));
+        await store.create(pendingRecord("a", { expiresAtMs: 1_000 }));
+        await store.create(pendingRecord("c", { expiresAtMs: 2_000 }));
+        await store.create(pendingRecord("done", { expiresAtMs: 500 }));
+        await store.create(pendingRecord("old", { status: "expired", reason: "expired", expiresAtMs: 100, resolvedAtMs: 100 }));
+        await store.resolve("done", answered());
+        expect(await store.nextExpiryMs()).toBe(1_000);
+        expect(await store.expireDue(999, 10)).toEqual([]);
+        const first = await store.expireDue(2_500, 2);
+        expect(first).toStrictEqual([
+          { ...pendingRecord("a", { expiresAtMs: 1_000 }), status: "expired", reason: "expired", resolvedAtMs: 2_500 },
+          { ...pendingRecord("b", { expiresAtMs: 1_000 }), status: "expired", reason: "expired", resolvedAtMs: 2_500 },
+        ]);
+        expect(await store.get("a")).toStrictEqual(first[0]);
+        expect(await store.nextExpiryMs()).toBe(2_000);
+        expect((await store.expireDue(2_500, 10)).map((r) => r.id)).toEqual(["c"]);
+        expect(await store.expireDue(2_500, 10)).toEqual([]);
+        expect(await store.nextExpiryMs()).toBe(3_000);
+        await store.resolve("late", answered());
+        expect(await store.nextExpiryMs()).toBeUndefined();
+        expect(await store.expireDue(Number.MAX_SAFE_INTEGER, 10)).toEqual([]);
+        expect((await store.get("done"))?.status).toBe("answered");
       });
 
-      it("returns full records", () => {
-        store.create(fullRecord("f"));
-        store.create(pendingRecord("p", { runId: "r", deliveries: fullRecord("x").deliveries }));
-        expect(store.findExpired(Number.MAX_SAFE_INTEGER)).toStrictEqual([store.get("p")]);
+      it("returns full records, deliveries included", async () => {
+        await store.create(fullRecord("f"));
+        await store.create(pendingRecord("p", { runId: "r", deliveries: fullRecord("x").deliveries }));
+        const [expired] = await store.expireDue(Number.MAX_SAFE_INTEGER, 10);
+        expect(expired).toStrictEqual(await store.get("p"));
+        expect(expired?.deliveries).toHaveLength(2);
       });
     });
 
-    it("returns copies: mutating inputs or results never changes the store", () => {
+    describe("partial answers", () => {
+      it("merges into what a pending record holds, and changes nothing once it is terminal", async () => {
+        await store.create(pendingRecord("q1"));
+        expect((await store.mergePartial("q1", { a: ["1"] }))?.partialAnswers).toEqual({ a: ["1"] });
+        expect((await store.mergePartial("q1", { b: ["2", "3"] }))?.partialAnswers).toEqual({ a: ["1"], b: ["2", "3"] });
+        expect((await store.mergePartial("q1", { a: ["4"] }))?.partialAnswers).toEqual({ a: ["4"], b: ["2", "3"] });
+        await store.resolve("q1", answered());
+        expect((await store.mergePartial("q1", { c: ["5"] }))?.partialAnswers).toEqual({ a: ["4"], b: ["2", "3"] });
+        expect(await store.mergePartial("nope", { a: ["1"] })).toBeUndefined();
+      });
+
+      it("never loses one of two merges made at the same moment", async () => {
+        await store.create(pendingRecord("q1"));
+        await Promise.all([store.mergePartial("q1", { a: ["1"] }), store.mergePartial("q1", { b: ["2"] })]);
+        expect((await store.get("q1"))?.partialAnswers).toEqual({ a: ["1"], b: ["2"] });
+      });
+    });
+
+    describe("sessions", () => {
+      it("holds at most one pending record per session", async () => {
+        await store.create(pendingRecord("q1", { sessionKey: "s" }));
+        await expect(store.create(pendingRecord("q2", { sessionKey: "s" }))).rejects.toThrow(SessionBusyError);
+        await store.create(pendingRecord("q3", { sessionKey: "other" }));
+        await store.resolve("q1", answered());
+        await store.create(pendingRecord("q2", { sessionKey: "s" }));
+        expect((await store.list({ sessionKey: "s" })).map((r) => r.id)).toEqual(["q2", "q1"]);
+      });
+    });
+
+    describe("delivery claims", () => {
+      const claim = (claimant: string, nowMs = 1_000, extra: Partial<DeliveryClaim> = {}): DeliveryClaim => ({
+        id: "q1", surface: "telegram", chat: "1", claimant, nowMs, leaseMs: 500, ...extra,
+      });
+      beforeEach(() => store.create(pendingRecord("q1", { targets: [{ surface: "telegram", chat: "1" }, { surface: "slack", chat: "C" }] })));
+
+      it("gives each copy to one claimant until its lease lapses; the holder may renew", async () => {
+        expect(await store.claimDelivery(claim("bot-a"))).toEqual({ ok: true, leaseUntilMs: 1_500 });
+        expect(await store.claimDelivery(claim("bot-b", 1_100))).toEqual({ ok: false, reason: "claimed", leaseUntilMs: 1_500 });
+        expect(await store.claimDelivery(claim("bot-b", 1_100, { surface: "slack", chat: "C" }))).toEqual({ ok: true, leaseUntilMs: 1_600 });
+        expect(await store.claimDelivery(claim("bot-a", 1_200))).toEqual({ ok: true, leaseUntilMs: 1_700 });
+        expect(await store.claimDelivery(claim("bot-b", 1_700))).toEqual({ ok: true, leaseUntilMs: 2_200 });
+        expect(await store.claimDelivery(claim("bot-a", 1_800))).toEqual({ ok: false, reason: "claimed", leaseUntilMs: 2_200 });
+      });
+
+      it("refuses a copy already delivered, a question no longer pending, and an unknown one", async () => {
+        await store.addDelivery("q1", { surface: "telegram", chat: "1", messageRef: "m", deliveredAtMs: 1 });
+        expect(await store.claimDelivery(claim("bot-a"))).toEqual({ ok: false, reason: "delivered" });
+        await store.resolve("q1", answered());
+        expect(await store.claimDelivery(claim("bot-a", 1_000, { surface: "slack", chat: "C" }))).toEqual({ ok: false, reason: "not_pending" });
+        expect(await store.claimDelivery(claim("bot-a", 1_000, { id: "nope" }))).toEqual({ ok: false, reason: "not_found" });
+      });
+
+      it("gives a copy to exactly one of many claimants asking at once", async () => {
+        const outcomes = await Promise.all(Array.from({ length: 8 }, (_, i) => store.claimDelivery(claim(`bot-${i}`))));
+        expect(outcomes.filter((o) => o.ok)).toHaveLength(1);
+      });
+    });
+
+    it("returns copies: mutating inputs or results never changes the store", async () => {
       const input = fullRecord("q1");
-      store.create(input);
-      store.create(pendingRecord("q2"));
+      await store.create(input);
+      await store.create(pendingRecord("q2"));
       input.questions[0]!.header = "changed";
       input.deliveries.length = 0;
       input.by!.user = "mallory";
@@ -282,62 +350,88 @@ export function runStoreContract(name: string, makeStore: () => StoreHarness): v
         record.questions[0]!.options[0]!.label = "hacked";
         if (record.answers) record.answers.target = ["hacked"];
       };
-      mutate(store.get("q1"));
-      store.list().forEach(mutate);
+      mutate(await store.get("q1"));
+      (await store.list()).forEach(mutate);
       const target = ["Production"];
       const resolution: AnsweredResolution = { ...answered(), answers: { target }, by: { ...by } };
-      const outcome = store.resolve("q2", resolution);
+      const outcome = await store.resolve("q2", resolution);
       mutate(outcome.ok ? outcome.record : undefined);
       target.push("hacked");
       resolution.by.user = "mallory";
       const delivery = { surface: "web" as const, chat: "w", messageRef: "r", deliveredAtMs: 1 };
-      mutate(store.addDelivery("q2", delivery));
+      mutate(await store.addDelivery("q2", delivery));
       delivery.messageRef = "hacked";
-      store.create(pendingRecord("q3"));
-      store.findExpired(Number.MAX_SAFE_INTEGER).forEach(mutate);
-      mutate((store.resolve("q1", answered()) as { record?: QuestionRecord }).record);
+      await store.create(pendingRecord("q3", { expiresAtMs: 1 }));
+      (await store.expireDue(Number.MAX_SAFE_INTEGER, 10)).forEach(mutate);
+      mutate(((await store.resolve("q1", answered())) as { record?: QuestionRecord }).record);
 
-      expect(store.get("q1")).toStrictEqual(fullRecord("q1"));
-      expect(store.get("q2")).toStrictEqual({
+      expect(await store.get("q1")).toStrictEqual(fullRecord("q1"));
+      expect(await store.get("q2")).toStrictEqual({
         ...pendingRecord("q2"),
         ...answered(),
         deliveries: [{ surface: "web", chat: "w", messageRef: "r", deliveredAtMs: 1 }],
       });
-      expect(store.get("q3")).toStrictEqual(pendingRecord("q3"));
+      expect(await store.get("q3")).toStrictEqual({ ...pendingRecord("q3", { expiresAtMs: 1 }), status: "expired", reason: "expired", resolvedAtMs: Number.MAX_SAFE_INTEGER });
     });
 
-    it("refuses use after close", () => {
-      store.close();
-      expect(() => store.get("q1")).toThrow();
-      expect(() => store.create(pendingRecord("q1"))).toThrow();
+    it("refuses use after close", async () => {
+      await store.close();
+      await expect(store.get("q1")).rejects.toThrow();
+      await expect(store.create(pendingRecord("q1"))).rejects.toThrow();
     });
 
-    it("handles 1,000 creates and resolves", () => {
+    it("handles 1,000 creates and resolves", async () => {
       const started = performance.now();
       for (let i = 0; i < 1_000; i++) {
-        store.create(pendingRecord(`bulk-${i}`, { createdAtMs: i, expiresAtMs: 10_000 + i }));
-        store.addDelivery(`bulk-${i}`, { surface: "telegram", chat: "1", messageRef: `${i}`, deliveredAtMs: i });
-        expect(store.resolve(`bulk-${i}`, answered(i)).ok).toBe(true);
+        await store.create(pendingRecord(`bulk-${i}`, { createdAtMs: i, expiresAtMs: 10_000 + i }));
+        await store.addDelivery(`bulk-${i}`, { surface: "telegram", chat: "1", messageRef: `${i}`, deliveredAtMs: i });
+        expect((await store.resolve(`bulk-${i}`, answered(i))).ok).toBe(true);
       }
       const elapsedMs = performance.now() - started;
       console.info(`[${name}] 1,000 create+deliver+resolve in ${elapsedMs.toFixed(0)} ms`);
-      expect(store.list({ status: "answered" })).toHaveLength(1_000);
-      expect(store.nextExpiryMs()).toBeUndefined();
+      expect(await store.list({ status: "answered" })).toHaveLength(1_000);
+      expect(await store.nextExpiryMs()).toBeUndefined();
     });
 
-    it("keeps everything across close and reopen (durable stores)", (ctx) => {
+    it("keeps everything across close and reopen (durable stores)", async (ctx) => {
       if (!harness.reopen) return ctx.skip();
-      store.create(fullRecord("full"));
-      store.create(pendingRecord("pending", { expiresAtMs: 7_000, sessionKey: "s" }));
-      store.create(pendingRecord("answered"));
-      store.addDelivery("answered", { surface: "slack", chat: "C1", messageRef: "ts.1", deliveredAtMs: 3 });
-      store.resolve("answered", answered());
-      const before = store.list();
-      store = harness.reopen!();
-      expect(store.list()).toStrictEqual(before);
-      expect(store.nextExpiryMs()).toBe(7_000);
-      expect(store.resolve("answered", answered(8)).ok).toBe(false);
-      expect(store.resolve("pending", answered(8)).ok).toBe(true);
+      await store.create(fullRecord("full"));
+      await store.create(pendingRecord("pending", { expiresAtMs: 7_000, sessionKey: "s" }));
+      await store.create(pendingRecord("answered"));
+      await store.addDelivery("answered", { surface: "slack", chat: "C1", messageRef: "ts.1", deliveredAtMs: 3 });
+      await store.resolve("answered", answered());
+      const before = await store.list();
+      store = await harness.reopen();
+      expect(await store.list()).toStrictEqual(before);
+      expect(await store.nextExpiryMs()).toBe(7_000);
+      expect((await store.resolve("answered", answered(8))).ok).toBe(false);
+      expect((await store.resolve("pending", answered(8))).ok).toBe(true);
+    });
+
+    describe("shared by several instances (shared stores only)", () => {
+      it("lets exactly one of several instances resolve a record, and expire each due record once", async (ctx) => {
+        if (!harness.openAnother) return ctx.skip();
+        const others = [await harness.openAnother(), await harness.openAnother()];
+        const all = [store, ...others];
+        await store.create(pendingRecord("race"));
+        const outcomes = await Promise.all(all.map((s, i) => s.resolve("race", { ...answered(10 + i), answers: { target: [`by ${i}`] } })));
+        expect(outcomes.filter((o) => o.ok)).toHaveLength(1);
+        for (let i = 0; i < 120; i++) await store.create(pendingRecord(`due-${i}`, { expiresAtMs: 100 + i }));
+        const expired = (await Promise.all(all.map((s) => s.expireDue(10_000, 50)))).flat();
+        const again = (await Promise.all(all.map((s) => s.expireDue(10_000, 50)))).flat();
+        const ids = [...expired, ...again].map((r) => r.id);
+        expect(new Set(ids).size).toBe(ids.length);
+        expect(ids).toHaveLength(120);
+        for (const other of others) await other.close();
+      });
+
+      it("refuses a second pending question for one session made on another instance", async (ctx) => {
+        if (!harness.openAnother) return ctx.skip();
+        const other = await harness.openAnother();
+        await store.create(pendingRecord("q1", { sessionKey: "shared" }));
+        await expect(other.create(pendingRecord("q2", { sessionKey: "shared" }))).rejects.toThrow(SessionBusyError);
+        await other.close();
+      });
     });
   });
 }

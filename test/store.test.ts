@@ -25,23 +25,23 @@ const makeTempDir = (): string => {
 };
 const removeDir = (dir: string): void => fs.rmSync(dir, { recursive: true, force: true });
 
-runStoreContract("memory", () => {
+runStoreContract("memory", async () => {
   const store = createMemoryStore();
   return { store, cleanup: () => store.close() };
 });
 
-runStoreContract("sqlite", () => {
+runStoreContract("sqlite", async () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "aub-store-"));
   let store = createSqliteStore({ dataDir });
   return {
     store,
-    reopen: () => {
-      store.close();
+    reopen: async () => {
+      await store.close();
       store = createSqliteStore({ dataDir });
       return store;
     },
-    cleanup: () => {
-      store.close();
+    cleanup: async () => {
+      await store.close();
       removeDir(dataDir);
     },
   };
@@ -54,12 +54,12 @@ describe("SQLite store specifics", () => {
     open.push(store);
     return store;
   };
-  afterEach(() => {
-    for (const store of open.splice(0)) store.close();
+  afterEach(async () => {
+    for (const s of open.splice(0)) await s.close();
     for (const dir of tempDirs.splice(0)) removeDir(dir);
   });
 
-  it("creates the data directory and opens the file in WAL mode with the current schema", () => {
+  it("creates the data directory and opens the file in WAL mode with the current schema", async () => {
     const dataDir = path.join(makeTempDir(), "nested", "data");
     openStore(dataDir);
     const db = new Database(path.join(dataDir, SQLITE_FILE_NAME), { readonly: true });
@@ -69,7 +69,7 @@ describe("SQLite store specifics", () => {
     expect(SQLITE_PRAGMAS).toEqual(expect.arrayContaining(["journal_mode = WAL", "synchronous = NORMAL"]));
   });
 
-  it("fills the chat index from the records of an older schema when it migrates", () => {
+  it("fills the chat index from the records of an older schema when it migrates", async () => {
     const dataDir = makeTempDir();
     const db = new Database(path.join(dataDir, SQLITE_FILE_NAME));
     for (const migration of SQLITE_MIGRATIONS.slice(0, 2)) db.exec(migration);
@@ -83,11 +83,11 @@ describe("SQLite store specifics", () => {
     insert.run("old3", 3, JSON.stringify([{ surface: "telegram", chat: "-100", users: ["1"] }, { surface: "telegram", chat: "7" }]));
     db.close();
     const store = openStore(dataDir, { onCorruptRecord: () => {} });
-    expect(store.list({ chat: "-100" }).map((r) => r.id)).toEqual(["old3", "old1"]);
-    expect(store.list({ surface: "telegram", chat: "7" }).map((r) => r.id)).toEqual(["old3"]);
+    expect((await store.list({ chat: "-100" })).map((r) => r.id)).toEqual(["old3", "old1"]);
+    expect((await store.list({ surface: "telegram", chat: "7" })).map((r) => r.id)).toEqual(["old3"]);
   });
 
-  it("refuses a database from a newer schema version", () => {
+  it("refuses a database from a newer schema version", async () => {
     const dataDir = makeTempDir();
     const db = new Database(path.join(dataDir, SQLITE_FILE_NAME));
     db.pragma(`user_version = ${SQLITE_MIGRATIONS.length + 1}`);
@@ -95,27 +95,27 @@ describe("SQLite store specifics", () => {
     expect(() => createSqliteStore({ dataDir })).toThrow(/newer than this build/);
   });
 
-  it("sees another connection's commits without a close (two processes on one file)", () => {
+  it("sees another connection's commits without a close (two processes on one file)", async () => {
     const dataDir = makeTempDir();
     const writer = openStore(dataDir);
-    writer.create(fullRecord("q1"));
-    writer.addDelivery("q1", { surface: "slack", chat: "C9", messageRef: "ts", deliveredAtMs: 9 });
+    await writer.create(fullRecord("q1"));
+    await writer.addDelivery("q1", { surface: "slack", chat: "C9", messageRef: "ts", deliveredAtMs: 9 });
     const reader = openStore(dataDir);
-    expect(reader.get("q1")).toStrictEqual(writer.get("q1"));
-    expect(reader.get("q1")?.deliveries).toHaveLength(3);
+    expect((await reader.get("q1"))).toStrictEqual((await writer.get("q1")));
+    expect((await reader.get("q1"))?.deliveries).toHaveLength(3);
   });
 
-  it("keeps every commit when the process is killed with SIGKILL", () => {
+  it("keeps every commit when the process is killed with SIGKILL", async () => {
     const dataDir = makeTempDir();
     const storeModule = path.join(repoRoot, "src/gateway/store/index.ts");
     const script = `
       import { createSqliteStore } from ${JSON.stringify(storeModule)};
       const store = createSqliteStore({ dataDir: ${JSON.stringify(dataDir)} });
       for (let i = 0; i < 50; i++) {
-        store.create({ id: "q" + i, questions: [], timeoutSeconds: 30, status: "pending", createdAtMs: i,
+        await store.create({ id: "q" + i, questions: [], timeoutSeconds: 30, status: "pending", createdAtMs: i,
           expiresAtMs: 1000 + i, targets: [{ surface: "telegram", chat: "1" }], deliveries: [] });
-        store.addDelivery("q" + i, { surface: "telegram", chat: "1", messageRef: "m" + i, deliveredAtMs: i });
-        if (i % 2) store.resolve("q" + i, { status: "answered", answers: { a: ["x"] }, by: { surface: "api", via: "api" }, resolvedAtMs: i });
+        await store.addDelivery("q" + i, { surface: "telegram", chat: "1", messageRef: "m" + i, deliveredAtMs: i });
+        if (i % 2) await store.resolve("q" + i, { status: "answered", answers: { a: ["x"] }, by: { surface: "api", via: "api" }, resolvedAtMs: i });
       }
       process.kill(process.pid, "SIGKILL");`;
     const child = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
@@ -124,31 +124,31 @@ describe("SQLite store specifics", () => {
     });
     expect(child.signal, child.stderr).toBe("SIGKILL");
     const store = openStore(dataDir);
-    expect(store.list()).toHaveLength(50);
-    expect(store.list({ status: "answered" })).toHaveLength(25);
-    expect(store.get("q49")).toMatchObject({ status: "answered", answers: { a: ["x"] }, deliveries: [{ messageRef: "m49" }] });
-    expect(store.get("q48")).toMatchObject({ status: "pending", expiresAtMs: 1048, deliveries: [{ messageRef: "m48" }] });
+    expect((await store.list())).toHaveLength(50);
+    expect((await store.list({ status: "answered" }))).toHaveLength(25);
+    expect((await store.get("q49"))).toMatchObject({ status: "answered", answers: { a: ["x"] }, deliveries: [{ messageRef: "m49" }] });
+    expect((await store.get("q48"))).toMatchObject({ status: "pending", expiresAtMs: 1048, deliveries: [{ messageRef: "m48" }] });
   });
 
-  it("skips a corrupt row in list and findExpired, reports it once, and throws a typed error on get", () => {
+  it("skips a corrupt row in list and expireDue, reports it once, and throws a typed error on get", async () => {
     const dataDir = makeTempDir();
     const onCorruptRecord = vi.fn();
     const store = openStore(dataDir, { onCorruptRecord });
-    store.create(pendingRecord("good", { expiresAtMs: 2_000 }));
-    store.create(pendingRecord("bad", { expiresAtMs: 1_000 }));
+    await store.create(pendingRecord("good", { expiresAtMs: 2_000 }));
+    await store.create(pendingRecord("bad", { expiresAtMs: 1_000 }));
     const db = new Database(path.join(dataDir, SQLITE_FILE_NAME));
     db.prepare(`UPDATE questions SET questions_json = '{not json' WHERE id = 'bad'`).run();
     db.close();
 
-    expect(store.nextExpiryMs()).toBe(1_000);
-    expect(store.list().map((r) => r.id)).toEqual(["good"]);
-    expect(store.findExpired(5_000).map((r) => r.id)).toEqual(["good"]);
+    expect((await store.nextExpiryMs())).toBe(1_000);
+    expect((await store.list()).map((r) => r.id)).toEqual(["good"]);
+    expect((await store.expireDue(5_000, 10)).map((r) => r.id)).toEqual(["good"]);
     expect(onCorruptRecord).toHaveBeenCalledTimes(1);
     expect(onCorruptRecord.mock.calls[0]?.[0]).toMatchObject({ code: "STORE_CORRUPT_RECORD", id: "bad", column: "questions_json" });
     // The scheduler never spins on a row it can't expire.
-    expect(store.nextExpiryMs()).toBe(2_000);
-    expect(() => store.get("bad")).toThrow(CorruptRecordError);
-    expect(() => store.resolve("bad", { status: "expired", reason: "expired", resolvedAtMs: 1 })).toThrow(CorruptRecordError);
-    expect(store.get("good")?.status).toBe("pending");
+    expect((await store.nextExpiryMs())).toBeUndefined();
+    await expect(store.get("bad")).rejects.toThrow(CorruptRecordError);
+    await expect(store.resolve("bad", { status: "expired", reason: "expired", resolvedAtMs: 1 })).rejects.toThrow(CorruptRecordError);
+    expect((await store.get("good"))?.status).toBe("expired");
   });
 });

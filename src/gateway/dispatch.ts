@@ -5,9 +5,9 @@ import type { Cancellation, QuestionService } from "./service.ts";
 /** Runs one protocol method against the service. Shared by the WebSocket and the HTTP mirror. */
 export function createDispatcher(service: QuestionService) {
   const handlers: { [M in MethodName]: (params: unknown, signal: Cancellation | undefined) => unknown } = {
-    "question.request": (p, signal) => {
+    "question.request": async (p, signal) => {
       const params = parseParams("question.request", p);
-      const { id, expiresAtMs, record } = service.request(params);
+      const { id, expiresAtMs, record } = await service.request(params);
       // With waitMs the asker gets question.waitAnswer's payload (which carries the id) instead.
       return params.waitMs === undefined ? { id, expiresAtMs } : service.waitFor(record, params.waitMs, signal);
     },
@@ -18,32 +18,20 @@ export function createDispatcher(service: QuestionService) {
     "question.resolve": (p) => service.resolve(parseParams("question.resolve", p)),
     "question.reply": (p) => service.reply(parseParams("question.reply", p)),
     "question.get": (p) => service.get(parseParams("question.get", p).id),
-    "question.list": (p) => ({ questions: service.list(parseParams("question.list", p)) }),
+    "question.list": async (p) => ({ questions: await service.list(parseParams("question.list", p)) }),
     "question.delivered": (p) => service.delivered(parseParams("question.delivered", p)),
     "question.deliveryFailed": (p) => service.deliveryFailed(parseParams("question.deliveryFailed", p)),
+    "question.claimDelivery": (p) => service.claimDelivery(parseParams("question.claimDelivery", p)),
     "run.abort": (p) => service.abortRun(parseParams("run.abort", p).runId),
   };
 
-  /**
-   * Runs a method and settles only once everything it wrote (or read) is durable: with the store's group commit,
-   * a write commits at the end of the event-loop turn, and no response, error or not, may get ahead of it.
-   */
-  async function dispatch(method: unknown, params: unknown, signal?: Cancellation): Promise<unknown> {
+  /** Runs a method. The service settles a write only once the store has made it durable, so a response never gets ahead of it. */
+  return async function dispatch(method: unknown, params: unknown, signal?: Cancellation): Promise<unknown> {
     if (!isMethodName(method)) {
       throw new GatewayError("UNKNOWN_METHOD", `unknown method ${JSON.stringify(String(method)).slice(0, 140)}`);
     }
-    try {
-      return await handlers[method](params, signal);
-    } finally {
-      const durable = service.whenDurable();
-      if (durable) await durable;
-    }
-  }
-
-  return Object.assign(dispatch, {
-    /** For events: runs `send` once every write so far is durable (false, and not called, when nothing waits). */
-    afterDurable: (send: (error?: unknown) => void): boolean => service.afterDurable(send),
-  });
+    return handlers[method](params, signal);
+  };
 }
 
 export type Dispatch = ReturnType<typeof createDispatcher>;

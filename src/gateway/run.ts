@@ -1,6 +1,6 @@
 import type { Config } from "../config.ts";
 import { createGatewayServer, type HttpRoute, type RequestAuthenticator } from "./server.ts";
-import { createQuestionService } from "./service.ts";
+import { createEventHub, createQuestionService } from "./service.ts";
 import { createMemoryStore, createSqliteStore, type QuestionStore } from "./store/index.ts";
 import { ensureGatewayToken } from "../token-file.ts";
 
@@ -38,13 +38,22 @@ export async function startGateway(
 ): Promise<RunningGateway> {
   const { token, generated } = ensureGatewayToken(config.GATEWAY_TOKEN, config.DATA_DIR);
   const store = config.STORE === "memory" ? createMemoryStore() : createSqliteStore({ dataDir: config.DATA_DIR });
+  const events = createEventHub();
   const service = createQuestionService({
     store,
+    events,
+    ...(extras.log ? { log: extras.log } : {}),
     deliveryTimeoutMs: config.DELIVERY_TIMEOUT_SECONDS * 1000,
     defaultTargets: config.ASK_DEFAULT_TARGETS,
     ...(config.ASK_TEST_MIN_TIMEOUT_SECONDS === undefined ? {} : { minTimeoutSeconds: config.ASK_TEST_MIN_TIMEOUT_SECONDS }),
   });
-  service.start();
+  try {
+    await service.start();
+  } catch (error) {
+    service.stop();
+    await store.close();
+    throw error;
+  }
   const ui = extras.webApp?.({ token });
   const routes = [...(extras.routes?.({ token }) ?? []), ...(ui?.routes ?? [])];
   const server = createGatewayServer({
@@ -61,7 +70,7 @@ export async function startGateway(
     address = await server.listen();
   } catch (error) {
     service.stop();
-    store.close();
+    await store.close();
     throw error;
   }
   return {
@@ -72,7 +81,7 @@ export async function startGateway(
     async close() {
       service.stop();
       await server.close();
-      store.close();
+      await store.close();
     },
   };
 }

@@ -2,33 +2,58 @@
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
- * One timer for the whole gateway: it wakes at the earliest deadline it is told about,
- * runs `tick`, and asks `next` for the following deadline.
+ * One timer for the whole gateway: it wakes at the earliest deadline it is told about, runs `tick`, and asks `next`
+ * for the following deadline. Ticks never overlap; a deadline poked while a tick runs is picked up by the re-arm
+ * after it.
  */
-export function createScheduler({ now, tick, next }: { now: () => number; tick: (nowMs: number) => void; next: () => number | undefined }) {
+export function createScheduler({ now, tick, next, onError }: {
+  now: () => number;
+  tick: (nowMs: number) => Promise<void>;
+  next: () => Promise<number | undefined>;
+  onError: (error: unknown) => void;
+}) {
   let timer: NodeJS.Timeout | undefined;
   let armedFor: number | undefined;
   let stopped = false;
+  let ticking = false;
+  /** Bumped by every arm, so a slow `next()` answer never overrides a newer one. */
+  let generation = 0;
 
-  function arm(): void {
-    if (stopped) return;
-    const at = next();
-    if (at === undefined) {
-      clear();
-      return;
+  async function arm(): Promise<void> {
+    if (stopped || ticking) return;
+    const mine = ++generation;
+    let at: number | undefined;
+    try {
+      at = await next();
+    } catch (error) {
+      onError(error);
+      at = now() + 1_000; // the store is unavailable: look again in a second
     }
+    if (stopped || ticking || mine !== generation) return;
+    set(at);
+  }
+
+  function set(at: number | undefined): void {
+    if (at === undefined) return clear();
     if (timer && armedFor === at) return;
     clear();
     armedFor = at;
-    timer = setTimeout(fire, Math.min(MAX_TIMER_MS, Math.max(0, at - now())));
+    timer = setTimeout(() => void fire(), Math.min(MAX_TIMER_MS, Math.max(0, at - now())));
     timer.unref?.();
   }
 
-  function fire(): void {
+  async function fire(): Promise<void> {
     timer = undefined;
     armedFor = undefined;
-    tick(now());
-    arm();
+    ticking = true;
+    try {
+      await tick(now());
+    } catch (error) {
+      onError(error);
+    } finally {
+      ticking = false;
+    }
+    await arm();
   }
 
   function clear(): void {
@@ -40,7 +65,11 @@ export function createScheduler({ now, tick, next }: { now: () => number; tick: 
   return {
     /** Call whenever a deadline may have moved earlier. */
     poke(deadlineMs: number): void {
-      if (armedFor === undefined || deadlineMs < armedFor) arm();
+      if (stopped || ticking) return;
+      if (armedFor === undefined || deadlineMs < armedFor) {
+        generation++; // a pending next() answer is older than this deadline
+        set(deadlineMs);
+      }
     },
     arm,
     stop(): void {

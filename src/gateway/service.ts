@@ -1,28 +1,43 @@
 import { randomBytes } from "node:crypto";
 import { normalizeAskUserInput } from "../contract/normalize.ts";
-import type { AskUserResult } from "../contract/result.ts";
 import { GatewayError } from "../errors.ts";
-import { recordToResult, type QuestionRecord, type Target } from "../record.ts";
+import type { QuestionRecord, Target } from "../record.ts";
 import { formatTarget, isChatTarget } from "../targets.ts";
 import { parseReply } from "../parse/index.ts";
-import { validateAnswers } from "./answers.ts";
 import type { GatewayEventName, ListFilter, MethodParams, ReplyOutcome } from "../protocol/index.ts";
-import { createScheduler } from "./scheduler.ts";
-import type { QuestionStore } from "./store/types.ts";
+import { validateAnswers } from "./answers.ts";
+import { createDeadlines } from "./deadlines.ts";
+import { SessionBusyError, StoreUnavailableError } from "./store/errors.ts";
+import type { ClaimOutcome, QuestionStore, StoreChange } from "./store/types.ts";
+import { createWaiters, type Cancellation, type WaitOutcome } from "./waiters.ts";
+
+export type { Cancellation, WaitOutcome } from "./waiters.ts";
 
 export type ServiceListener = (event: GatewayEventName, record: QuestionRecord) => void;
 
-/**
- * What ends a wait early: an AbortSignal (HTTP), or the lighter hook a WebSocket connection gives, which runs its
- * callbacks when the connection closes (an AbortController per request costs more than the rest of a request).
- * `onCancel` returns a function that unregisters the callback.
- */
-export type Cancellation = AbortSignal | { onCancel(callback: () => void): () => void };
+/** Where the service's events leave: the transports (WebSocket connections) subscribe to it. */
+export interface EventPort {
+  emit(event: GatewayEventName, record: QuestionRecord): void;
+}
 
-export type WaitOutcome = ({ id: string } & AskUserResult & { record: QuestionRecord }) | { id: string; status: "pending"; expiresAtMs: number };
+/** A simple in-process event port: every subscriber gets every event, in order. */
+export function createEventHub() {
+  const listeners = new Set<ServiceListener>();
+  return {
+    emit(event: GatewayEventName, record: QuestionRecord): void {
+      for (const listener of listeners) listener(event, record);
+    },
+    subscribe(listener: ServiceListener): () => void {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
+}
 
 export interface QuestionServiceOptions {
   store: QuestionStore;
+  /** Where events go; default: a fresh hub (see `subscribe`). */
+  events?: ReturnType<typeof createEventHub>;
   now?: () => number;
   /** How long chat targets get to report a delivery before the asker hears `delivery_failed`. */
   deliveryTimeoutMs?: number;
@@ -32,12 +47,7 @@ export interface QuestionServiceOptions {
   minTimeoutSeconds?: number;
   /** The longest a single waitAnswer long-poll may hold. */
   maxWaitMs?: number;
-  /**
-   * Group commit (default on, where the store offers it): the writes of one event-loop turn share one transaction.
-   * Transports must then acknowledge only after `whenDurable` / `afterDurable`, which the dispatcher and the
-   * WebSocket connection do, so an acknowledged answer still survives kill -9.
-   */
-  groupCommit?: boolean;
+  log?: (message: string, error?: unknown) => void;
 }
 
 export type QuestionService = ReturnType<typeof createQuestionService>;
@@ -57,77 +67,80 @@ function newQuestionId(): string {
 }
 const chatKey = (surface: string, chat: string) => `${surface}:${chat}`;
 
-/** The question lifecycle: request, deliver, resolve, expire, abort. Transport-free. */
+/** Store failures reach the client as a clear, retryable protocol error, never as INTERNAL. */
+async function stored<T>(write: Promise<T>): Promise<T> {
+  try {
+    return await write;
+  } catch (error) {
+    if (error instanceof SessionBusyError) throw new GatewayError("SESSION_HAS_PENDING_QUESTION", error.message, { cause: error });
+    if (error instanceof StoreUnavailableError) throw new GatewayError("STORE_UNAVAILABLE", error.message, { cause: error });
+    throw error;
+  }
+}
+
+/**
+ * The question lifecycle: request, deliver, resolve, reply, expire, abort. Transport-free. Built from three parts:
+ * the store (durable, shared by every instance), the deadlines (expiry and the delivery watch on one schedule) and
+ * the waiters (long-polls). Events leave through the event port, only after the write they announce is durable.
+ */
 export function createQuestionService(options: QuestionServiceOptions) {
   const { store } = options;
   const now = options.now ?? Date.now;
+  const log = options.log ?? (() => {});
   const deliveryTimeoutMs = options.deliveryTimeoutMs ?? 30_000;
   const defaultTargets = options.defaultTargets?.length ? options.defaultTargets : [{ surface: "web" as const }];
-  const maxWaitMs = options.maxWaitMs ?? 5 * 60_000;
-  const listeners = new Set<ServiceListener>();
-  const waiters = new Map<string, Set<(record: QuestionRecord) => void>>();
-  /** Questions still waiting for a first chat delivery, in deadline order (the timeout is constant). */
-  const deliveryDeadlines = new Map<string, number>();
+  const events = options.events ?? createEventHub();
   const failedChats = new Map<string, Map<string, string>>();
-  if (options.groupCommit !== false) store.useGroupCommit?.();
+  let unsubscribeRemote: (() => void) | undefined;
 
-  const scheduler = createScheduler({
+  const read = (id: string) => stored(store.get(id));
+  const waiters = createWaiters({ maxWaitMs: options.maxWaitMs ?? 5 * 60_000, read });
+  const deadlines = createDeadlines({
+    store,
     now,
-    tick,
-    next: () => {
-      const expiry = store.nextExpiryMs();
-      const delivery = deliveryDeadlines.values().next().value;
-      if (expiry === undefined) return delivery;
-      return delivery === undefined ? expiry : Math.min(expiry, delivery);
+    deliveryTimeoutMs,
+    onExpired: finished,
+    onDeliveryOverdue: async (id) => {
+      const record = await store.get(id);
+      if (record?.status === "pending" && !record.deliveries.some((d) => d.surface !== "web")) {
+        await failDelivery(record, `no connected bot delivered the question within ${Math.round(deliveryTimeoutMs / 1000)} s`);
+      }
     },
+    onError: (error) => log("deadline check failed", error),
   });
 
-  function emit(event: GatewayEventName, record: QuestionRecord): void {
-    for (const listener of listeners) listener(event, record);
-  }
-
+  /** A question resolved (here, or on another instance): wake its waiters and announce it. */
   function finished(record: QuestionRecord): void {
-    deliveryDeadlines.delete(record.id);
+    deadlines.forget(record.id);
     failedChats.delete(record.id);
-    const set = waiters.get(record.id);
-    waiters.delete(record.id);
-    set?.forEach((wake) => wake(record));
-    emit("question.resolved", record);
+    waiters.wake(record);
+    events.emit("question.resolved", record);
   }
 
-  function tick(nowMs: number): void {
-    for (const record of store.findExpired(nowMs)) {
-      const outcome = store.resolve(record.id, { status: "expired", reason: "expired", resolvedAtMs: nowMs });
-      if (outcome.ok) finished(outcome.record);
+  /** Another instance committed a change: follow it as if it happened here. */
+  async function onRemoteChange(change: StoreChange): Promise<void> {
+    const record = await store.get(change.id);
+    if (!record) return;
+    if (record.status !== "pending") return finished(record);
+    if (change.event === "question.requested") {
+      deadlines.expiresAt(record.expiresAtMs);
+      deadlines.watchDelivery(record);
+    } else if (record.deliveries.length > 0) {
+      deadlines.forget(record.id);
     }
-    for (const [id, deadline] of deliveryDeadlines) {
-      if (deadline > nowMs) break;
-      deliveryDeadlines.delete(id);
-      const record = store.get(id);
-      if (record?.status === "pending" && !record.deliveries.some((d) => d.surface !== "web")) {
-        failDelivery(record, `no connected bot delivered the question within ${Math.round(deliveryTimeoutMs / 1000)} s`);
-      }
-    }
+    events.emit(change.event === "question.requested" ? "question.requested" : "question.updated", record);
   }
 
-  function failDelivery(record: QuestionRecord, why: string): void {
+  async function failDelivery(record: QuestionRecord, why: string): Promise<void> {
     const targets = record.targets.filter(isChatTarget).map(formatTarget).join(", ");
     const failures = [...(failedChats.get(record.id)?.entries() ?? [])].map(([chat, reason]) => `${chat}: ${reason}`);
     const detail = `${why} (targets: ${targets})${failures.length ? `; ${failures.join("; ")}` : ""}`;
-    const outcome = store.resolve(record.id, { status: "cancelled", reason: "delivery_failed", detail, resolvedAtMs: now() });
+    const outcome = await stored(store.resolve(record.id, { status: "cancelled", reason: "delivery_failed", detail, resolvedAtMs: now() }));
     if (outcome.ok) finished(outcome.record);
   }
 
-  /** Delivery can fail only when every target is a chat (the web UI always shows pending questions). */
-  function watchDelivery(record: QuestionRecord): void {
-    if (record.status !== "pending" || !record.targets.every(isChatTarget) || record.deliveries.length > 0) return;
-    const deadline = now() + deliveryTimeoutMs;
-    deliveryDeadlines.set(record.id, deadline);
-    scheduler.poke(deadline);
-  }
-
-  function mustGet(id: string): QuestionRecord {
-    const record = store.get(id);
+  async function mustGet(id: string): Promise<QuestionRecord> {
+    const record = await read(id);
     if (!record) throw new GatewayError("QUESTION_NOT_FOUND", `no question with id ${id}`);
     return record;
   }
@@ -140,16 +153,19 @@ export function createQuestionService(options: QuestionServiceOptions) {
     }
   }
 
-  function resolveQuestion(params: MethodParams<"question.resolve">): QuestionRecord {
-    const record = mustGet(params.id);
-    if (record.status !== "pending") {
-      throw new GatewayError("QUESTION_ALREADY_TERMINAL", `question ${record.id} is already ${record.status}`);
-    }
+  function notPending(record: QuestionRecord): GatewayError {
+    return new GatewayError("QUESTION_ALREADY_TERMINAL", `question ${record.id} is already ${record.status}`);
+  }
+
+  async function resolveQuestion(params: MethodParams<"question.resolve">): Promise<QuestionRecord> {
+    const record = await mustGet(params.id);
+    if (record.status !== "pending") throw notPending(record);
     const by = params.by ?? { surface: "api", via: "api" as const };
-    const outcome =
+    const outcome = await stored(
       "cancel" in params
         ? store.resolve(record.id, { status: "cancelled", reason: params.reason, by, resolvedAtMs: now() })
-        : store.resolve(record.id, { status: "answered", answers: validateAnswers(record.questions, params.answers), by, resolvedAtMs: now() });
+        : store.resolve(record.id, { status: "answered", answers: validateAnswers(record.questions, params.answers), by, resolvedAtMs: now() }),
+    );
     if (!outcome.ok) {
       throw new GatewayError(outcome.code, outcome.code === "QUESTION_NOT_FOUND" ? `no question with id ${params.id}` : `question ${params.id} is already terminal`);
     }
@@ -158,54 +174,32 @@ export function createQuestionService(options: QuestionServiceOptions) {
   }
 
   return {
-    /** Expires what passed its expiry while the gateway was down, and arms the scheduler. */
-    start(): void {
-      tick(now());
+    /** Expires what passed its expiry while the gateway was down, watches deliveries, and arms the schedule. */
+    async start(): Promise<void> {
+      for (;;) {
+        const expired = await store.expireDue(now(), 500);
+        for (const record of expired) finished(record);
+        if (expired.length < 500) break;
+      }
       // Only the questions still waiting for a first chat delivery, not every pending record (100,000 at rest).
-      const awaiting = store.pendingAwaitingDelivery?.() ?? store.list({ status: "pending" }).reverse();
-      for (const record of awaiting) watchDelivery(record);
-      scheduler.arm();
+      for (const record of await store.pendingAwaitingDelivery()) deadlines.watchDelivery(record);
+      unsubscribeRemote = store.onRemoteChange?.((change) => {
+        onRemoteChange(change).catch((error) => log(`could not follow ${change.event} ${change.id}`, error));
+      });
+      await deadlines.start();
     },
 
     stop(): void {
-      scheduler.stop();
-      // Settle every long-poll now (clearing its timer and abort listener): otherwise a connection closing after
-      // store.close() reads a closed database (an uncaught TypeError on shutdown), and a waitAnswer timer keeps
-      // the stopped process alive for up to maxWaitMs.
-      for (const [id, set] of [...waiters]) {
-        const record = store.get(id);
-        if (record) for (const wake of [...set]) wake(record);
-        set.clear();
-      }
-      waiters.clear();
+      unsubscribeRemote?.();
+      deadlines.stop();
+      // Settle every long-poll now: a waitAnswer timer must not keep a stopped process alive for up to maxWaitMs.
+      waiters.endAll();
     },
 
-    /**
-     * Runs `callback` once every write made so far is durable (with an error if the commit failed) and returns
-     * true; returns false, without calling it, when nothing is waiting to commit (then everything is durable).
-     */
-    afterDurable(callback: (error?: unknown) => void): boolean {
-      return store.afterCommit?.(callback) ?? false;
-    },
+    /** Subscribes to the default event hub (when no `events` port was injected, or it is a hub). */
+    subscribe: (listener: ServiceListener): (() => void) => events.subscribe(listener),
 
-    /** A promise for `afterDurable`, or undefined when everything written is already durable. */
-    whenDurable(): Promise<void> | undefined {
-      let settle: ((error?: unknown) => void) | undefined;
-      let settled: { error?: unknown } | undefined;
-      const waiting = store.afterCommit?.((error) => (settle ? settle(error) : (settled = { error })));
-      if (!waiting) return undefined; // the common case for reads: no promise made
-      return new Promise<void>((resolve, reject) => {
-        settle = (error) => (error === undefined ? resolve() : reject(error));
-        if (settled) settle(settled.error);
-      });
-    },
-
-    subscribe(listener: ServiceListener): () => void {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
-
-    request(params: MethodParams<"question.request">): { id: string; expiresAtMs: number; record: QuestionRecord } {
+    async request(params: MethodParams<"question.request">): Promise<{ id: string; expiresAtMs: number; record: QuestionRecord }> {
       const { runId, sessionKey, targets, waitMs: _waitMs, ...input } = params;
       const normalized = normalizeAskUserInput(
         input,
@@ -214,9 +208,6 @@ export function createQuestionService(options: QuestionServiceOptions) {
       if (!normalized.ok) {
         const lines = normalized.issues.map((i) => `${i.path}: ${i.message}`).join("; ");
         throw new GatewayError("INVALID_PARAMS", `invalid ask_user input: ${lines}`, { issues: normalized.issues });
-      }
-      if (sessionKey && store.list({ status: "pending", sessionKey, limit: 1 }).length > 0) {
-        throw new GatewayError("SESSION_HAS_PENDING_QUESTION", `session ${sessionKey} already has a pending question`);
       }
       const createdAtMs = now();
       const record: QuestionRecord = {
@@ -231,10 +222,11 @@ export function createQuestionService(options: QuestionServiceOptions) {
         ...(runId ? { runId } : {}),
         ...(sessionKey ? { sessionKey } : {}),
       };
-      store.create(record);
-      scheduler.poke(record.expiresAtMs);
-      watchDelivery(record);
-      emit("question.requested", record);
+      // The store refuses a second pending question for one session (SessionBusyError), across instances too.
+      await stored(store.create(record));
+      deadlines.expiresAt(record.expiresAtMs);
+      deadlines.watchDelivery(record);
+      events.emit("question.requested", record);
       return { id: record.id, expiresAtMs: record.expiresAtMs, record };
     },
 
@@ -242,58 +234,73 @@ export function createQuestionService(options: QuestionServiceOptions) {
 
     /**
      * A typed reply, parsed by the shared parser against the questions still unanswered. Partial answers are
-     * held with the record until the rest arrive; an invalid reply (e.g. a credential) records nothing.
+     * merged into those held with the record (in the store, so concurrent replies never lose each other's) until
+     * the rest arrive; an invalid reply (e.g. a credential) records nothing.
      */
-    reply(params: MethodParams<"question.reply">): ReplyOutcome {
-      const record = mustGet(params.id);
-      if (record.status !== "pending") throw new GatewayError("QUESTION_ALREADY_TERMINAL", `question ${record.id} is already ${record.status}`);
+    async reply(params: MethodParams<"question.reply">): Promise<ReplyOutcome> {
+      const record = await mustGet(params.id);
+      if (record.status !== "pending") throw notPending(record);
       const held = record.partialAnswers ?? {};
       const remaining = record.questions.filter((q) => !Object.hasOwn(held, q.id));
       const outcome = parseReply(remaining, params.text);
       const by = params.by ?? { surface: "api", via: "text" as const };
       if (outcome.kind === "invalid") return outcome;
-      if (outcome.kind === "skip") return { kind: "skip", record: resolveQuestion({ id: record.id, cancel: true, reason: "skipped", by }) };
-      const answers = { ...held, ...outcome.answers };
-      if (outcome.kind === "answered") return { ...outcome, answers, record: resolveQuestion({ id: record.id, answers, by }) };
-      const updated = store.savePartial(record.id, answers);
+      if (outcome.kind === "skip") return { kind: "skip", record: await resolveQuestion({ id: record.id, cancel: true, reason: "skipped", by }) };
+      if (outcome.kind === "answered") {
+        const answers = { ...held, ...outcome.answers };
+        return { ...outcome, answers, record: await resolveQuestion({ id: record.id, answers, by }) };
+      }
+      const updated = await stored(store.mergePartial(record.id, outcome.answers));
       if (!updated) throw new GatewayError("QUESTION_NOT_FOUND", `no question with id ${params.id}`);
-      emit("question.updated", updated);
+      if (updated.status !== "pending") throw notPending(updated);
+      const answers = updated.partialAnswers ?? {};
+      // Another reply, merged at the same moment, may have supplied the rest.
+      if (updated.questions.every((q) => Object.hasOwn(answers, q.id))) {
+        return { ...outcome, kind: "answered", answers, record: await resolveQuestion({ id: record.id, answers, by }) };
+      }
+      events.emit("question.updated", updated);
       return { ...outcome, answers, record: updated };
     },
 
     get: mustGet,
 
-    list(filter: ListFilter): QuestionRecord[] {
-      return store.list(filter);
+    list(filter: ListFilter): Promise<QuestionRecord[]> {
+      return stored(store.list(filter));
     },
 
-    delivered(params: MethodParams<"question.delivered">): QuestionRecord {
-      const record = mustGet(params.id);
+    async delivered(params: MethodParams<"question.delivered">): Promise<QuestionRecord> {
+      const record = await mustGet(params.id);
       checkTarget(record, params.surface, params.chat);
-      const updated = store.addDelivery(record.id, { surface: params.surface, chat: params.chat, messageRef: params.messageRef, deliveredAtMs: now() });
+      const delivery = { surface: params.surface, chat: params.chat, messageRef: params.messageRef, deliveredAtMs: now() };
+      const updated = await stored(store.addDelivery(record.id, delivery));
       if (!updated) throw new GatewayError("QUESTION_NOT_FOUND", `no question with id ${params.id}`);
-      deliveryDeadlines.delete(record.id);
-      emit("question.updated", updated);
+      deadlines.forget(record.id);
+      events.emit("question.updated", updated);
       return updated;
     },
 
     /** A bot reports a failed send; when every chat target has failed, the asker hears it at once. */
-    deliveryFailed(params: MethodParams<"question.deliveryFailed">): QuestionRecord {
-      const record = mustGet(params.id);
+    async deliveryFailed(params: MethodParams<"question.deliveryFailed">): Promise<QuestionRecord> {
+      const record = await mustGet(params.id);
       checkTarget(record, params.surface, params.chat);
       if (record.status !== "pending" || record.deliveries.length > 0 || !record.targets.every(isChatTarget)) return record;
       const failures = failedChats.get(record.id) ?? new Map<string, string>();
       failures.set(chatKey(params.surface, params.chat), params.reason.slice(0, 300));
       failedChats.set(record.id, failures);
       const everyTargetFailed = record.targets.every((t) => failures.has(chatKey(t.surface, t.chat ?? "")));
-      if (everyTargetFailed) failDelivery(record, "every send failed");
+      if (everyTargetFailed) await failDelivery(record, "every send failed");
       return mustGet(record.id);
     },
 
-    abortRun(runId: string): { cancelled: string[] } {
+    /** A bot asks to send one copy: exactly one bot gets it, until it reports the delivery or its lease lapses. */
+    claimDelivery(params: MethodParams<"question.claimDelivery">): Promise<ClaimOutcome> {
+      return stored(store.claimDelivery({ ...params, nowMs: now() }));
+    },
+
+    async abortRun(runId: string): Promise<{ cancelled: string[] }> {
       const cancelled: string[] = [];
-      for (const record of store.list({ status: "pending", runId })) {
-        const outcome = store.resolve(record.id, { status: "cancelled", reason: "aborted", by: { surface: "api", via: "api" }, resolvedAtMs: now() });
+      for (const record of await stored(store.list({ status: "pending", runId }))) {
+        const outcome = await stored(store.resolve(record.id, { status: "cancelled", reason: "aborted", by: { surface: "api", via: "api" }, resolvedAtMs: now() }));
         if (outcome.ok) {
           cancelled.push(record.id);
           finished(outcome.record);
@@ -303,42 +310,18 @@ export function createQuestionService(options: QuestionServiceOptions) {
     },
 
     /** A long-poll: resolves with the result once terminal, or `pending` after timeoutMs. */
-    waitAnswer(id: string, timeoutMs = 60_000, signal?: Cancellation): Promise<WaitOutcome> {
-      return waitFor(mustGet(id), timeoutMs, signal);
+    async waitAnswer(id: string, timeoutMs = 60_000, signal?: Cancellation): Promise<WaitOutcome> {
+      const record = await mustGet(id);
+      const waiting = waiters.wait(record, timeoutMs, signal);
+      if (record.status === "pending" && store.onRemoteChange) {
+        // On a shared store the question may have resolved on another instance between the read and the wait.
+        const latest = await read(id);
+        if (latest && latest.status !== "pending") waiters.wake(latest);
+      }
+      return waiting;
     },
 
     /** waitAnswer for a record already in hand (question.request with waitMs). */
-    waitFor,
+    waitFor: (record: QuestionRecord, timeoutMs?: number, signal?: Cancellation): Promise<WaitOutcome> => waiters.wait(record, timeoutMs, signal),
   };
-
-  /** A long-poll on a record in hand: resolves with the result once terminal, or `pending` after timeoutMs. */
-  function waitFor(record: QuestionRecord, timeoutMs = 60_000, signal?: Cancellation): Promise<WaitOutcome> {
-    const id = record.id;
-    const toOutcome = (r: QuestionRecord): WaitOutcome => {
-      const result = recordToResult(r);
-      return result ? { id: r.id, ...result, record: r } : { id: r.id, status: "pending", expiresAtMs: r.expiresAtMs };
-    };
-    if (record.status !== "pending" || timeoutMs <= 0) return Promise.resolve(toOutcome(record));
-    return new Promise((resolve) => {
-      const set = waiters.get(id) ?? new Set();
-      waiters.set(id, set);
-      let unregister: (() => void) | undefined;
-      const done = (r: QuestionRecord) => {
-        clearTimeout(timer);
-        set.delete(done);
-        if (set.size === 0 && waiters.get(id) === set) waiters.delete(id);
-        unregister?.();
-        resolve(toOutcome(r));
-      };
-      const onAbort = () => done(store.get(id) ?? record);
-      const timer = setTimeout(() => done(store.get(id) ?? record), Math.min(timeoutMs, maxWaitMs));
-      set.add(done);
-      if (signal instanceof AbortSignal) {
-        signal.addEventListener("abort", onAbort, { once: true });
-        unregister = () => signal.removeEventListener("abort", onAbort);
-      } else if (signal) {
-        unregister = signal.onCancel(onAbort);
-      }
-    });
-  }
 }

@@ -177,13 +177,10 @@ export function createConnection({ socket, dispatch, authenticated, checkToken, 
     get authenticated() {
       return authed;
     },
-    /** Sends an event, once everything written so far is durable (group commit), unless unsubscribed. */
+    /** Sends an event (the service emits only what is durable), unless this connection unsubscribed from it. */
     event(event: GatewayEventName, payload: unknown): void {
       if (!authed || (subscribed && !subscribed.has(event))) return;
-      const gated = dispatch.afterDurable?.((error) => {
-        if (error === undefined) sendEvent(event, payload);
-      });
-      if (!gated) sendEvent(event, payload);
+      sendEvent(event, payload);
     },
   };
 }

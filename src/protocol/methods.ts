@@ -56,6 +56,18 @@ export const methodParams = {
   }),
   "question.delivered": z.strictObject({ id, surface, chat: text, messageRef: text }),
   "question.deliveryFailed": z.strictObject({ id, surface, chat: text, reason: z.string().max(1000) }),
+  /**
+   * A bot asks to send one copy before sending it: `{ok: true, leaseUntilMs}` for exactly one claimant (its own
+   * repeat renews it), `{ok: false, reason}` for every other. A claim whose bot never reports the delivery lapses
+   * after `leaseMs`, and another bot may then claim it, so the question is still delivered.
+   */
+  "question.claimDelivery": z.strictObject({
+    id,
+    surface,
+    chat: text,
+    claimant: z.string().min(1).max(128),
+    leaseMs: z.number().int().min(1_000).max(10 * 60_000).default(30_000),
+  }),
   "run.abort": z.strictObject({ runId: id }),
 } as const;
 

@@ -18,3 +18,21 @@ export class CorruptRecordError extends Error {
     this.name = "CorruptRecordError";
   }
 }
+
+/** `create` was given a record whose sessionKey already has a pending record (one pending question per session). */
+export class SessionBusyError extends Error {
+  readonly code = "SESSION_HAS_PENDING_QUESTION";
+  constructor(readonly sessionKey: string, options?: { cause?: unknown }) {
+    super(`session ${sessionKey} already has a pending question`, options);
+    this.name = "SessionBusyError";
+  }
+}
+
+/** The database cannot be reached or refused the write: nothing was recorded, and the caller may retry later. */
+export class StoreUnavailableError extends Error {
+  readonly code = "STORE_UNAVAILABLE";
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "StoreUnavailableError";
+  }
+}

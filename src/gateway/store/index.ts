@@ -1,5 +1,5 @@
-export type { ListFilter, QuestionStore, Resolution, ResolveOutcome } from "./types.ts";
+export type { ClaimOutcome, DeliveryClaim, ListFilter, QuestionStore, Resolution, ResolveOutcome, StoreChange } from "./types.ts";
 export { createMemoryStore } from "./memory-store.ts";
 export { createSqliteStore, type SqliteStoreOptions } from "./sqlite-store.ts";
 export { SQLITE_FILE_NAME, SQLITE_MIGRATIONS, SQLITE_PRAGMAS, applySqlitePragmas } from "./sqlite-schema.ts";
-export { CorruptRecordError, QuestionExistsError } from "./errors.ts";
+export { CorruptRecordError, QuestionExistsError, SessionBusyError, StoreUnavailableError } from "./errors.ts";

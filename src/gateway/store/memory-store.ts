@@ -1,11 +1,13 @@
 import type { QuestionRecord } from "../../record.ts";
-import { QuestionExistsError } from "./errors.ts";
+import { QuestionExistsError, SessionBusyError } from "./errors.ts";
 import {
   addDeliveryTo,
   applyResolution,
+  claimFor,
   compareNewestFirst,
   compareSoonestExpiry,
   normalizeLimit,
+  type StoredClaim,
 } from "./record-ops.ts";
 import type { ListFilter, QuestionStore } from "./types.ts";
 
@@ -19,11 +21,14 @@ function toStored<T>(value: T): T {
 
 /**
  * An in-process store for tests and throwaway gateways. Every result is a copy. A pending index
- * (id → expiresAtMs) keeps findExpired / nextExpiryMs proportional to the pending records only.
+ * (id → expiresAtMs) keeps expireDue / nextExpiryMs proportional to the pending records only.
  */
 export function createMemoryStore(): QuestionStore {
   const records = new Map<string, QuestionRecord>();
   const pending = new Map<string, number>();
+  /** sessionKey → the id of its pending record. */
+  const pendingSessions = new Map<string, string>();
+  const claims = new Map<string, StoredClaim>();
   let closed = false;
 
   const assertOpen = (): void => {
@@ -33,8 +38,13 @@ export function createMemoryStore(): QuestionStore {
 
   const put = (record: QuestionRecord): void => {
     records.set(record.id, record);
-    if (record.status === "pending") pending.set(record.id, record.expiresAtMs);
-    else pending.delete(record.id);
+    if (record.status === "pending") {
+      pending.set(record.id, record.expiresAtMs);
+      if (record.sessionKey !== undefined) pendingSessions.set(record.sessionKey, record.id);
+    } else {
+      pending.delete(record.id);
+      if (record.sessionKey !== undefined && pendingSessions.get(record.sessionKey) === record.id) pendingSessions.delete(record.sessionKey);
+    }
   };
 
   const matches = (record: QuestionRecord, filter: ListFilter): boolean =>
@@ -47,10 +57,14 @@ export function createMemoryStore(): QuestionStore {
   const pendingRecords = (): QuestionRecord[] =>
     [...pending.keys()].map((id) => records.get(id)).filter((r): r is QuestionRecord => r !== undefined);
 
+  // Each method is async, so a throw becomes a rejection, as with the durable stores.
   return {
-    create(record) {
+    async create(record) {
       assertOpen();
       if (records.has(record.id)) throw new QuestionExistsError(record.id);
+      if (record.status === "pending" && record.sessionKey !== undefined && pendingSessions.has(record.sessionKey)) {
+        throw new SessionBusyError(record.sessionKey);
+      }
       const stored = toStored(record);
       const deliveries = stored.deliveries;
       stored.deliveries = [];
@@ -58,13 +72,13 @@ export function createMemoryStore(): QuestionStore {
       put(stored);
     },
 
-    get(id) {
+    async get(id) {
       assertOpen();
       const record = records.get(id);
       return record && copy(record);
     },
 
-    list(filter = {}) {
+    async list(filter = {}) {
       assertOpen();
       const source = filter.status === "pending" ? pendingRecords() : [...records.values()];
       const found = source.filter((r) => matches(r, filter)).sort(compareNewestFirst);
@@ -72,7 +86,7 @@ export function createMemoryStore(): QuestionStore {
       return (limit === undefined ? found : found.slice(0, limit)).map(copy);
     },
 
-    resolve(id, resolution) {
+    async resolve(id, resolution) {
       assertOpen();
       const record = records.get(id);
       if (!record) return { ok: false, code: "QUESTION_NOT_FOUND" };
@@ -82,7 +96,31 @@ export function createMemoryStore(): QuestionStore {
       return { ok: true, record: copy(resolved) };
     },
 
-    addDelivery(id, delivery) {
+    async expireDue(nowMs, limit) {
+      assertOpen();
+      const due: QuestionRecord[] = [];
+      for (const [id, expiresAtMs] of pending) {
+        const record = expiresAtMs <= nowMs ? records.get(id) : undefined;
+        if (record) due.push(record);
+      }
+      return due
+        .sort(compareSoonestExpiry)
+        .slice(0, Math.max(0, limit))
+        .map((record) => {
+          const expired = applyResolution(record, { status: "expired", reason: "expired", resolvedAtMs: nowMs });
+          put(expired);
+          return copy(expired);
+        });
+    },
+
+    async nextExpiryMs() {
+      assertOpen();
+      let next: number | undefined;
+      for (const expiresAtMs of pending.values()) if (next === undefined || expiresAtMs < next) next = expiresAtMs;
+      return next;
+    },
+
+    async addDelivery(id, delivery) {
       assertOpen();
       const record = records.get(id);
       if (!record) return undefined;
@@ -90,25 +128,15 @@ export function createMemoryStore(): QuestionStore {
       return copy(record);
     },
 
-    savePartial(id, answers) {
+    async mergePartial(id, answers) {
       assertOpen();
       const record = records.get(id);
       if (!record) return undefined;
-      if (record.status === "pending") record.partialAnswers = structuredClone(answers);
+      if (record.status === "pending") record.partialAnswers = { ...record.partialAnswers, ...structuredClone(answers) };
       return copy(record);
     },
 
-    findExpired(nowMs) {
-      assertOpen();
-      const expired: QuestionRecord[] = [];
-      for (const [id, expiresAtMs] of pending) {
-        const record = expiresAtMs <= nowMs ? records.get(id) : undefined;
-        if (record) expired.push(record);
-      }
-      return expired.sort(compareSoonestExpiry).map(copy);
-    },
-
-    pendingAwaitingDelivery() {
+    async pendingAwaitingDelivery() {
       assertOpen();
       return pendingRecords()
         .filter((r) => r.deliveries.length === 0 && r.targets.every((t) => t.surface !== "web"))
@@ -116,17 +144,21 @@ export function createMemoryStore(): QuestionStore {
         .map(copy);
     },
 
-    nextExpiryMs() {
+    async claimDelivery(claim) {
       assertOpen();
-      let next: number | undefined;
-      for (const expiresAtMs of pending.values()) if (next === undefined || expiresAtMs < next) next = expiresAtMs;
-      return next;
+      const record = records.get(claim.id);
+      const key = `${claim.id}\n${claim.surface}\n${claim.chat}`;
+      const outcome = claimFor(record, claims.get(key), claim);
+      if (outcome.ok) claims.set(key, { claimant: claim.claimant, leaseUntilMs: outcome.leaseUntilMs });
+      return outcome;
     },
 
-    close() {
+    async close() {
       closed = true;
       records.clear();
       pending.clear();
+      pendingSessions.clear();
+      claims.clear();
     },
   };
 }

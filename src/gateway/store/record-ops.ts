@@ -1,5 +1,5 @@
 import type { Delivery, QuestionRecord } from "../../record.ts";
-import type { Resolution } from "./types.ts";
+import type { ClaimOutcome, DeliveryClaim, Resolution } from "./types.ts";
 
 /**
  * Pure helpers shared by every store, so that each implementation has the same semantics.
@@ -44,4 +44,22 @@ export function compareNewestFirst(a: QuestionRecord, b: QuestionRecord): number
 
 export function compareSoonestExpiry(a: QuestionRecord, b: QuestionRecord): number {
   return a.expiresAtMs - b.expiresAtMs || compareIds(a.id, b.id);
+}
+
+/** A held delivery claim: who may send that copy, and until when. */
+export interface StoredClaim {
+  claimant: string;
+  leaseUntilMs: number;
+}
+
+/**
+ * The claim rule every store applies (PostgreSQL in one statement): a copy of a pending question that nobody has
+ * delivered goes to the first claimant; that claimant may renew; another may take it over once the lease lapses.
+ */
+export function claimFor(record: QuestionRecord | undefined, held: StoredClaim | undefined, claim: DeliveryClaim): ClaimOutcome {
+  if (!record) return { ok: false, reason: "not_found" };
+  if (record.status !== "pending") return { ok: false, reason: "not_pending" };
+  if (record.deliveries.some((d) => d.surface === claim.surface && d.chat === claim.chat)) return { ok: false, reason: "delivered" };
+  if (held && held.claimant !== claim.claimant && held.leaseUntilMs > claim.nowMs) return { ok: false, reason: "claimed", leaseUntilMs: held.leaseUntilMs };
+  return { ok: true, leaseUntilMs: claim.nowMs + claim.leaseMs };
 }

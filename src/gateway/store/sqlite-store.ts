@@ -1,8 +1,8 @@
 import { SqliteError } from "better-sqlite3";
 import type Database from "better-sqlite3";
 import type { Delivery, QuestionRecord } from "../../record.ts";
-import { CorruptRecordError, QuestionExistsError } from "./errors.ts";
-import { normalizeLimit } from "./record-ops.ts";
+import { CorruptRecordError, QuestionExistsError, SessionBusyError } from "./errors.ts";
+import { claimFor, normalizeLimit, type StoredClaim } from "./record-ops.ts";
 import { openSqliteDatabase } from "./sqlite-schema.ts";
 import { deliveriesFromJson, deliveryToParams, recordToParams, resolutionToParams, rowToRecord } from "./sqlite-row.ts";
 import type { DeliveryRow, QuestionRow } from "./sqlite-row.ts";
@@ -11,8 +11,14 @@ import type { ListFilter, QuestionStore, Resolution, ResolveOutcome } from "./ty
 export interface SqliteStoreOptions {
   /** The directory for `ask-user-bridge.sqlite`; created if missing. */
   dataDir: string;
-  /** Told about each corrupt row that `list` / `findExpired` skipped. Defaults to one console.warn per row. */
+  /** Told about each corrupt row that `list` / `expireDue` skipped. Defaults to one console.warn per row. */
   onCorruptRecord?: (error: CorruptRecordError) => void;
+  /**
+   * Group commit (default on): the writes of one event-loop turn share one IMMEDIATE transaction, committed at the
+   * end of the turn (setImmediate), and each write's promise settles once that commit is done. Off: every write
+   * commits on its own before its promise settles.
+   */
+  groupCommit?: boolean;
 }
 
 const warnCorruptRecord = (error: CorruptRecordError): void => console.warn(`[store] skipped: ${error.message}`);
@@ -25,20 +31,22 @@ const READ = `${COLUMNS},
    FROM deliveries WHERE question_id = questions.id) AS deliveries_json`;
 
 /**
- * The durable store: one better-sqlite3 connection in WAL mode (see SQLITE_PRAGMAS). Statements are
- * prepared once; every write is one IMMEDIATE transaction, so a resolution is a compare-and-set from
- * pending and a delivery is recorded at most once per (question, surface, chat).
+ * The durable store: one better-sqlite3 connection in WAL mode (see SQLITE_PRAGMAS), for one gateway process.
+ * Statements are prepared once and run synchronously, so each write (a savepoint of its own) is atomic in this
+ * process: a resolution is a compare-and-set from pending, a delivery is recorded at most once per (question,
+ * surface, chat), and a session's pending question is checked and inserted in one step.
  *
- * With `useGroupCommit()` (the gateway's service turns it on), the writes of one event-loop turn share one
- * IMMEDIATE transaction, committed at the end of the turn; each write still runs in its own savepoint, so it is
- * all-or-nothing as before. Callers acknowledge a write only from `afterCommit`.
+ * With group commit (the default) the writes of one event-loop turn share one IMMEDIATE transaction, committed at
+ * the end of the turn; a write's promise settles only after that COMMIT, so nothing is acknowledged before it is
+ * durable. Reads see every write at once. Delivery claims live in memory: one process owns this database.
  */
-export function createSqliteStore({ dataDir, onCorruptRecord = warnCorruptRecord }: SqliteStoreOptions): QuestionStore {
+export function createSqliteStore({ dataDir, onCorruptRecord = warnCorruptRecord, groupCommit = true }: SqliteStoreOptions): QuestionStore {
   const db = openSqliteDatabase(dataDir);
   const sql = {
     insert: db.prepare(`INSERT INTO questions (${COLUMNS}) VALUES (${COLUMNS.replace(/(\w+)/g, "@$1")})`),
     get: db.prepare<[string], QuestionRow>(`SELECT ${READ} FROM questions WHERE id = ?`),
     exists: db.prepare<[string], { found: 1 }>(`SELECT 1 AS found FROM questions WHERE id = ?`),
+    sessionBusy: db.prepare<[string], { found: 1 }>(`SELECT 1 AS found FROM questions WHERE session_key = ? AND status = 'pending' LIMIT 1`),
     deliveries: db.prepare<[string], DeliveryRow>(
       `SELECT surface, chat, message_ref, delivered_at_ms FROM deliveries WHERE question_id = ? ORDER BY rowid`,
     ),
@@ -67,8 +75,8 @@ export function createSqliteStore({ dataDir, onCorruptRecord = warnCorruptRecord
        RETURNING ${READ}`,
     ),
     savePartial: db.prepare<[string, string]>(`UPDATE questions SET partial_json = ? WHERE id = ? AND status = 'pending'`),
-    expired: db.prepare<[number], QuestionRow>(
-      `SELECT ${READ} FROM questions WHERE status = 'pending' AND expires_at_ms <= ? ORDER BY expires_at_ms, id`,
+    expired: db.prepare<[number, number], QuestionRow>(
+      `SELECT ${READ} FROM questions WHERE status = 'pending' AND expires_at_ms <= ? ORDER BY expires_at_ms, id LIMIT ?`,
     ),
     pendingExpiries: db.prepare<[], { id: string; expires_at_ms: number }>(
       `SELECT id, expires_at_ms FROM questions WHERE status = 'pending' ORDER BY expires_at_ms`,
@@ -78,9 +86,10 @@ export function createSqliteStore({ dataDir, onCorruptRecord = warnCorruptRecord
   /** Rows found corrupt on this connection; nextExpiryMs skips them so the scheduler cannot spin on one. */
   const corruptIds = new Set<string>();
 
+  const claims = new Map<string, StoredClaim>();
+
   /** The open group-commit transaction: callbacks waiting for its COMMIT. */
   let batch: Array<(error?: unknown) => void> | undefined;
-  let groupCommit = false;
 
   /** Before a write: with group commit on, opens the turn's transaction (once) and schedules its commit. */
   const beginWrite = (): void => {
@@ -170,64 +179,106 @@ export function createSqliteStore({ dataDir, onCorruptRecord = warnCorruptRecord
     return read(id);
   });
 
+  /** A write's result, once it is durable: after the turn's COMMIT under group commit, else at once. */
+  function durable<T>(value: T): Promise<T> {
+    const waiting = batch;
+    if (!waiting) return Promise.resolve(value);
+    return new Promise<T>((resolve, reject) => waiting.push((error) => (error === undefined ? resolve(value) : reject(error))));
+  }
+
+  /** Runs a synchronous step as a promise: its throw becomes a rejection. */
+  function run<T>(step: () => T | Promise<T>): Promise<T> {
+    try {
+      return Promise.resolve(step());
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
   return {
-    create(record) {
-      beginWrite();
-      try {
-        // One INSERT is atomic on its own; only a record with chat targets or deliveries needs the transaction.
-        if (record.deliveries.length === 0 && record.targets.every((t) => t.chat === undefined)) sql.insert.run(recordToParams(record));
-        else create.immediate(record);
-      } catch (error) {
-        if (error instanceof SqliteError && error.code === "SQLITE_CONSTRAINT_PRIMARYKEY") {
-          throw new QuestionExistsError(record.id, { cause: error });
+    create: (record) =>
+      run(() => {
+        beginWrite();
+        insert(record);
+        return durable(undefined);
+      }),
+    get: (id) => run(() => read(id)),
+    list: (filter = {}) =>
+      run(() => {
+        // Surfaces are comma-delimited in the column; a comma in the filter could never name one surface.
+        if (filter.surface?.includes(",")) return [];
+        const params: Record<string, unknown> = { limit: normalizeLimit(filter.limit) ?? -1 };
+        for (const key of ["status", "runId", "sessionKey", "surface", "chat"] as const) {
+          if (filter[key] !== undefined) params[key] = filter[key];
         }
-        throw error;
-      }
-    },
-    get: read,
-    list(filter = {}) {
-      // Surfaces are comma-delimited in the column; a comma in the filter could never name one surface.
-      if (filter.surface?.includes(",")) return [];
-      const params: Record<string, unknown> = { limit: normalizeLimit(filter.limit) ?? -1 };
-      for (const key of ["status", "runId", "sessionKey", "surface", "chat"] as const) {
-        if (filter[key] !== undefined) params[key] = filter[key];
-      }
-      return decodeAll(listStatement(filter).all(params));
-    },
-    resolve(id, resolution) {
-      beginWrite();
-      return resolve.immediate(id, resolution);
-    },
-    addDelivery(id, delivery) {
-      beginWrite();
-      return addDelivery.immediate(id, delivery);
-    },
-    savePartial(id, answers) {
-      beginWrite();
-      sql.savePartial.run(JSON.stringify(answers), id);
-      return read(id);
-    },
-    findExpired: (nowMs) => decodeAll(sql.expired.all(nowMs)),
-    pendingAwaitingDelivery: () => decodeAll(sql.awaitingDelivery.all()),
-    nextExpiryMs() {
-      for (const row of sql.pendingExpiries.iterate()) {
-        if (!corruptIds.has(row.id)) return row.expires_at_ms;
-      }
-      return undefined;
-    },
-    useGroupCommit() {
-      groupCommit = true;
-    },
-    afterCommit(callback) {
-      if (!batch) return false;
-      batch.push(callback);
-      return true;
-    },
-    close() {
+        return decodeAll(listStatement(filter).all(params));
+      }),
+    resolve: (id, resolution) =>
+      run(() => {
+        beginWrite();
+        return durable(resolve.immediate(id, resolution));
+      }),
+    expireDue: (nowMs, limit) =>
+      run(() => {
+        const due = decodeAll(sql.expired.all(nowMs, Math.max(0, limit)));
+        if (due.length === 0) return due;
+        beginWrite();
+        const expired = due.flatMap((record) => {
+          const outcome = resolve.immediate(record.id, { status: "expired", reason: "expired", resolvedAtMs: nowMs });
+          return outcome.ok ? [outcome.record] : [];
+        });
+        return durable(expired);
+      }),
+    nextExpiryMs: () =>
+      run(() => {
+        for (const row of sql.pendingExpiries.iterate()) {
+          if (!corruptIds.has(row.id)) return row.expires_at_ms;
+        }
+        return undefined;
+      }),
+    addDelivery: (id, delivery) =>
+      run(() => {
+        beginWrite();
+        return durable(addDelivery.immediate(id, delivery));
+      }),
+    mergePartial: (id, answers) =>
+      run(() => {
+        const record = read(id);
+        if (!record || record.status !== "pending") return record;
+        beginWrite();
+        sql.savePartial.run(JSON.stringify({ ...record.partialAnswers, ...answers }), id);
+        return durable(read(id));
+      }),
+    pendingAwaitingDelivery: () => run(() => decodeAll(sql.awaitingDelivery.all())),
+    claimDelivery: (claim) =>
+      run(() => {
+        const key = `${claim.id}\n${claim.surface}\n${claim.chat}`;
+        const outcome = claimFor(read(claim.id), claims.get(key), claim);
+        if (outcome.ok) claims.set(key, { claimant: claim.claimant, leaseUntilMs: outcome.leaseUntilMs });
+        return outcome;
+      }),
+    async close() {
       if (!db.open) return;
       commitBatch();
       db.pragma("optimize");
       db.close();
     },
   };
+
+  /** Inserts a record, refusing a taken id or a second pending question for one session. */
+  function insert(record: QuestionRecord): void {
+    if (record.status === "pending" && record.sessionKey !== undefined && sql.sessionBusy.get(record.sessionKey)) {
+      throw new SessionBusyError(record.sessionKey);
+    }
+    try {
+      // One INSERT is atomic on its own; only a record with chat targets or deliveries needs the transaction.
+      if (record.deliveries.length === 0 && record.targets.every((t) => t.chat === undefined)) sql.insert.run(recordToParams(record));
+      else create.immediate(record);
+    } catch (error) {
+      if (error instanceof SqliteError && error.code === "SQLITE_CONSTRAINT_PRIMARYKEY") {
+        throw new QuestionExistsError(record.id, { cause: error });
+      }
+      throw error;
+    }
+  }
 }

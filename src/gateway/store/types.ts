@@ -14,40 +14,70 @@ export type ResolveOutcome =
   | { ok: false; code: "QUESTION_NOT_FOUND" }
   | { ok: false; code: "QUESTION_ALREADY_TERMINAL"; record: QuestionRecord };
 
+/** A bot's claim to send one copy: (question, surface, chat), held by `claimant` until `leaseUntilMs`. */
+export interface DeliveryClaim {
+  id: string;
+  surface: string;
+  chat: string;
+  claimant: string;
+  nowMs: number;
+  leaseMs: number;
+}
+
+export type ClaimOutcome =
+  /** This claimant may send (a new claim, its own claim renewed, or another's lapsed lease taken over). */
+  | { ok: true; leaseUntilMs: number }
+  /** Someone else holds a live lease, or the copy is already delivered, or the question is not pending. */
+  | { ok: false; reason: "claimed" | "delivered" | "not_pending" | "not_found"; leaseUntilMs?: number };
+
 /**
- * The durable store of question records. Synchronous on purpose: both implementations are
- * in-process, and a synchronous compare-and-set makes "first resolution wins" trivially atomic.
+ * The durable store of question records, shared by every gateway instance that opens the same database.
+ *
+ * Every method returns a promise, and a write's promise settles only once the write is durable (committed): the
+ * gateway acknowledges and announces what a write did only after that. Every state change is one compare-and-set
+ * (`… WHERE status = 'pending'`), so across instances the first resolution wins and every later one changes nothing.
+ * One contract suite (test/store-contract.ts) runs against every implementation.
  */
 export interface QuestionStore {
-  create(record: QuestionRecord): void;
-  get(id: string): QuestionRecord | undefined;
-  list(filter?: ListFilter): QuestionRecord[];
+  /** Inserts a new record. Throws QuestionExistsError for a taken id, and SessionBusyError when the record has a
+   * `sessionKey` that already has a pending record (checked by the database, so it holds across instances). */
+  create(record: QuestionRecord): Promise<void>;
+  get(id: string): Promise<QuestionRecord | undefined>;
+  list(filter?: ListFilter): Promise<QuestionRecord[]>;
   /** Compare-and-set from pending: the first resolution wins, every later one changes nothing. */
-  resolve(id: string, resolution: Resolution): ResolveOutcome;
+  resolve(id: string, resolution: Resolution): Promise<ResolveOutcome>;
+  /**
+   * Expires, in one compare-and-set per record, pending records whose expiresAtMs is at or before `nowMs` (at most
+   * `limit`, soonest first), and returns the ones this call expired. Instances that run it at the same moment never
+   * expire the same record twice, and do not all fight over the same rows.
+   */
+  expireDue(nowMs: number, limit: number): Promise<QuestionRecord[]>;
+  /** The earliest expiresAtMs among pending records, for the expiry schedule. */
+  nextExpiryMs(): Promise<number | undefined>;
   /** Records one delivered copy. Idempotent per (surface, chat): a repeat report keeps the first copy. */
-  addDelivery(id: string, delivery: Delivery): QuestionRecord | undefined;
-  /** Holds partial answers with a pending record; returns undefined when unknown, the record unchanged when terminal. */
-  savePartial(id: string, answers: Record<string, string[]>): QuestionRecord | undefined;
-  /** Pending records whose expiresAtMs is at or before `nowMs`. */
-  findExpired(nowMs: number): QuestionRecord[];
-  /** The earliest expiresAtMs among pending records, for the single expiry scheduler. */
-  nextExpiryMs(): number | undefined;
+  addDelivery(id: string, delivery: Delivery): Promise<QuestionRecord | undefined>;
+  /**
+   * Merges `answers` into the partial answers held with a pending record (keys already held keep their values only
+   * when `answers` does not name them). Returns undefined for an unknown id, and the record unchanged when terminal.
+   */
+  mergePartial(id: string, answers: Record<string, string[]>): Promise<QuestionRecord | undefined>;
   /**
    * Pending records that target chats only (no web target) and that no surface has reported delivering yet,
-   * oldest first: the ones whose delivery the gateway watches. Optional: without it, callers filter `list`.
+   * oldest first: the ones whose delivery the gateway watches.
    */
-  pendingAwaitingDelivery?(): QuestionRecord[];
+  pendingAwaitingDelivery(): Promise<QuestionRecord[]>;
+  /** Takes (or renews) the right to send one copy; see ClaimOutcome. */
+  claimDelivery(claim: DeliveryClaim): Promise<ClaimOutcome>;
   /**
-   * Optional group commit. After this call, the writes made in one turn of the event loop share one transaction,
-   * committed at the end of the turn (setImmediate); reads on this store see them at once. Whoever tells the outside
-   * world about a write must wait for `afterCommit`, so that nothing acknowledged can be lost to a crash.
-   * Without this call every write commits before it returns.
+   * Stores shared by several gateway instances (PostgreSQL) announce what the other instances commit, so that each
+   * instance's events, waiters and schedule follow the shared state. Single-process stores leave it out.
    */
-  useGroupCommit?(): void;
-  /**
-   * Runs `callback` once every write made so far has committed (with the error if the commit failed), and returns
-   * true; returns false without calling it when no write is waiting to commit.
-   */
-  afterCommit?(callback: (error?: unknown) => void): boolean;
-  close(): void;
+  onRemoteChange?(handler: (change: StoreChange) => void): () => void;
+  close(): Promise<void>;
+}
+
+/** A change another gateway instance committed to a shared store, by record id. */
+export interface StoreChange {
+  event: "question.requested" | "question.updated" | "question.resolved";
+  id: string;
 }
