@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import type { GatewayClient } from "../client/index.ts";
 import type { Surface } from "../contract/result.ts";
 import { GatewayError } from "../errors.ts";
@@ -24,15 +25,27 @@ export interface DeliveryLoopOptions {
   cache: RecordCache;
   now?: () => number;
   log?: (message: string, error?: unknown) => void;
+  /** This bot process in delivery claims; default: the surface and a random id. */
+  claimant?: string;
+  /** How long a claim holds before another bot may take the copy over (default 60 s). */
+  claimLeaseMs?: number;
 }
+
+/** What a claim says: send now, skip (delivered, resolved, or the link dropped), or look again when another bot's lease lapses. */
+type ClaimVerdict = "send" | "skip" | { retryAtMs: number };
 
 /**
  * Delivers every pending question targeted at this surface exactly once per chat, reports each copy with
  * question.delivered, and edits every copy when a question resolves. Runs at start-up, after every reconnect
- * (resync) and on question.requested.
+ * (resync) and on question.requested. Each send is claimed at the gateway first, so with several bot processes
+ * for one platform exactly one sends each copy; a claim whose bot dies lapses, and another bot then sends it.
  */
-export function createDeliveryLoop({ client, adapter, cache, now = Date.now, log = () => {} }: DeliveryLoopOptions) {
+export function createDeliveryLoop({ client, adapter, cache, now = Date.now, log = () => {}, ...options }: DeliveryLoopOptions) {
   const { surface } = adapter;
+  const claimant = options.claimant ?? `${surface}-${randomBytes(6).toString("hex")}`;
+  const claimLeaseMs = options.claimLeaseMs ?? 60_000;
+  /** Copies another bot holds: looked at again when its lease lapses. */
+  const retries = new Map<string, NodeJS.Timeout>();
   const inFlight = new Set<string>();
   /** Sends whose question.delivered report has not reached the gateway yet (it was down): re-sent first. */
   const unreported = new Map<string, { id: string; chat: string; messageRef: string }>();
@@ -55,6 +68,29 @@ export function createDeliveryLoop({ client, adapter, cache, now = Date.now, log
     }
   }
 
+  /** Asks the gateway whether this bot sends the copy. A gateway without claims (older) lets every bot send. */
+  async function claim(id: string, chat: string): Promise<ClaimVerdict> {
+    try {
+      const outcome = await client.claimDelivery({ id, surface, chat, claimant, leaseMs: claimLeaseMs });
+      if (outcome.ok) return "send";
+      return outcome.reason === "claimed" && outcome.leaseUntilMs !== undefined ? { retryAtMs: outcome.leaseUntilMs } : "skip";
+    } catch (error) {
+      if (error instanceof GatewayError && error.code === "UNKNOWN_METHOD") return "send";
+      log(`could not claim ${id} for ${surface}:${chat}`, error);
+      return "skip"; // the link dropped: the resync after the reconnect delivers it
+    }
+  }
+
+  function retryLater(record: QuestionRecord, key: string, atMs: number): void {
+    if (retries.has(key)) return;
+    const timer = setTimeout(() => {
+      retries.delete(key);
+      void deliver(cache.get(record.id) ?? record);
+    }, Math.max(0, atMs - now()) + 250);
+    timer.unref?.();
+    retries.set(key, timer);
+  }
+
   async function deliver(record: QuestionRecord): Promise<void> {
     if (record.status !== "pending") return;
     for (const target of record.targets) {
@@ -68,6 +104,11 @@ export function createDeliveryLoop({ client, adapter, cache, now = Date.now, log
       if ([record, known].some((r) => r?.deliveries.some((d) => d.surface === surface && d.chat === target.chat))) continue;
       inFlight.add(key);
       try {
+        const verdict = await claim(record.id, target.chat);
+        if (verdict !== "send") {
+          if (verdict !== "skip") retryLater(record, key, verdict.retryAtMs);
+          continue;
+        }
         let messageRef: string;
         try {
           messageRef = await adapter.sendPrompt(record, target);

@@ -1,6 +1,6 @@
 import type { AskUserResult } from "../contract/result.ts";
 import type { MethodParams } from "../protocol/methods.ts";
-import type { ListFilter, ReplyOutcome } from "../protocol/index.ts";
+import type { ClaimOutcome, ListFilter, ReplyOutcome } from "../protocol/index.ts";
 import type { QuestionRecord, ResolveVia } from "../record.ts";
 import { GatewayConnection, type ClientEvents, type ConnectOptions } from "./client.ts";
 
@@ -16,6 +16,7 @@ interface MethodInputs {
     | { id: string; cancel: true; reason?: "skipped" | "cancelled" | "aborted"; by?: ByInput };
   "question.delivered": MethodParams<"question.delivered">;
   "question.deliveryFailed": MethodParams<"question.deliveryFailed">;
+  "question.claimDelivery": Omit<MethodParams<"question.claimDelivery">, "leaseMs"> & { leaseMs?: number };
 }
 
 /** The typed gateway client used by the bots, the CLI, the SDK and MCP. */
@@ -32,6 +33,8 @@ export interface GatewayClient {
   list(filter?: ListFilter): Promise<QuestionRecord[]>;
   delivered(params: In<"question.delivered">): Promise<QuestionRecord>;
   deliveryFailed(params: In<"question.deliveryFailed">): Promise<QuestionRecord>;
+  /** Before sending a copy: whether this claimant may send it (exactly one bot per copy, across processes). */
+  claimDelivery(params: In<"question.claimDelivery">): Promise<ClaimOutcome>;
   abortRun(runId: string): Promise<{ cancelled: string[] }>;
   close(): void;
 }
@@ -54,6 +57,7 @@ export async function connectGateway(options: ConnectOptions): Promise<GatewayCl
     list: async (filter = {}) => (await link.call<{ questions: QuestionRecord[] }>("question.list", filter)).questions,
     delivered: (params) => link.call("question.delivered", params),
     deliveryFailed: (params) => link.call("question.deliveryFailed", params),
+    claimDelivery: (params) => link.call("question.claimDelivery", params),
     abortRun: (runId) => link.call("run.abort", { runId }),
     close: () => link.close(),
   };

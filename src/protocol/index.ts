@@ -2,3 +2,4 @@
 export * from "./methods.ts";
 export type { ReplyOutcome } from "./reply-outcome.ts";
 export type { ListFilter } from "./list-filter.ts";
+export type { ClaimOutcome } from "./claim.ts";

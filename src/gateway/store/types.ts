@@ -1,4 +1,5 @@
 import type { Delivery, QuestionRecord, RecordReason, ResolvedBy } from "../../record.ts";
+import type { ClaimOutcome } from "../../protocol/claim.ts";
 import type { ListFilter } from "../../protocol/list-filter.ts";
 
 export type { ListFilter };
@@ -24,11 +25,7 @@ export interface DeliveryClaim {
   leaseMs: number;
 }
 
-export type ClaimOutcome =
-  /** This claimant may send (a new claim, its own claim renewed, or another's lapsed lease taken over). */
-  | { ok: true; leaseUntilMs: number }
-  /** Someone else holds a live lease, or the copy is already delivered, or the question is not pending. */
-  | { ok: false; reason: "claimed" | "delivered" | "not_pending" | "not_found"; leaseUntilMs?: number };
+export type { ClaimOutcome };
 
 /**
  * The durable store of question records, shared by every gateway instance that opens the same database.
