@@ -35,6 +35,13 @@ export const configSchema = z.object({
   GATEWAY_URL: url,
   DATA_DIR: z.string().trim().min(1).default("./data"),
   STORE: z.enum(["sqlite", "memory"]).default("sqlite"),
+  /** PostgreSQL instead of SQLite: any number of gateway instances may share one database. */
+  DATABASE_URL: z
+    .string()
+    .trim()
+    .transform((v) => (v === "" ? undefined : v))
+    .pipe(z.url({ protocol: /^postgres(ql)?$/, error: "must be a postgres:// or postgresql:// URL" }).optional())
+    .optional(),
   DELIVERY_TIMEOUT_SECONDS: z.coerce.number().positive().max(3600).default(30),
   ASK_DEFAULT_TARGETS: z
     .string()

@@ -15,6 +15,7 @@ Commands:
   get ID                     print one question record
   cancel ID                  cancel a pending question
   mcp                        an MCP server on stdio (tools ask_user, ask_user_start, ask_user_wait)
+  migrate                    bring the store's schema up to date (PostgreSQL at DATABASE_URL, else SQLite)
   --version                  print the version
 
 Run "ask-user-bridge <command> --help" for a command's options. Configuration comes from .env
@@ -36,6 +37,7 @@ const COMMANDS: Record<string, (bots: BotLoaders) => Promise<Command>> = {
   get: async () => (await import("./ops.ts")).runGet,
   cancel: async () => (await import("./ops.ts")).runCancel,
   mcp: async () => (await import("./mcp/command.ts")).runMcp,
+  migrate: async () => (await import("./migrate.ts")).runMigrate,
   bot: async (bots) => (await import("./bot.ts")).createBotCommand(bots),
 };
 

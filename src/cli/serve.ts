@@ -27,8 +27,19 @@ function untilSignal(): Promise<string> {
   });
 }
 
+/** A database URL without its password, for logs. */
+function redactUrl(url: string): string {
+  const parsed = new URL(url);
+  if (parsed.password) parsed.password = "***";
+  return parsed.toString();
+}
+
 function banner(gateway: RunningGateway, config: Config, io: IO): void {
-  const store = config.STORE === "memory" ? "in-memory store (nothing survives a restart)" : `SQLite store under ${config.DATA_DIR}`;
+  const store = config.DATABASE_URL
+    ? `PostgreSQL store at ${redactUrl(config.DATABASE_URL)}`
+    : config.STORE === "memory"
+      ? "in-memory store (nothing survives a restart)"
+      : `SQLite store under ${config.DATA_DIR}`;
   io.out(`ask-user-bridge gateway listening on ${gateway.url} (${store})`);
   io.out(`Control UI: ${gateway.url}/?token=<GATEWAY_TOKEN> (once; a session cookie keeps you signed in)`);
   io.out(

@@ -14,7 +14,7 @@ export interface RunningGateway {
 
 type GatewayConfig = Pick<
   Config,
-  "GATEWAY_HOST" | "GATEWAY_PORT" | "GATEWAY_TOKEN" | "DATA_DIR" | "STORE" | "DELIVERY_TIMEOUT_SECONDS" | "ASK_DEFAULT_TARGETS" | "ASK_TEST_MIN_TIMEOUT_SECONDS"
+  "GATEWAY_HOST" | "GATEWAY_PORT" | "GATEWAY_TOKEN" | "DATA_DIR" | "STORE" | "DATABASE_URL" | "DELIVERY_TIMEOUT_SECONDS" | "ASK_DEFAULT_TARGETS" | "ASK_TEST_MIN_TIMEOUT_SECONDS"
 >;
 
 /**
@@ -24,6 +24,15 @@ type GatewayConfig = Pick<
 export interface GatewayWebApp {
   routes: HttpRoute[];
   authenticate?: RequestAuthenticator;
+}
+
+/** PostgreSQL when DATABASE_URL is set (its driver loads only then), else SQLite under DATA_DIR, or memory. */
+export async function openStore(config: Pick<Config, "DATABASE_URL" | "STORE" | "DATA_DIR">, log?: (message: string, error?: unknown) => void): Promise<QuestionStore> {
+  if (config.DATABASE_URL) {
+    const { createPostgresStore } = await import("./store/postgres-store.ts");
+    return createPostgresStore({ connectionString: config.DATABASE_URL, ...(log ? { log } : {}) });
+  }
+  return config.STORE === "memory" ? createMemoryStore() : createSqliteStore({ dataDir: config.DATA_DIR });
 }
 
 /** Opens the store, expires what passed while down, and serves the protocol. */
@@ -37,7 +46,7 @@ export async function startGateway(
   } = {},
 ): Promise<RunningGateway> {
   const { token, generated } = ensureGatewayToken(config.GATEWAY_TOKEN, config.DATA_DIR);
-  const store = config.STORE === "memory" ? createMemoryStore() : createSqliteStore({ dataDir: config.DATA_DIR });
+  const store = await openStore(config, extras.log);
   const events = createEventHub();
   const service = createQuestionService({
     store,

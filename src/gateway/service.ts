@@ -91,7 +91,7 @@ export function createQuestionService(options: QuestionServiceOptions) {
   const defaultTargets = options.defaultTargets?.length ? options.defaultTargets : [{ surface: "web" as const }];
   const events = options.events ?? createEventHub();
   const failedChats = new Map<string, Map<string, string>>();
-  let unsubscribeRemote: (() => void) | undefined;
+  const unsubscribe: Array<() => void> = [];
 
   const read = (id: string) => stored(store.get(id));
   const waiters = createWaiters({ maxWaitMs: options.maxWaitMs ?? 5 * 60_000, read });
@@ -129,6 +129,16 @@ export function createQuestionService(options: QuestionServiceOptions) {
       deadlines.forget(record.id);
     }
     events.emit(change.event === "question.requested" ? "question.requested" : "question.updated", record);
+  }
+
+  /** The change feed was down: what other instances did meanwhile was never announced, so read it again. */
+  async function resync(): Promise<void> {
+    for (const id of waiters.ids()) {
+      const record = await store.get(id);
+      if (record && record.status !== "pending") finished(record);
+    }
+    for (const record of await store.pendingAwaitingDelivery()) deadlines.watchDelivery(record);
+    await deadlines.start();
   }
 
   async function failDelivery(record: QuestionRecord, why: string): Promise<void> {
@@ -183,14 +193,16 @@ export function createQuestionService(options: QuestionServiceOptions) {
       }
       // Only the questions still waiting for a first chat delivery, not every pending record (100,000 at rest).
       for (const record of await store.pendingAwaitingDelivery()) deadlines.watchDelivery(record);
-      unsubscribeRemote = store.onRemoteChange?.((change) => {
+      const follow = store.onRemoteChange?.((change) => {
         onRemoteChange(change).catch((error) => log(`could not follow ${change.event} ${change.id}`, error));
       });
+      const resynced = store.onResync?.(() => void resync().catch((error) => log("could not catch up with the store", error)));
+      for (const off of [follow, resynced]) if (off) unsubscribe.push(off);
       await deadlines.start();
     },
 
     stop(): void {
-      unsubscribeRemote?.();
+      for (const off of unsubscribe.splice(0)) off();
       deadlines.stop();
       // Settle every long-poll now: a waitAnswer timer must not keep a stopped process alive for up to maxWaitMs.
       waiters.endAll();

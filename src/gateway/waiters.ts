@@ -62,6 +62,9 @@ export function createWaiters({ maxWaitMs, read }: { maxWaitMs: number; read: (i
       set?.forEach((done) => done(record));
     },
 
+    /** The questions someone is waiting on. */
+    ids: (): string[] => [...waiting.keys()],
+
     /** Ends every wait now with its record as it was (shutdown), so no timer keeps the process alive. */
     endAll(): void {
       for (const set of waiting.values()) for (const done of [...set]) done(undefined);

@@ -110,3 +110,18 @@ export function openSqliteDatabase(dataDir: string): Database.Database {
   }
   return db;
 }
+
+/** `ask-user-bridge migrate` for SQLite: opens (creating if needed) the database under `dataDir` and migrates it. */
+export function migrateSqliteDataDir(dataDir: string): { file: string; from: number; to: number } {
+  const file = path.join(dataDir, SQLITE_FILE_NAME);
+  fs.mkdirSync(dataDir, { recursive: true });
+  const db = new Database(file);
+  try {
+    const from = db.pragma("user_version", { simple: true }) as number;
+    applySqlitePragmas(db);
+    migrateSqlite(db);
+    return { file, from, to: db.pragma("user_version", { simple: true }) as number };
+  } finally {
+    db.close();
+  }
+}

@@ -70,6 +70,11 @@ export interface QuestionStore {
    * instance's events, waiters and schedule follow the shared state. Single-process stores leave it out.
    */
   onRemoteChange?(handler: (change: StoreChange) => void): () => void;
+  /**
+   * Shared stores only: runs `handler` when the change feed is back after a loss. Changes made meanwhile were never
+   * announced, so whoever follows the store re-reads what it follows.
+   */
+  onResync?(handler: () => void): () => void;
   close(): Promise<void>;
 }
 
