@@ -1,5 +1,10 @@
 /**
- * Vitest global setup: the CLI tests run the compiled package (dist/), so rebuild it when any source is newer than
+ * Vitest global setup. PostgreSQL: the store tests need a server. With TEST_DATABASE_URL (an admin URL: a role that
+ * may CREATE DATABASE) they use that one; otherwise one throwaway embedded PostgreSQL starts here, in the background
+ * so that runs which never touch it do not wait for it, and stops in the teardown. Test files read its URL with
+ * `inject("postgresUrl")` (test/helpers/postgres.ts) and wait for it to accept connections.
+ *
+ * The build: the CLI tests run the compiled package (dist/), so rebuild it when any source is newer than
  * the build. `npm test` thus always tests what `npm pack` would ship, and so does a lone `npx vitest run FILE`.
  * The build also writes the Control UI's bundle (src/web/static/shared.js, git-ignored) before compiling, so the
  * bundle never looks newer than dist/; a missing bundle is rebuilt too.
@@ -7,6 +12,8 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
+import type { TestProject } from "vitest/node";
+import { startTestPostgres } from "./helpers/postgres.ts";
 
 const ROOT = join(import.meta.dirname, "..");
 const BUILT = join(ROOT, "dist", "bin", "ask-user-bridge.js");
@@ -21,7 +28,26 @@ function newestMtime(path: string): number {
   return newest;
 }
 
-export default function setup(): void {
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  let postgresUrl = process.env.TEST_DATABASE_URL;
+  let stopPostgres = async (): Promise<void> => undefined;
+  if (!postgresUrl) {
+    const server = await startTestPostgres();
+    server.ready.catch((error: unknown) => console.error("[global-setup]", error));
+    postgresUrl = server.url;
+    stopPostgres = server.stop;
+  }
+  project.provide("postgresUrl", postgresUrl);
+  try {
+    rebuildWhenStale();
+  } catch (error) {
+    await stopPostgres();
+    throw error;
+  }
+  return stopPostgres;
+}
+
+function rebuildWhenStale(): void {
   let builtAt = 0;
   try {
     builtAt = statSync(BUILT).mtimeMs;

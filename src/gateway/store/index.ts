@@ -3,3 +3,12 @@ export { createMemoryStore } from "./memory-store.ts";
 export { createSqliteStore, type SqliteStoreOptions } from "./sqlite-store.ts";
 export { SQLITE_FILE_NAME, SQLITE_MIGRATIONS, SQLITE_PRAGMAS, applySqlitePragmas } from "./sqlite-schema.ts";
 export { CorruptRecordError, QuestionExistsError, SessionBusyError, StoreUnavailableError } from "./errors.ts";
+export { createPostgresStore, type PostgresQuestionStore, type PostgresStoreOptions } from "./postgres-store.ts";
+export {
+  POSTGRES_CHANNEL,
+  POSTGRES_MIGRATIONS,
+  POSTGRES_MIGRATIONS_TABLE,
+  migratePostgres,
+  runPostgresMigrations,
+  type PostgresMigrationReport,
+} from "./postgres-schema.ts";

@@ -1,0 +1,102 @@
+import pg from "pg";
+import { StoreUnavailableError } from "./errors.ts";
+import { describePostgresFailure, isConnectionLost, isPostgresUnavailable, statementError, unreachableError } from "./postgres-failure.ts";
+import { createPostgresTypes } from "./postgres-row.ts";
+
+export interface PostgresPoolOptions {
+  connectionString: string;
+  /** Sent as application_name: the triggers stamp each notification with it. */
+  instanceId: string;
+  maxConnections: number;
+  connectTimeoutMs: number;
+  statementTimeoutMs: number;
+  log: (message: string, error?: unknown) => void;
+}
+
+export interface PostgresStatements {
+  /**
+   * Runs one statement (autocommit: a write is committed when this resolves). Rejects with StoreUnavailableError
+   * when PostgreSQL is unreachable, busy, refused it, or the connection died under it (see postgres-failure.ts);
+   * other errors (a constraint, a bad value) pass through. `operation` names it in messages.
+   */
+  query<Row extends pg.QueryResultRow>(operation: string, write: boolean, text: string, values?: unknown[]): Promise<Row[]>;
+  end(): Promise<void>;
+}
+
+/**
+ * A pg.Pool behind one `query` call. Bounded waits: `connectTimeoutMs` for a connection (new, or from a busy pool),
+ * `statementTimeoutMs` on the server (statement_timeout), and 2 s more on the client (query_timeout) for a server
+ * that stops answering. A connection that failed is destroyed, never reused; the pool opens new ones, so the store
+ * recovers by itself when PostgreSQL is back. A read whose connection turns out to have died (a pooled connection
+ * the server closed a moment ago, e.g. on a restart) runs once more on a fresh one; a write never does, since its
+ * outcome is unknown.
+ */
+export async function createPostgresStatements(options: PostgresPoolOptions): Promise<PostgresStatements> {
+  const { instanceId, maxConnections, connectTimeoutMs, log } = options;
+  const pool = new pg.Pool({
+    connectionString: options.connectionString,
+    application_name: instanceId,
+    max: maxConnections,
+    connectionTimeoutMillis: connectTimeoutMs,
+    statement_timeout: options.statementTimeoutMs,
+    query_timeout: options.statementTimeoutMs + 2_000,
+    keepAlive: true,
+    types: createPostgresTypes(),
+  });
+  // An idle connection the server closes is dropped by the pool; without this listener its error would crash.
+  pool.on("error", (error) => log(`an idle connection was lost: ${describePostgresFailure(error)}`));
+  let ended = false;
+
+  async function queryOnce<Row extends pg.QueryResultRow>(operation: string, write: boolean, text: string, values: unknown[]): Promise<Row[]> {
+    if (ended) throw new Error("the PostgreSQL question store is closed");
+    let client: pg.PoolClient;
+    try {
+      client = await pool.connect();
+    } catch (error) {
+      if (pool.totalCount < maxConnections) throw unreachableError(error);
+      throw new StoreUnavailableError(`PostgreSQL is busy: all ${maxConnections} pooled connections stayed in use for ${connectTimeoutMs} ms`, { cause: error });
+    }
+    // While lent out, a connection error is also emitted on the client: without a listener it would crash.
+    const ignore = (): void => undefined;
+    client.on("error", ignore);
+    let broken: Error | undefined;
+    try {
+      return (await client.query<Row>(text, values)).rows;
+    } catch (error) {
+      if (isPostgresUnavailable(error)) broken = error instanceof Error ? error : new Error(String(error));
+      throw statementError(error, operation, write);
+    } finally {
+      client.removeListener("error", ignore);
+      client.release(broken);
+    }
+  }
+
+  const statements: PostgresStatements = {
+    async query<Row extends pg.QueryResultRow>(operation: string, write: boolean, text: string, values: unknown[] = []) {
+      try {
+        return await queryOnce<Row>(operation, write, text, values);
+      } catch (error) {
+        if (write || !(error instanceof StoreUnavailableError) || !isConnectionLost(error.cause)) throw error;
+        return queryOnce<Row>(operation, write, text, values);
+      }
+    },
+    async end() {
+      if (ended) return;
+      ended = true;
+      await pool.end();
+    },
+  };
+
+  // A connection string that sets application_name overrides instanceId, and instances could no longer tell their
+  // own notifications from the others'.
+  try {
+    const [row] = await statements.query<{ name: string }>("start-up", false, "SELECT current_setting('application_name') AS name");
+    if (row?.name !== instanceId) {
+      throw new Error(`the connection string sets application_name (${row?.name}); leave it out so that instanceId is used`);
+    }
+  } catch (error) {
+    await statements.end().catch(() => undefined);
+    throw error;
+  }
+  return statements;
+}

@@ -1,0 +1,293 @@
+import { randomBytes } from "node:crypto";
+import type { QuestionRecord } from "../../record.ts";
+import { CorruptRecordError, QuestionExistsError, SessionBusyError } from "./errors.ts";
+import { startPostgresChanges, type PostgresChanges } from "./postgres-changes.ts";
+import { createPostgresStatements } from "./postgres-pool.ts";
+import {
+  INSERT_RECORD,
+  postgresRowToRecord,
+  READ_RECORD,
+  recordToValues,
+  RESOLVE_RECORD,
+  resolutionToValues,
+  type PostgresQuestionRow,
+} from "./postgres-row.ts";
+import { runPostgresMigrations } from "./postgres-schema.ts";
+import { compareSoonestExpiry, normalizeLimit } from "./record-ops.ts";
+import type { ClaimOutcome, ListFilter, QuestionStore, ResolveOutcome, StoreChange } from "./types.ts";
+
+export interface PostgresStoreOptions {
+  /** `postgres://user:password@host:5432/database` (any libpq-style URL node-postgres accepts). */
+  connectionString: string;
+  /**
+   * This instance's name, sent as `application_name` (printable ASCII, at most 63 characters): the triggers stamp
+   * each notification with it, so an instance skips its own changes. Defaults to a random `aub-…` id.
+   */
+  instanceId?: string;
+  /** Told about each corrupt row that a multi-record read skipped. Defaults to one warning per row. */
+  onCorruptRecord?: (error: CorruptRecordError) => void;
+  log?: (message: string, error?: unknown) => void;
+  /** Pool size (default 10). */
+  maxConnections?: number;
+  /** How long to wait for a connection, new or from a busy pool, before StoreUnavailableError (default 5 s). */
+  connectTimeoutMs?: number;
+  /** The server cancels a statement after this long (default 10 s); the client gives up 2 s later. */
+  statementTimeoutMs?: number;
+  /** How often the LISTEN connection is checked with `SELECT 1` (default 30 s). */
+  listenHeartbeatMs?: number;
+  /** The wait before LISTEN reconnect attempt `n` (default: backoffDelay, 250 ms doubling to 5 s, jittered). */
+  reconnectDelay?: (attempt: number) => number;
+}
+
+/** The PostgreSQL store: a QuestionStore shared by instances, which also says when to re-read everything. */
+export interface PostgresQuestionStore extends QuestionStore {
+  readonly instanceId: string;
+  onRemoteChange(handler: (change: StoreChange) => void): () => void;
+  /**
+   * Runs `handler` each time the LISTEN connection is back after a loss (LISTEN is active again when it runs).
+   * Changes other instances committed while it was down were never announced: re-read what you follow (pending
+   * records, waiters, the next expiry) once, from the store.
+   */
+  onResync(handler: () => void): () => void;
+}
+
+const APPLICATION_NAME = /^[\x20-\x7e]{1,63}$/;
+
+const warn = (message: string, error?: unknown): void =>
+  error === undefined ? console.warn(`[store] ${message}`) : console.warn(`[store] ${message}`, error);
+
+/**
+ * The store for several gateway instances sharing one PostgreSQL database. Migrates before it resolves. Every
+ * state change is one statement with a compare-and-set guard (autocommit, so it is durable when it returns);
+ * triggers NOTIFY the other instances, and one dedicated connection LISTENs, reconnecting with backoff.
+ * When PostgreSQL is unreachable every call rejects with StoreUnavailableError within the configured timeouts,
+ * and the pool reconnects by itself once it is back.
+ */
+export async function createPostgresStore(options: PostgresStoreOptions): Promise<PostgresQuestionStore> {
+  const {
+    connectionString,
+    instanceId = `aub-${randomBytes(6).toString("hex")}`,
+    onCorruptRecord = (error) => warn(`skipped: ${error.message}`),
+    log = warn,
+    connectTimeoutMs = 5_000,
+    statementTimeoutMs = 10_000,
+  } = options;
+  if (!APPLICATION_NAME.test(instanceId)) {
+    throw new Error(`instanceId must be 1 to 63 printable ASCII characters (it is sent as application_name): ${JSON.stringify(instanceId)}`);
+  }
+  await runPostgresMigrations(connectionString, { connectTimeoutMs });
+
+  const { query, end } = await createPostgresStatements({
+    connectionString,
+    instanceId,
+    maxConnections: options.maxConnections ?? 10,
+    connectTimeoutMs,
+    statementTimeoutMs,
+    log,
+  });
+  let changes: PostgresChanges;
+  try {
+    changes = await startPostgresChanges({
+      connectionString,
+      instanceId,
+      connectTimeoutMs,
+      statementTimeoutMs,
+      log,
+      reconnectDelay: options.reconnectDelay,
+      heartbeatMs: options.listenHeartbeatMs,
+    });
+  } catch (error) {
+    await end().catch(() => undefined);
+    throw error;
+  }
+  let closed = false;
+
+  /** Rows found corrupt; each is reported once. */
+  const corruptIds = new Set<string>();
+  const decode = postgresRowToRecord;
+  const decodeAll = (rows: PostgresQuestionRow[]): QuestionRecord[] =>
+    rows.flatMap((row) => {
+      try {
+        return [decode(row)];
+      } catch (error) {
+        if (!(error instanceof CorruptRecordError)) throw error;
+        if (!corruptIds.has(row.id)) onCorruptRecord(error);
+        corruptIds.add(row.id);
+        return [];
+      }
+    });
+
+  const get = async (id: string): Promise<QuestionRecord | undefined> => {
+    const [row] = await query<PostgresQuestionRow>("get", false, `SELECT ${READ_RECORD} FROM questions q WHERE q.id = $1`, [id]);
+    return row && decode(row);
+  };
+
+  /**
+   * Runs a compare-and-set (`… WHERE status = 'pending' RETURNING`). When it changed nothing, reads the record as
+   * committed now: absent or terminal is the answer; pending means it was created after the update looked, so the
+   * update runs again.
+   */
+  type CasOutcome = { updated: QuestionRecord } | { current: QuestionRecord | undefined };
+  async function compareAndSet(operation: string, id: string, text: string, values: unknown[]): Promise<CasOutcome> {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const [row] = await query<PostgresQuestionRow>(operation, true, text, values);
+      if (row) return { updated: decode(row) };
+      const current = await get(id);
+      if (current?.status !== "pending") return { current };
+    }
+    throw new Error(`question ${id} stayed pending while its compare-and-set matched nothing`);
+  }
+
+  return {
+    instanceId,
+
+    async create(record) {
+      try {
+        await query("create", true, INSERT_RECORD, recordToValues(record));
+      } catch (error) {
+        const { code, constraint } = error as { code?: string; constraint?: string };
+        if (code === "23505" && constraint === "questions_pkey") throw new QuestionExistsError(record.id, { cause: error });
+        if (code === "23505" && constraint === "questions_pending_session" && record.sessionKey !== undefined) {
+          throw new SessionBusyError(record.sessionKey, { cause: error });
+        }
+        throw error;
+      }
+    },
+
+    get,
+
+    async list(filter: ListFilter = {}) {
+      const values: unknown[] = [];
+      const param = (value: unknown): string => `$${values.push(value)}`;
+      const where: string[] = [];
+      if (filter.status !== undefined) where.push(`q.status = ${param(filter.status)}`);
+      if (filter.runId !== undefined) where.push(`q.run_id = ${param(filter.runId)}`);
+      if (filter.sessionKey !== undefined) where.push(`q.session_key = ${param(filter.sessionKey)}`);
+      if (filter.surface !== undefined) where.push(`q.surfaces @> ARRAY[${param(filter.surface)}::text]`);
+      if (filter.chat !== undefined) {
+        const surface = filter.surface !== undefined ? ` AND t.surface = ${param(filter.surface)}` : "";
+        where.push(`q.id IN (SELECT t.question_id FROM question_targets t WHERE t.chat = ${param(filter.chat)}${surface})`);
+      }
+      const rows = await query<PostgresQuestionRow>(
+        "list",
+        false,
+        `SELECT ${READ_RECORD} FROM questions q ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""}
+         ORDER BY q.created_at_ms DESC, q.id DESC LIMIT ${param(normalizeLimit(filter.limit) ?? null)}::bigint`,
+        values,
+      );
+      return decodeAll(rows);
+    },
+
+    async resolve(id, resolution): Promise<ResolveOutcome> {
+      const outcome = await compareAndSet("resolve", id, RESOLVE_RECORD, resolutionToValues(id, resolution));
+      if ("updated" in outcome) return { ok: true, record: outcome.updated };
+      return outcome.current ? { ok: false, code: "QUESTION_ALREADY_TERMINAL", record: outcome.current } : { ok: false, code: "QUESTION_NOT_FOUND" };
+    },
+
+    async expireDue(nowMs, limit) {
+      // SKIP LOCKED: instances expiring at once each take different rows; the status re-check makes it a CAS.
+      const rows = await query<PostgresQuestionRow>(
+        "expireDue",
+        true,
+        `WITH due AS MATERIALIZED (
+           SELECT id FROM questions
+           WHERE status = 'pending' AND expires_at_ms <= $1::bigint
+           ORDER BY expires_at_ms, id
+           LIMIT $2::bigint
+           FOR UPDATE SKIP LOCKED
+         )
+         UPDATE questions q SET status = 'expired', reason = 'expired', resolved_at_ms = $1::bigint
+         FROM due WHERE q.id = due.id AND q.status = 'pending'
+         RETURNING ${READ_RECORD}`,
+        [nowMs, Math.max(0, Math.trunc(limit))],
+      );
+      return decodeAll(rows).sort(compareSoonestExpiry);
+    },
+
+    async nextExpiryMs() {
+      const [row] = await query<{ next: number | null }>(
+        "nextExpiryMs",
+        false,
+        `SELECT min(expires_at_ms) AS next FROM questions WHERE status = 'pending'`,
+      );
+      return row?.next ?? undefined;
+    },
+
+    async addDelivery(id, delivery) {
+      await query(
+        "addDelivery",
+        true,
+        `INSERT INTO deliveries (question_id, surface, chat, message_ref, delivered_at_ms)
+         SELECT $1, $2, $3, $4, $5::bigint WHERE EXISTS (SELECT 1 FROM questions WHERE id = $1)
+         ON CONFLICT DO NOTHING`,
+        [id, delivery.surface, delivery.chat, delivery.messageRef, delivery.deliveredAtMs],
+      );
+      return get(id);
+    },
+
+    async mergePartial(id, answers) {
+      // Merged in SQL, so two partial replies at once never lose each other's answers.
+      const outcome = await compareAndSet(
+        "mergePartial",
+        id,
+        `UPDATE questions q SET partial_json = COALESCE(q.partial_json, '{}'::jsonb) || $2::jsonb
+         WHERE q.id = $1 AND q.status = 'pending'
+         RETURNING ${READ_RECORD}`,
+        [id, JSON.stringify(answers)],
+      );
+      return "updated" in outcome ? outcome.updated : outcome.current;
+    },
+
+    async pendingAwaitingDelivery() {
+      const rows = await query<PostgresQuestionRow>(
+        "pendingAwaitingDelivery",
+        false,
+        `SELECT ${READ_RECORD} FROM questions q
+         WHERE q.status = 'pending' AND NOT ('web' = ANY (q.surfaces))
+           AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.question_id = q.id)
+         ORDER BY q.created_at_ms, q.id`,
+      );
+      return decodeAll(rows);
+    },
+
+    async claimDelivery(claim): Promise<ClaimOutcome> {
+      const leaseUntilMs = claim.nowMs + claim.leaseMs;
+      // FOR SHARE holds off a concurrent resolution until this claim commits, so a claim is never granted on a
+      // question that was resolved before it. The upsert keeps a live lease held by someone else (and returns it).
+      const [row] = await query<{ status: string | null; delivered: boolean; claimant: string | null; lease_until_ms: number | null }>(
+        "claimDelivery",
+        true,
+        `WITH q AS MATERIALIZED (SELECT status FROM questions WHERE id = $1 FOR SHARE),
+         delivered AS MATERIALIZED (SELECT 1 FROM deliveries WHERE question_id = $1 AND surface = $2 AND chat = $3),
+         claim AS (
+           INSERT INTO delivery_claims AS c (question_id, surface, chat, claimant, lease_until_ms)
+           SELECT $1, $2, $3, $4, $6::bigint
+           WHERE EXISTS (SELECT 1 FROM q WHERE status = 'pending') AND NOT EXISTS (SELECT 1 FROM delivered)
+           ON CONFLICT (question_id, surface, chat) DO UPDATE SET
+             claimant = CASE WHEN c.claimant = EXCLUDED.claimant OR c.lease_until_ms <= $5::bigint THEN EXCLUDED.claimant ELSE c.claimant END,
+             lease_until_ms = CASE WHEN c.claimant = EXCLUDED.claimant OR c.lease_until_ms <= $5::bigint
+                                   THEN EXCLUDED.lease_until_ms ELSE c.lease_until_ms END
+           RETURNING c.claimant, c.lease_until_ms
+         )
+         SELECT (SELECT status FROM q) AS status, EXISTS (SELECT 1 FROM delivered) AS delivered,
+                (SELECT claimant FROM claim) AS claimant, (SELECT lease_until_ms FROM claim) AS lease_until_ms`,
+        [claim.id, claim.surface, claim.chat, claim.claimant, claim.nowMs, leaseUntilMs],
+      );
+      if (!row || row.status === null) return { ok: false, reason: "not_found" };
+      if (row.status !== "pending") return { ok: false, reason: "not_pending" };
+      if (row.delivered) return { ok: false, reason: "delivered" };
+      if (row.claimant === claim.claimant) return { ok: true, leaseUntilMs };
+      return row.lease_until_ms === null ? { ok: false, reason: "claimed" } : { ok: false, reason: "claimed", leaseUntilMs: row.lease_until_ms };
+    },
+
+    onRemoteChange: changes.onRemoteChange,
+    onResync: changes.onResync,
+
+    async close() {
+      if (closed) return;
+      closed = true;
+      await changes.close();
+      await end();
+    },
+  };
+}
