@@ -4,9 +4,10 @@
 // compiler (JavaScript, .d.ts and source maps; relative `.ts` imports rewritten to `.js`), and copies the Control
 // UI's static files beside the compiled web module. The bundle is written first, so dist/ is newer than every source
 // and test/global-setup.ts does not rebuild for it. dist/ is rebuilt from scratch so a renamed source never leaves a
-// stale module to be packed.
+// stale module to be packed: the compiler writes a fresh folder beside it, which then replaces dist/ in two renames,
+// so a process started meanwhile (a test spawning the CLI) never finds dist/ half-written or gone for long.
 import { execFileSync } from "node:child_process";
-import { chmodSync, cpSync, rmSync } from "node:fs";
+import { chmodSync, cpSync, renameSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -14,10 +15,11 @@ import { build } from "esbuild";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const dist = join(root, "dist");
+const fresh = join(root, `.dist-${process.pid}`);
 const staticDir = join(root, "src", "web", "static");
 const tsc = join(dirname(createRequire(import.meta.url).resolve("typescript/package.json")), "bin", "tsc");
 
-rmSync(dist, { recursive: true, force: true });
+rmSync(fresh, { recursive: true, force: true });
 try {
   // A plain same-origin ES module: the page's policy is script-src 'self' with Trusted Types, so no eval, nothing inline.
   await build({
@@ -32,14 +34,23 @@ try {
     logLevel: "warning",
     banner: { js: "// Generated from src/web/browser-shared.ts (src/render/summary.ts and friends) by scripts/build.mjs: do not edit." },
   });
-  execFileSync(process.execPath, [tsc, "-p", join(root, "tsconfig.build.json")], { cwd: root, stdio: "inherit" });
+  execFileSync(process.execPath, [tsc, "-p", join(root, "tsconfig.build.json"), "--outDir", fresh], { cwd: root, stdio: "inherit" });
 } catch (error) {
   if (error?.errors === undefined && error?.status === undefined) console.error(error);
+  rmSync(fresh, { recursive: true, force: true });
   process.exit(1);
 }
 // The page's files only: its type-checking config and the bundle's types stay behind.
-cpSync(staticDir, join(dist, "src", "web", "static"), {
+cpSync(staticDir, join(fresh, "src", "web", "static"), {
   recursive: true,
   filter: (path) => !path.endsWith(".d.ts") && basename(path) !== "tsconfig.json",
 });
-chmodSync(join(dist, "bin", "ask-user-bridge.js"), 0o755);
+chmodSync(join(fresh, "bin", "ask-user-bridge.js"), 0o755);
+const old = `${fresh}-old`;
+try {
+  renameSync(dist, old);
+} catch (error) {
+  if (error?.code !== "ENOENT") throw error;
+}
+renameSync(fresh, dist);
+rmSync(old, { recursive: true, force: true });
