@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { preparePrivateDir } from "./data-dir.ts";
 
 const FILE = "gateway-token";
 
@@ -19,7 +20,7 @@ export function ensureGatewayToken(configured: string | undefined, dataDir: stri
   const existing = readTokenFile(dataDir);
   if (existing) return { token: existing, generated: false };
   const token = randomBytes(24).toString("hex");
-  mkdirSync(dataDir, { recursive: true });
+  preparePrivateDir(dataDir);
   writeFileSync(join(dataDir, FILE), `${token}\n`, { mode: 0o600 });
   return { token, generated: true };
 }

@@ -1,4 +1,5 @@
 import type { Config } from "../config.ts";
+import { preparePrivateDir } from "../data-dir.ts";
 import { createGatewayServer, type HttpRoute, type RequestAuthenticator } from "./server.ts";
 import { createEventHub, createQuestionService } from "./service.ts";
 import { createMemoryStore, createSqliteStore, type QuestionStore } from "./store/index.ts";
@@ -45,6 +46,8 @@ export async function startGateway(
     webApp?: (ctx: { token: string }) => GatewayWebApp;
   } = {},
 ): Promise<RunningGateway> {
+  const dataDir = preparePrivateDir(config.DATA_DIR);
+  if (dataDir.warning) (extras.log ?? ((message: string) => console.warn(`[gateway] ${message}`)))(dataDir.warning);
   const { token, generated } = ensureGatewayToken(config.GATEWAY_TOKEN, config.DATA_DIR);
   const store = await openStore(config, extras.log);
   const events = createEventHub();

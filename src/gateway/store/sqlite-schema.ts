@@ -1,6 +1,6 @@
-import fs from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
+import { preparePrivateDir, restrictFile } from "../../data-dir.ts";
 
 export const SQLITE_FILE_NAME = "ask-user-bridge.sqlite";
 
@@ -99,8 +99,11 @@ export function migrateSqlite(db: Database.Database): void {
 
 /** Opens `<dataDir>/ask-user-bridge.sqlite`, creating the directory, with the pragmas and the current schema. */
 export function openSqliteDatabase(dataDir: string): Database.Database {
-  fs.mkdirSync(dataDir, { recursive: true });
-  const db = new Database(path.join(dataDir, SQLITE_FILE_NAME));
+  preparePrivateDir(dataDir);
+  const file = path.join(dataDir, SQLITE_FILE_NAME);
+  // Owner-only before SQLite opens it: its -wal and -shm files then get the same mode.
+  restrictFile(file);
+  const db = new Database(file);
   try {
     applySqlitePragmas(db);
     migrateSqlite(db);
@@ -114,7 +117,8 @@ export function openSqliteDatabase(dataDir: string): Database.Database {
 /** `ask-user-bridge migrate` for SQLite: opens (creating if needed) the database under `dataDir` and migrates it. */
 export function migrateSqliteDataDir(dataDir: string): { file: string; from: number; to: number } {
   const file = path.join(dataDir, SQLITE_FILE_NAME);
-  fs.mkdirSync(dataDir, { recursive: true });
+  preparePrivateDir(dataDir);
+  restrictFile(file);
   const db = new Database(file);
   try {
     const from = db.pragma("user_version", { simple: true }) as number;
