@@ -54,6 +54,22 @@ export const configSchema = z.object({
         return z.NEVER;
       }
     }),
+  /** Every target a question may reach; empty: any target. */
+  ASK_ALLOWED_TARGETS: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      try {
+        return parseTargetList(v ?? "");
+      } catch (error) {
+        ctx.addIssue({ code: "custom", message: (error as Error).message });
+        return z.NEVER;
+      }
+    }),
+  /** Pending questions one run may hold (callers other than the admin GATEWAY_TOKEN). */
+  ASK_MAX_PENDING_PER_RUN: z.coerce.number().int().min(1).max(100_000).default(50),
+  /** Pending questions one scoped agent credential may hold. */
+  ASK_MAX_PENDING_PER_CREDENTIAL: z.coerce.number().int().min(1).max(100_000).default(200),
   /** Test-only: lowers the 30 s timeout floor so expiry can be tested quickly. Never part of the contract. */
   ASK_TEST_MIN_TIMEOUT_SECONDS: z.coerce.number().positive().max(30).optional(),
 

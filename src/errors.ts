@@ -1,6 +1,8 @@
 /** The protocol's error codes (PRODUCT.md §3), plus the transport's own. */
 export const ERROR_CODES = [
   "UNAUTHORIZED",
+  /** The credential is valid but its role may not do this (see README "Security"). */
+  "FORBIDDEN",
   "INVALID_PARAMS",
   "QUESTION_NOT_FOUND",
   "QUESTION_ALREADY_TERMINAL",
@@ -8,6 +10,8 @@ export const ERROR_CODES = [
   "SESSION_HAS_PENDING_QUESTION",
   /** An answer looked like a credential, so nothing was recorded (the bots then delete the person's message). */
   "CREDENTIAL_REFUSED",
+  /** A scoped credential or run reached its limit of pending questions (ASK_MAX_PENDING_PER_*). */
+  "QUOTA_EXCEEDED",
   /** The database is unreachable: nothing was recorded; try again (the gateway reconnects by itself). */
   "STORE_UNAVAILABLE",
   "INVALID_FRAME",

@@ -16,6 +16,7 @@ Commands:
   cancel ID                  cancel a pending question
   mcp                        an MCP server on stdio (tools ask_user, ask_user_start, ask_user_wait)
   migrate                    bring the store's schema up to date (PostgreSQL at DATABASE_URL, else SQLite)
+  token create|list|revoke   scoped credentials for agents and bots
   --version                  print the version
 
 Run "ask-user-bridge <command> --help" for a command's options. Configuration comes from .env
@@ -38,6 +39,7 @@ const COMMANDS: Record<string, (bots: BotLoaders) => Promise<Command>> = {
   cancel: async () => (await import("./ops.ts")).runCancel,
   mcp: async () => (await import("./mcp/command.ts")).runMcp,
   migrate: async () => (await import("./migrate.ts")).runMigrate,
+  token: async () => (await import("./token.ts")).runToken,
   bot: async (bots) => (await import("./bot.ts")).createBotCommand(bots),
 };
 

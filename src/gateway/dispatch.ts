@@ -1,37 +1,52 @@
 import { GatewayError } from "../errors.ts";
-import { isMethodName, parseParams, type MethodName } from "../protocol/methods.ts";
+import { isMethodName, parseParams, type MethodName, type MethodParams } from "../protocol/methods.ts";
+import { authorizeCall } from "./credentials/policy.ts";
+import { ADMIN, type Principal } from "./credentials/principal.ts";
 import type { Cancellation, QuestionService } from "./service.ts";
+
+/** Who is calling, and what ends its waits. */
+export interface CallContext {
+  principal: Principal;
+  signal?: Cancellation;
+}
+
+type Handlers = { [M in MethodName]: (params: MethodParams<M>, context: CallContext) => unknown };
 
 /** Runs one protocol method against the service. Shared by the WebSocket and the HTTP mirror. */
 export function createDispatcher(service: QuestionService) {
-  const handlers: { [M in MethodName]: (params: unknown, signal: Cancellation | undefined) => unknown } = {
-    "question.request": async (p, signal) => {
-      const params = parseParams("question.request", p);
-      const { id, expiresAtMs, record } = await service.request(params);
+  const handlers: Handlers = {
+    "question.request": async (params, { signal, principal }) => {
+      const { id, expiresAtMs, record } = await service.request(params, principal);
       // With waitMs the asker gets question.waitAnswer's payload (which carries the id) instead.
       return params.waitMs === undefined ? { id, expiresAtMs } : service.waitFor(record, params.waitMs, signal);
     },
-    "question.waitAnswer": (p, signal) => {
-      const { id, timeoutMs } = parseParams("question.waitAnswer", p);
-      return service.waitAnswer(id, timeoutMs, signal);
-    },
-    "question.resolve": (p) => service.resolve(parseParams("question.resolve", p)),
-    "question.reply": (p) => service.reply(parseParams("question.reply", p)),
-    "question.get": (p) => service.get(parseParams("question.get", p).id),
-    "question.list": async (p) => ({ questions: await service.list(parseParams("question.list", p)) }),
-    "question.delivered": (p) => service.delivered(parseParams("question.delivered", p)),
-    "question.deliveryFailed": (p) => service.deliveryFailed(parseParams("question.deliveryFailed", p)),
-    "question.claimDelivery": (p) => service.claimDelivery(parseParams("question.claimDelivery", p)),
-    "run.abort": (p) => service.abortRun(parseParams("run.abort", p).runId),
+    "question.waitAnswer": ({ id, timeoutMs }, { signal }) => service.waitAnswer(id, timeoutMs, signal),
+    "question.resolve": (params) => service.resolve(params),
+    "question.reply": (params) => service.reply(params),
+    "question.get": ({ id }) => service.get(id),
+    "question.list": async (params) => ({ questions: await service.list(params) }),
+    "question.delivered": (params) => service.delivered(params),
+    "question.deliveryFailed": (params) => service.deliveryFailed(params),
+    "question.claimDelivery": (params) => service.claimDelivery(params),
+    "run.abort": ({ runId }) => service.abortRun(runId),
   };
 
-  /** Runs a method. The service settles a write only once the store has made it durable, so a response never gets ahead of it. */
-  return async function dispatch(method: unknown, params: unknown, signal?: Cancellation): Promise<unknown> {
+  /**
+   * Runs a method: validates its params, checks the caller may make this call (filling in `by` from the credential),
+   * and runs it. The service settles a write only once the store has made it durable, so a response never gets
+   * ahead of it.
+   */
+  return async function dispatch(method: unknown, params: unknown, signal?: Cancellation, principal: Principal = ADMIN): Promise<unknown> {
     if (!isMethodName(method)) {
       throw new GatewayError("UNKNOWN_METHOD", `unknown method ${JSON.stringify(String(method)).slice(0, 140)}`);
     }
-    return handlers[method](params, signal);
+    return run(method, params, signal ? { principal, signal } : { principal });
   };
+
+  function run<M extends MethodName>(method: M, params: unknown, context: CallContext): unknown {
+    const checked = authorizeCall(context.principal, method, parseParams(method, params));
+    return (handlers[method] as (params: MethodParams<M>, context: CallContext) => unknown)(checked, context);
+  }
 }
 
 export type Dispatch = ReturnType<typeof createDispatcher>;

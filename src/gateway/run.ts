@@ -16,7 +16,8 @@ export interface RunningGateway {
 type GatewayConfig = Pick<
   Config,
   "GATEWAY_HOST" | "GATEWAY_PORT" | "GATEWAY_TOKEN" | "DATA_DIR" | "STORE" | "DATABASE_URL" | "DELIVERY_TIMEOUT_SECONDS" | "ASK_DEFAULT_TARGETS" | "ASK_TEST_MIN_TIMEOUT_SECONDS"
->;
+> &
+  Partial<Pick<Config, "ASK_ALLOWED_TARGETS" | "ASK_MAX_PENDING_PER_RUN" | "ASK_MAX_PENDING_PER_CREDENTIAL">>;
 
 /**
  * A web app the gateway serves beside the protocol (the Control UI is one): its routes, and how its own sessions
@@ -57,6 +58,8 @@ export async function startGateway(
     ...(extras.log ? { log: extras.log } : {}),
     deliveryTimeoutMs: config.DELIVERY_TIMEOUT_SECONDS * 1000,
     defaultTargets: config.ASK_DEFAULT_TARGETS,
+    ...(config.ASK_ALLOWED_TARGETS?.length ? { allowedTargets: config.ASK_ALLOWED_TARGETS } : {}),
+    ...(config.ASK_MAX_PENDING_PER_RUN ? { maxPendingPerRun: config.ASK_MAX_PENDING_PER_RUN } : {}),
     ...(config.ASK_TEST_MIN_TIMEOUT_SECONDS === undefined ? {} : { minTimeoutSeconds: config.ASK_TEST_MIN_TIMEOUT_SECONDS }),
   });
   try {

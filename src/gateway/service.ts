@@ -6,6 +6,7 @@ import { formatTarget, isChatTarget } from "../targets.ts";
 import { parseReply } from "../parse/index.ts";
 import type { GatewayEventName, ListFilter, MethodParams, ReplyOutcome } from "../protocol/index.ts";
 import { validateAnswers } from "./answers.ts";
+import { ADMIN, type Principal } from "./credentials/principal.ts";
 import { createDeadlines } from "./deadlines.ts";
 import { SessionBusyError, StoreUnavailableError } from "./store/errors.ts";
 import type { ClaimOutcome, QuestionStore, StoreChange } from "./store/types.ts";
@@ -43,6 +44,10 @@ export interface QuestionServiceOptions {
   deliveryTimeoutMs?: number;
   /** Used when a request names no targets. */
   defaultTargets?: Target[];
+  /** When set, every target a request names (or the defaults) must be one of these (ASK_ALLOWED_TARGETS). */
+  allowedTargets?: Target[];
+  /** Pending questions one run may hold, for callers other than the admin credential (ASK_MAX_PENDING_PER_RUN). */
+  maxPendingPerRun?: number;
   /** Test-only lower clamp for timeoutSeconds; the contract always says 30. */
   minTimeoutSeconds?: number;
   /** The longest a single waitAnswer long-poll may hold. */
@@ -163,6 +168,18 @@ export function createQuestionService(options: QuestionServiceOptions) {
     }
   }
 
+  /** With ASK_ALLOWED_TARGETS, a request may only reach the chats listed there (any users within them). */
+  function checkAllowedTargets(targets: readonly Target[]): void {
+    const allowed = options.allowedTargets;
+    if (!allowed?.length) return;
+    const issues = targets.flatMap((target, index) =>
+      allowed.some((a) => a.surface === target.surface && (a.chat === undefined || a.chat === target.chat))
+        ? []
+        : [{ path: `targets.${index}`, message: `${formatTarget(target)} is not in ASK_ALLOWED_TARGETS` }],
+    );
+    if (issues.length > 0) throw new GatewayError("INVALID_PARAMS", issues.map((i) => `${i.path}: ${i.message}`).join("; "), { issues });
+  }
+
   function notPending(record: QuestionRecord): GatewayError {
     return new GatewayError("QUESTION_ALREADY_TERMINAL", `question ${record.id} is already ${record.status}`);
   }
@@ -211,7 +228,7 @@ export function createQuestionService(options: QuestionServiceOptions) {
     /** Subscribes to the default event hub (when no `events` port was injected, or it is a hub). */
     subscribe: (listener: ServiceListener): (() => void) => events.subscribe(listener),
 
-    async request(params: MethodParams<"question.request">): Promise<{ id: string; expiresAtMs: number; record: QuestionRecord }> {
+    async request(params: MethodParams<"question.request">, asker: Principal = ADMIN): Promise<{ id: string; expiresAtMs: number; record: QuestionRecord }> {
       const { runId, sessionKey, targets, waitMs: _waitMs, ...input } = params;
       const normalized = normalizeAskUserInput(
         input,
@@ -221,6 +238,14 @@ export function createQuestionService(options: QuestionServiceOptions) {
         const lines = normalized.issues.map((i) => `${i.path}: ${i.message}`).join("; ");
         throw new GatewayError("INVALID_PARAMS", `invalid ask_user input: ${lines}`, { issues: normalized.issues });
       }
+      const chosenTargets = targets ?? defaultTargets;
+      checkAllowedTargets(chosenTargets);
+      if (asker.kind !== "admin" && runId && options.maxPendingPerRun !== undefined) {
+        const pending = await stored(store.list({ status: "pending", runId, limit: options.maxPendingPerRun }));
+        if (pending.length >= options.maxPendingPerRun) {
+          throw new GatewayError("QUOTA_EXCEEDED", `run ${runId} already has ${pending.length} pending questions (ASK_MAX_PENDING_PER_RUN is ${options.maxPendingPerRun})`);
+        }
+      }
       const createdAtMs = now();
       const record: QuestionRecord = {
         id: newQuestionId(),
@@ -229,7 +254,7 @@ export function createQuestionService(options: QuestionServiceOptions) {
         status: "pending",
         createdAtMs,
         expiresAtMs: createdAtMs + normalized.value.timeoutSeconds * 1000,
-        targets: targets ?? defaultTargets,
+        targets: chosenTargets,
         deliveries: [],
         ...(runId ? { runId } : {}),
         ...(sessionKey ? { sessionKey } : {}),

@@ -1,0 +1,70 @@
+import { GatewayError } from "../../errors.ts";
+import type { MethodName, MethodParams } from "../../protocol/methods.ts";
+import type { ResolvedBy, ResolveVia } from "../../record.ts";
+import type { Principal } from "./principal.ts";
+
+type Kind = Principal["kind"];
+
+/** Which methods each kind of caller may use. Admin may use every method. */
+const ALLOWED: Record<Exclude<Kind, "admin">, ReadonlySet<MethodName>> = {
+  agent: new Set(["question.request", "question.waitAnswer", "question.get", "question.list", "question.resolve", "run.abort"]),
+  bot: new Set(["question.get", "question.list", "question.resolve", "question.reply", "question.delivered", "question.deliveryFailed", "question.claimDelivery"]),
+  web: new Set(["question.get", "question.list", "question.resolve", "question.reply", "question.waitAnswer"]),
+};
+
+const BOT_VIAS: ReadonlySet<ResolveVia> = new Set(["button", "text", "modal"]);
+
+function forbidden(principal: Principal, what: string): GatewayError {
+  const who = principal.kind === "bot" ? `a bot:${principal.surface} credential` : principal.kind === "agent" ? "an agent credential" : "the Control UI session";
+  return new GatewayError("FORBIDDEN", `${who} may not ${what}`);
+}
+
+/** `by` as the gateway records it: the surface and `via` come from the credential; who pressed comes from a bot. */
+function byFor(principal: Principal, given: ResolvedBy | undefined, defaultVia: ResolveVia): ResolvedBy {
+  switch (principal.kind) {
+    case "admin":
+      return given ?? { surface: "api", via: defaultVia };
+    case "agent":
+      return { surface: "api", via: "api" };
+    case "web":
+      return { surface: "web", via: "web" };
+    case "bot": {
+      const { user, userName, chat } = given ?? {};
+      return {
+        surface: principal.surface,
+        via: given && BOT_VIAS.has(given.via) ? given.via : defaultVia === "api" ? "button" : defaultVia,
+        ...(user !== undefined ? { user } : {}),
+        ...(userName !== undefined ? { userName } : {}),
+        ...(chat !== undefined ? { chat } : {}),
+      };
+    }
+  }
+}
+
+/**
+ * Checks that `principal` may call `method` with these params, and returns the params the gateway acts on: `by`
+ * filled in from the credential, and a bot's reports held to its own surface. Throws FORBIDDEN otherwise.
+ */
+export function authorizeCall<M extends MethodName>(principal: Principal, method: M, params: MethodParams<M>): MethodParams<M> {
+  if (principal.kind !== "admin" && !ALLOWED[principal.kind].has(method)) throw forbidden(principal, `call ${method}`);
+  switch (method) {
+    case "question.resolve": {
+      const p = params as MethodParams<"question.resolve">;
+      if (principal.kind === "agent" && !("cancel" in p)) throw forbidden(principal, "answer a question (it may cancel one)");
+      return { ...p, by: byFor(principal, p.by, principal.kind === "web" ? "web" : "api") } as MethodParams<M>;
+    }
+    case "question.reply": {
+      const p = params as MethodParams<"question.reply">;
+      return { ...p, by: byFor(principal, p.by, principal.kind === "web" ? "web" : "text") } as MethodParams<M>;
+    }
+    case "question.delivered":
+    case "question.deliveryFailed":
+    case "question.claimDelivery": {
+      const p = params as { surface: string };
+      if (principal.kind === "bot" && p.surface !== principal.surface) throw forbidden(principal, `report for ${p.surface}`);
+      return params;
+    }
+    default:
+      return params;
+  }
+}

@@ -1,0 +1,149 @@
+import path from "node:path";
+import { preparePrivateDir, restrictFile } from "../../data-dir.ts";
+import { SQLITE_FILE_NAME } from "../store/sqlite-schema.ts";
+import type { Role } from "./principal.ts";
+
+/** A scoped credential as `token list` shows it; the token itself is never stored, only its hash. */
+export interface Credential {
+  id: string;
+  name: string;
+  role: Role;
+  createdAtMs: number;
+  revokedAtMs?: number;
+}
+
+/**
+ * Where scoped credentials live: the same database as the questions (its own table), so every gateway instance on
+ * one PostgreSQL database knows the same credentials, and the CLI manages them without a running gateway.
+ */
+export interface CredentialStore {
+  add(credential: Credential, tokenHash: string): Promise<void>;
+  /** The live (not revoked) credential with this token hash. */
+  findByHash(tokenHash: string): Promise<Credential | undefined>;
+  list(): Promise<Credential[]>;
+  /** Revokes by id or by name (every live credential of that name); returns what it revoked. */
+  revoke(idOrName: string, nowMs: number): Promise<Credential[]>;
+  close(): Promise<void>;
+}
+
+type Row = { id: string; name: string; role: Role; created_at_ms: number | string; revoked_at_ms: number | string | null };
+const rowToCredential = (row: Row): Credential => ({
+  id: row.id,
+  name: row.name,
+  role: row.role,
+  createdAtMs: Number(row.created_at_ms),
+  ...(row.revoked_at_ms === null ? {} : { revokedAtMs: Number(row.revoked_at_ms) }),
+});
+
+const TABLE = "ask_user_bridge_credentials";
+const CREATE = `CREATE TABLE IF NOT EXISTS ${TABLE} (
+  id            TEXT PRIMARY KEY NOT NULL,
+  name          TEXT NOT NULL,
+  role          TEXT NOT NULL,
+  token_hash    TEXT NOT NULL UNIQUE,
+  created_at_ms BIGINT NOT NULL,
+  revoked_at_ms BIGINT
+)`;
+
+export function createMemoryCredentialStore(): CredentialStore {
+  const rows = new Map<string, { credential: Credential; hash: string }>();
+  const live = (c: Credential) => c.revokedAtMs === undefined;
+  return {
+    async add(credential, tokenHash) {
+      rows.set(credential.id, { credential: { ...credential }, hash: tokenHash });
+    },
+    async findByHash(tokenHash) {
+      for (const { credential, hash } of rows.values()) if (hash === tokenHash && live(credential)) return { ...credential };
+      return undefined;
+    },
+    async list() {
+      return [...rows.values()].map(({ credential }) => ({ ...credential }));
+    },
+    async revoke(idOrName, nowMs) {
+      const revoked: Credential[] = [];
+      for (const row of rows.values()) {
+        if (live(row.credential) && (row.credential.id === idOrName || row.credential.name === idOrName)) {
+          row.credential.revokedAtMs = nowMs;
+          revoked.push({ ...row.credential });
+        }
+      }
+      return revoked;
+    },
+    async close() {},
+  };
+}
+
+/** Credentials in the gateway's SQLite file, on a connection of their own (WAL lets several connections share it). */
+export async function createSqliteCredentialStore(dataDir: string): Promise<CredentialStore> {
+  const { default: Database } = await import("better-sqlite3");
+  preparePrivateDir(dataDir);
+  const dbFile = path.join(dataDir, SQLITE_FILE_NAME);
+  restrictFile(dbFile);
+  const db = new Database(dbFile);
+  db.pragma("journal_mode = WAL");
+  db.pragma("busy_timeout = 5000");
+  db.exec(CREATE);
+  const sql = {
+    add: db.prepare(`INSERT INTO ${TABLE} (id, name, role, token_hash, created_at_ms) VALUES (?, ?, ?, ?, ?)`),
+    find: db.prepare<[string], Row>(`SELECT * FROM ${TABLE} WHERE token_hash = ? AND revoked_at_ms IS NULL`),
+    list: db.prepare<[], Row>(`SELECT * FROM ${TABLE} ORDER BY created_at_ms, id`),
+    revoke: db.prepare<[number, string, string], Row>(
+      `UPDATE ${TABLE} SET revoked_at_ms = ? WHERE revoked_at_ms IS NULL AND (id = ? OR name = ?) RETURNING *`,
+    ),
+  };
+  return {
+    async add(c, tokenHash) {
+      sql.add.run(c.id, c.name, c.role, tokenHash, c.createdAtMs);
+    },
+    async findByHash(tokenHash) {
+      const row = sql.find.get(tokenHash);
+      return row && rowToCredential(row);
+    },
+    async list() {
+      return sql.list.all().map(rowToCredential);
+    },
+    async revoke(idOrName, nowMs) {
+      return sql.revoke.all(nowMs, idOrName, idOrName).map(rowToCredential);
+    },
+    async close() {
+      if (db.open) db.close();
+    },
+  };
+}
+
+/** Credentials in the shared PostgreSQL database, on a small pool of their own. */
+export async function createPostgresCredentialStore(connectionString: string): Promise<CredentialStore> {
+  const { default: pg } = await import("pg");
+  const pool = new pg.Pool({ connectionString, max: 2, connectionTimeoutMillis: 5_000, application_name: "ask-user-bridge credentials" });
+  pool.on("error", () => undefined); // an idle connection lost: the pool makes a new one when asked
+  await pool.query(CREATE);
+  return {
+    async add(c, tokenHash) {
+      await pool.query(`INSERT INTO ${TABLE} (id, name, role, token_hash, created_at_ms) VALUES ($1, $2, $3, $4, $5)`, [c.id, c.name, c.role, tokenHash, c.createdAtMs]);
+    },
+    async findByHash(tokenHash) {
+      const { rows } = await pool.query<Row>(`SELECT * FROM ${TABLE} WHERE token_hash = $1 AND revoked_at_ms IS NULL`, [tokenHash]);
+      return rows[0] && rowToCredential(rows[0]);
+    },
+    async list() {
+      return (await pool.query<Row>(`SELECT * FROM ${TABLE} ORDER BY created_at_ms, id`)).rows.map(rowToCredential);
+    },
+    async revoke(idOrName, nowMs) {
+      const { rows } = await pool.query<Row>(
+        `UPDATE ${TABLE} SET revoked_at_ms = $1 WHERE revoked_at_ms IS NULL AND (id = $2 OR name = $2) RETURNING *`,
+        [nowMs, idOrName],
+      );
+      return rows.map(rowToCredential);
+    },
+    async close() {
+      await pool.end();
+    },
+  };
+}
+
+/** The credential store beside the question store the configuration picks. */
+export function openCredentialStore(config: { DATABASE_URL?: string | undefined; STORE: "sqlite" | "memory"; DATA_DIR: string }): Promise<CredentialStore> {
+  if (config.DATABASE_URL) return createPostgresCredentialStore(config.DATABASE_URL);
+  if (config.STORE === "memory") return Promise.resolve(createMemoryCredentialStore());
+  return createSqliteCredentialStore(config.DATA_DIR);
+}
