@@ -7,9 +7,15 @@ const MAX_VALUE_LENGTH = 4000;
 /**
  * Resolve validation (PRODUCT.md §3): every question has at least one value, a single-select question has exactly
  * one, and a value equal to a label (case-insensitively) is stored as that exact label. Throws CREDENTIAL_REFUSED when
- * a value looks like a credential (nothing is recorded), else QUESTION_INVALID_ANSWER for any other problem.
+ * a value looks like a credential or holds one of the deployment's own secrets (`holdsKnownSecret`, see
+ * createKnownSecretMatcher), and nothing is recorded; else QUESTION_INVALID_ANSWER for any other problem. Neither
+ * error quotes the value.
  */
-export function validateAnswers(questions: AskUserQuestion[], given: Record<string, string | string[]>): Record<string, string[]> {
+export function validateAnswers(
+  questions: AskUserQuestion[],
+  given: Record<string, string | string[]>,
+  holdsKnownSecret: (text: string) => boolean = () => false,
+): Record<string, string[]> {
   const issues: Array<{ path: string; message: string }> = [];
   const credentials: Array<{ path: string; message: string }> = [];
   const answers: Record<string, string[]> = {};
@@ -24,7 +30,7 @@ export function validateAnswers(questions: AskUserQuestion[], given: Record<stri
     const stored: string[] = [];
     for (const value of values) {
       const label = byLabel.get(value.toLocaleLowerCase()) ?? value;
-      if (label === value && !byLabel.has(value.toLocaleLowerCase()) && looksLikeCredential(value)) {
+      if (label === value && !byLabel.has(value.toLocaleLowerCase()) && (looksLikeCredential(value) || holdsKnownSecret(value))) {
         credentials.push({ path: `answers.${q.id}`, message: "looks like a credential; it was not recorded (use the secrets flow for credentials)" });
       } else if (label.length > MAX_VALUE_LENGTH) issues.push({ path: `answers.${q.id}`, message: `a value is longer than ${MAX_VALUE_LENGTH} characters` });
       else if (!stored.includes(label)) stored.push(label);

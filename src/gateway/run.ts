@@ -17,7 +17,14 @@ type GatewayConfig = Pick<
   Config,
   "GATEWAY_HOST" | "GATEWAY_PORT" | "GATEWAY_TOKEN" | "DATA_DIR" | "STORE" | "DATABASE_URL" | "DELIVERY_TIMEOUT_SECONDS" | "ASK_DEFAULT_TARGETS" | "ASK_TEST_MIN_TIMEOUT_SECONDS"
 > &
-  Partial<Pick<Config, "ASK_ALLOWED_TARGETS" | "ASK_MAX_PENDING_PER_RUN" | "ASK_MAX_PENDING_PER_CREDENTIAL">>;
+  Partial<Pick<Config, "ASK_ALLOWED_TARGETS" | "ASK_MAX_PENDING_PER_RUN" | "ASK_MAX_PENDING_PER_CREDENTIAL">> &
+  Partial<Pick<Config, (typeof BOT_SECRETS)[number]>>;
+
+/**
+ * The bots' secrets. When the gateway's environment holds them (`start` runs the gateway and the bots from one .env),
+ * no answer may contain one, nor the gateway token: see createKnownSecretMatcher.
+ */
+const BOT_SECRETS = ["TELEGRAM_BOT_TOKEN", "TELEGRAM_WEBHOOK_SECRET", "DISCORD_BOT_TOKEN", "SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "SLACK_SIGNING_SECRET"] as const;
 
 /**
  * A web app the gateway serves beside the protocol (the Control UI is one): its routes, and how its own sessions
@@ -58,6 +65,7 @@ export async function startGateway(
     ...(extras.log ? { log: extras.log } : {}),
     deliveryTimeoutMs: config.DELIVERY_TIMEOUT_SECONDS * 1000,
     defaultTargets: config.ASK_DEFAULT_TARGETS,
+    knownSecrets: [token, ...BOT_SECRETS.map((key) => config[key])],
     ...(config.ASK_ALLOWED_TARGETS?.length ? { allowedTargets: config.ASK_ALLOWED_TARGETS } : {}),
     ...(config.ASK_MAX_PENDING_PER_RUN ? { maxPendingPerRun: config.ASK_MAX_PENDING_PER_RUN } : {}),
     ...(config.ASK_TEST_MIN_TIMEOUT_SECONDS === undefined ? {} : { minTimeoutSeconds: config.ASK_TEST_MIN_TIMEOUT_SECONDS }),

@@ -3,7 +3,7 @@ import { normalizeAskUserInput } from "../contract/normalize.ts";
 import { GatewayError } from "../errors.ts";
 import type { QuestionRecord, Target } from "../record.ts";
 import { formatTarget, isChatTarget } from "../targets.ts";
-import { parseReply } from "../parse/index.ts";
+import { createKnownSecretMatcher, INVALID_MESSAGES, parseReply } from "../parse/index.ts";
 import type { GatewayEventName, ListFilter, MethodParams, ReplyOutcome } from "../protocol/index.ts";
 import { validateAnswers } from "./answers.ts";
 import { ADMIN, type Principal } from "./credentials/principal.ts";
@@ -52,6 +52,8 @@ export interface QuestionServiceOptions {
   minTimeoutSeconds?: number;
   /** The longest a single waitAnswer long-poll may hold. */
   maxWaitMs?: number;
+  /** This deployment's own secrets (gateway token, bot tokens, signing secrets): no answer or reply may contain one. */
+  knownSecrets?: readonly (string | undefined)[];
   log?: (message: string, error?: unknown) => void;
 }
 
@@ -95,6 +97,7 @@ export function createQuestionService(options: QuestionServiceOptions) {
   const deliveryTimeoutMs = options.deliveryTimeoutMs ?? 30_000;
   const defaultTargets = options.defaultTargets?.length ? options.defaultTargets : [{ surface: "web" as const }];
   const events = options.events ?? createEventHub();
+  const holdsKnownSecret = createKnownSecretMatcher(options.knownSecrets ?? []);
   const failedChats = new Map<string, Map<string, string>>();
   const unsubscribe: Array<() => void> = [];
 
@@ -191,7 +194,7 @@ export function createQuestionService(options: QuestionServiceOptions) {
     const outcome = await stored(
       "cancel" in params
         ? store.resolve(record.id, { status: "cancelled", reason: params.reason, by, resolvedAtMs: now() })
-        : store.resolve(record.id, { status: "answered", answers: validateAnswers(record.questions, params.answers), by, resolvedAtMs: now() }),
+        : store.resolve(record.id, { status: "answered", answers: validateAnswers(record.questions, params.answers, holdsKnownSecret), by, resolvedAtMs: now() }),
     );
     if (!outcome.ok) {
       throw new GatewayError(outcome.code, outcome.code === "QUESTION_NOT_FOUND" ? `no question with id ${params.id}` : `question ${params.id} is already terminal`);
@@ -277,6 +280,8 @@ export function createQuestionService(options: QuestionServiceOptions) {
     async reply(params: MethodParams<"question.reply">): Promise<ReplyOutcome> {
       const record = await mustGet(params.id);
       if (record.status !== "pending") throw notPending(record);
+      // Refused before parsing, so that no part of it is held as a partial answer either.
+      if (holdsKnownSecret(params.text)) return { kind: "invalid", reason: "credential", message: INVALID_MESSAGES.credential };
       const held = record.partialAnswers ?? {};
       const remaining = record.questions.filter((q) => !Object.hasOwn(held, q.id));
       const outcome = parseReply(remaining, params.text);

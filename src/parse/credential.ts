@@ -1,25 +1,43 @@
 /**
  * Credential detection (parser rule 3). Bots reuse it to refuse, and delete, a pasted secret.
  * Every pattern is anchored on a left boundary so that each scan stays linear on long input.
+ * Two passes: the known shapes and the entropy rule over the text as written, then the prefixed shapes again over the
+ * text with its whitespace removed (./split-credential.ts), for a key pasted in pieces.
  */
+import { holdsSplitCredential } from "./split-credential.ts";
 
 /** Known token shapes. Each is searched anywhere in the text, after a non-token character. */
 const KNOWN_SHAPES: readonly RegExp[] = [
   // OpenAI-style keys: sk- followed by at least 20 of [A-Za-z0-9_-]. "sk-learn" is too short.
   /(?<![A-Za-z0-9])sk-[A-Za-z0-9_-]{20}/u,
-  // Slack tokens: xoxa-, xoxb-, xoxp-, xoxr- followed by a token body.
-  /(?<![A-Za-z0-9])xox[abpr]-[A-Za-z0-9-]{10}/u,
+  // Slack tokens: xoxa-, xoxb-, xoxe-, xoxp-, xoxr-, xoxs- followed by a token body; app-level tokens (xapp-1-…).
+  /(?<![A-Za-z0-9])xox[abeprs]-[A-Za-z0-9-]{10}/u,
+  /(?<![A-Za-z0-9])xapp-[0-9]-[A-Za-z0-9-]{10}/u,
   // GitHub tokens: ghp_, gho_, ghu_, ghs_, ghr_ followed by at least 30 alphanumerics; fine-grained PATs.
   /(?<![A-Za-z0-9])gh[pousr]_[A-Za-z0-9]{30}/u,
   /(?<![A-Za-z0-9])github_pat_[A-Za-z0-9_]{20}/u,
-  // AWS access key ids.
+  // AWS access key ids (AKIA) and temporary session key ids (ASIA: base32, exactly 16 after the prefix, so that a
+  // longer capitalised identifier such as ASIAPACIFICSALESTEAM is not one).
   /(?<![A-Za-z0-9])AKIA[A-Z0-9]{16}/u,
-  // Telegram bot tokens: the bot id, a colon, then 35 characters.
+  /(?<![A-Za-z0-9])ASIA[A-Z2-7]{16}(?![A-Za-z0-9])/u,
+  // Telegram bot tokens: the bot id, a colon, then 35 characters; also inside a Bot API URL (…/bot123:AA…/getMe).
   /(?<![A-Za-z0-9_-])[0-9]+:[A-Za-z0-9_-]{35}/u,
+  /\/bot[0-9]+:[A-Za-z0-9_-]{35}/u,
+  // Discord bot tokens: the bot's id (17-20 digits) in base64, whose every 4 characters encode 3 ASCII digits, then a
+  // 6-character timestamp and an HMAC of 27 or more.
+  /(?<![A-Za-z0-9_-])(?:[MNO][DTjz][AEIMQUYcgk][w-z0-5]){5,6}[A-Za-z0-9_-]{0,3}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27}/u,
+  // Google API keys, Stripe secret and restricted keys, GitLab and npm access tokens.
+  /(?<![A-Za-z0-9_-])AIza[A-Za-z0-9_-]{35}/u,
+  /(?<![A-Za-z0-9])[rs]k_(?:live|test)_[A-Za-z0-9]{16}/u,
+  /(?<![A-Za-z0-9])glpat-[A-Za-z0-9_-]{20}/u,
+  /(?<![A-Za-z0-9])npm_[A-Za-z0-9]{36}/u,
   // PEM private keys (RSA, EC, OPENSSH, ENCRYPTED, or plain).
   /-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----/u,
-  // JWTs: a base64url JSON header and payload, both starting with {" (eyJ).
-  /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]+\.eyJ[A-Za-z0-9_-]+\./u,
+  // JWTs: a base64url JSON header and payload, both starting with {" (eyJ), whitespace allowed after the dots.
+  /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]+\.\s*eyJ[A-Za-z0-9_-]+\./u,
+  // Incoming-webhook URLs: whoever holds one may post as the app.
+  /hooks\.slack\.com\/(?:services|workflows|triggers)\/T[A-Z0-9]{6,}\/[A-Za-z0-9]{6,}\/[A-Za-z0-9]{6}/u,
+  /discord(?:app)?\.com\/api\/webhooks\/[0-9]{17,20}\/[A-Za-z0-9_-]{40}/u,
 ];
 
 /** A token at least this long may be a credential by entropy alone. */
@@ -31,8 +49,11 @@ export const HIGH_ENTROPY_MIN_BITS = 4;
 const TOKEN_RUN = /[A-Za-z0-9+/=_-]+/gu;
 /** Hex digits and dashes only: UUIDs and git SHAs, never credentials. */
 const HEX_LIKE = /^[0-9a-fA-F-]+$/u;
-/** A word that is a URL or a file path: its "/" separates ordinary path segments, not base64. */
-const PATH_LIKE = /:\/\/|^~?\.{0,2}\/|\\/u;
+/** A word that is a file path: its "/" separates ordinary path segments, not base64. */
+const PATH_LIKE = /^~?\.{0,2}\/|\\/u;
+/** Where a URL's path starts (after the scheme and authority), and where its query or fragment starts. */
+const URL_PATH = /[/?#]/u;
+const URL_QUERY = /[?#]/u;
 
 /** Shannon entropy of a string, in bits per character (per code point). */
 export function shannonEntropy(text: string): number {
@@ -61,12 +82,29 @@ function isHighEntropyToken(token: string): boolean {
   );
 }
 
-/** The tokens the entropy rule looks at: runs of base64/hex characters, with URLs and paths cut at "/" and "\". */
+/**
+ * The parts of a word holding a URL that the entropy rule reads: what precedes the URL, its authority (user info and
+ * host), and its query and fragment (`?token=…`, `#access_token=…`). Not its path: a path names a page, and the ids
+ * of shared documents (Google Docs and Drive, Notion) are as random as any key. Known shapes are still searched there.
+ */
+function urlParts(word: string, schemeEnd: number): string[] {
+  const rest = word.slice(schemeEnd + 3);
+  const pathAt = rest.search(URL_PATH);
+  if (pathAt === -1) return [word.slice(0, schemeEnd), rest];
+  const afterAuthority = rest.slice(pathAt);
+  const queryAt = afterAuthority.search(URL_QUERY);
+  return [word.slice(0, schemeEnd), rest.slice(0, pathAt), queryAt === -1 ? "" : afterAuthority.slice(queryAt)];
+}
+
+/** The tokens the entropy rule looks at: runs of base64/hex characters, with paths cut at "/" and "\" (URLs: urlParts). */
 function entropyTokens(text: string): string[] {
   const tokens: string[] = [];
   for (const word of text.split(/\s+/u)) {
     if (word.length < HIGH_ENTROPY_MIN_LENGTH) continue;
-    const parts = PATH_LIKE.test(word) ? word.split(/[/\\]/u) : [word];
+    const schemeEnd = word.indexOf("://");
+    let parts: string[];
+    if (schemeEnd !== -1) parts = urlParts(word, schemeEnd).flatMap((part) => part.split("/"));
+    else parts = PATH_LIKE.test(word) ? word.split(/[/\\]/u) : [word];
     for (const part of parts) {
       for (const match of part.matchAll(TOKEN_RUN)) tokens.push(match[0]);
     }
@@ -76,12 +114,15 @@ function entropyTokens(text: string): string[] {
 
 /**
  * True when the text contains something that looks like a credential: a known token shape
- * (sk-, xox?-, gh?_, github_pat_, AKIA, a Telegram bot token, a PEM private key, a JWT)
- * or a token of 32+ characters mixing upper case, lower case and digits with at least 4 bits of entropy per character.
+ * (sk-, xox?-, xapp-, gh?_, github_pat_, AKIA, ASIA, a Telegram or Discord bot token, AIza, sk_live_, glpat-, npm_,
+ * a PEM private key, a JWT, a Slack or Discord webhook URL), one of the prefixed shapes split by whitespace, or a token
+ * of 32+ characters mixing upper case, lower case and digits with at least 4 bits of entropy per character (outside
+ * the path of a URL).
  * UUIDs, git SHAs and ordinary words never are. Never throws; a non-string is not a credential.
  */
 export function looksLikeCredential(text: string): boolean {
   if (typeof text !== "string" || text.length === 0) return false;
   if (KNOWN_SHAPES.some((shape) => shape.test(text))) return true;
-  return entropyTokens(text).some(isHighEntropyToken);
+  if (entropyTokens(text).some(isHighEntropyToken)) return true;
+  return holdsSplitCredential(text);
 }

@@ -1,6 +1,7 @@
 export { parseReply } from "./parse-reply.ts";
 export { readValue } from "./read-value.ts";
 export { looksLikeCredential, shannonEntropy, HIGH_ENTROPY_MIN_BITS, HIGH_ENTROPY_MIN_LENGTH } from "./credential.ts";
+export { createKnownSecretMatcher, KNOWN_SECRET_MIN_LENGTH } from "./known-secrets.ts";
 export { parseNumberForm } from "./number-form.ts";
 export { createOptionMatcher, isSkipText, type OptionMatch, type OptionMatcher } from "./match-option.ts";
 export { createKeyedLineReader, type KeyedLine } from "./keyed-line.ts";

@@ -1,0 +1,107 @@
+/**
+ * The second pass of credential detection: a key pasted in pieces (`sk-proj-Ab3d Ef6h …`, a JWT with a space after
+ * each dot, a token with zero-width spaces inside) is joined again and searched for the prefixed shapes.
+ *
+ * Why only these shapes, and why not simply remove every space: once the spaces go, ordinary text turns into long
+ * mixed runs. "Deploy Version 2 To Production Tonight" becomes a 32-character token with capitals, small letters and
+ * a digit (the entropy rule would refuse it), and "at 12:30 we deploy the new build to prod" becomes a Telegram bot
+ * token. So this pass (1) joins only pieces that are not ordinary words: a word of letters, lower case after an
+ * optional capital, ends the run, since a key is cut into random chunks and a sentence into words; (2) looks only for
+ * shapes that begin with a distinctive prefix and whose body must read as random (letters of both cases and a digit).
+ * AWS key ids are left out: their alphabet (capitals and digits) is that of ordinary upper-case text once the spaces
+ * are gone ("ASIA PACIFIC Q3 REVENUE"), and the id names a key rather than being the secret. The entropy rule is not
+ * run here either. Every quantifier is bounded, so the scan stays linear on long input.
+ */
+
+/** Whitespace, plus the invisible characters a pasted key may hide behind (zero-width spaces, soft hyphen, BOM). */
+const GAP = /[\s\u00AD\u180E\u200B-\u200D\u2060\uFEFF]+/u;
+/** An ordinary word: letters only, lower case after an optional capital ("deploy", "Staging"). It ends a joined run. */
+const ORDINARY_WORD = /^[A-Za-z][a-z]+$/u;
+
+/** Letters of both cases and a digit: what a random base62 body has and a joined phrase rarely has. */
+const readsRandom = (match: string) => /[A-Z]/u.test(match) && /[a-z]/u.test(match) && /[0-9]/u.test(match);
+const hasDigit = (match: string) => /[0-9]/u.test(match);
+const always = () => true;
+
+interface SplitShape {
+  /** The characters that may not come right before the shape (as a character class). */
+  before: string;
+  /** The shape itself, without its left boundary. */
+  body: string;
+  /** Whether a match is random enough to be a key. */
+  accept: (match: string) => boolean;
+}
+
+const SPLIT_SHAPES: readonly SplitShape[] = [
+  { before: "[A-Za-z0-9]", body: "sk-[A-Za-z0-9_-]{20,256}", accept: readsRandom },
+  { before: "[A-Za-z0-9]", body: "xox[abeprs]-[A-Za-z0-9-]{10,256}", accept: hasDigit },
+  { before: "[A-Za-z0-9]", body: "xapp-[0-9]-[A-Za-z0-9-]{10,256}", accept: hasDigit },
+  { before: "[A-Za-z0-9]", body: "gh[pousr]_[A-Za-z0-9]{30,256}", accept: readsRandom },
+  { before: "[A-Za-z0-9]", body: "github_pat_[A-Za-z0-9_]{20,256}", accept: readsRandom },
+  // Telegram bot tokens: the secret part always starts with AA, so "12:30" followed by words never matches.
+  { before: "[A-Za-z0-9_-]", body: "[0-9]{5,12}:AA[A-Za-z0-9_-]{33}", accept: readsRandom },
+  {
+    before: "[A-Za-z0-9_-]",
+    body: "(?:[MNO][DTjz][AEIMQUYcgk][w-z0-5]){5,6}[A-Za-z0-9_-]{0,3}\\.[A-Za-z0-9_-]{6}\\.[A-Za-z0-9_-]{27}",
+    accept: always,
+  },
+  { before: "[A-Za-z0-9_-]", body: "eyJ[A-Za-z0-9_-]{4,512}\\.eyJ[A-Za-z0-9_-]{4}", accept: always },
+  { before: "[A-Za-z0-9]", body: "hooks\\.slack\\.com\\/(?:services|workflows|triggers)\\/T[A-Z0-9]{6,32}\\/[A-Za-z0-9]{6,32}\\/[A-Za-z0-9]{6}", accept: always },
+];
+
+/** Each shape twice: anywhere after a non-token character, and exactly at an offset (where a piece starts). */
+const COMPILED = SPLIT_SHAPES.map((shape) => ({
+  anywhere: new RegExp(`(?<!${shape.before})${shape.body}`, "gu"),
+  at: new RegExp(shape.body, "uy"),
+  accept: shape.accept,
+}));
+
+/** A run of joined pieces, and where each piece after the first starts in it. */
+interface JoinedRun {
+  text: string;
+  starts: number[];
+}
+
+/** Joins consecutive pieces that are not ordinary words; only runs of two or more pieces (the first pass saw the rest). */
+function joinedRuns(text: string): JoinedRun[] {
+  const runs: JoinedRun[] = [];
+  let pieces: string[] = [];
+  const flush = () => {
+    if (pieces.length > 1) {
+      const starts: number[] = [];
+      let at = 0;
+      for (const piece of pieces) {
+        if (at > 0) starts.push(at);
+        at += piece.length;
+      }
+      runs.push({ text: pieces.join(""), starts });
+    }
+    pieces = [];
+  };
+  for (const piece of text.split(GAP)) {
+    if (piece === "") continue;
+    if (ORDINARY_WORD.test(piece)) flush();
+    else pieces.push(piece);
+  }
+  flush();
+  return runs;
+}
+
+function runHoldsShape(run: JoinedRun): boolean {
+  for (const shape of COMPILED) {
+    for (const match of run.text.matchAll(shape.anywhere)) if (shape.accept(match[0])) return true;
+    // A piece starts where the text had whitespace: a left boundary even though the joined text has none there.
+    for (const start of run.starts) {
+      shape.at.lastIndex = start;
+      const match = shape.at.exec(run.text);
+      if (match && shape.accept(match[0])) return true;
+    }
+  }
+  return false;
+}
+
+/** True when a prefixed key shape appears once whitespace between the pieces of a key is removed. Never throws. */
+export function holdsSplitCredential(text: string): boolean {
+  if (typeof text !== "string" || !GAP.test(text)) return false;
+  return joinedRuns(text).some(runHoldsShape);
+}
