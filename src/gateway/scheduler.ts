@@ -4,7 +4,9 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 /**
  * One timer for the whole gateway: it wakes at the earliest deadline it is told about, runs `tick`, and asks `next`
  * for the following deadline. Ticks never overlap; a deadline poked while a tick runs is picked up by the re-arm
- * after it.
+ * after it (`next` sees everything). The timer only ever moves earlier between two ticks, so an answer from `next`
+ * that is out of date by the time it arrives can wake the gateway early (harmless: the tick finds nothing due),
+ * never late.
  */
 export function createScheduler({ now, tick, next, onError }: {
   now: () => number;
@@ -16,12 +18,9 @@ export function createScheduler({ now, tick, next, onError }: {
   let armedFor: number | undefined;
   let stopped = false;
   let ticking = false;
-  /** Bumped by every arm, so a slow `next()` answer never overrides a newer one. */
-  let generation = 0;
 
   async function arm(): Promise<void> {
     if (stopped || ticking) return;
-    const mine = ++generation;
     let at: number | undefined;
     try {
       at = await next();
@@ -29,13 +28,13 @@ export function createScheduler({ now, tick, next, onError }: {
       onError(error);
       at = now() + 1_000; // the store is unavailable: look again in a second
     }
-    if (stopped || ticking || mine !== generation) return;
+    if (stopped || ticking || at === undefined) return;
     set(at);
   }
 
-  function set(at: number | undefined): void {
-    if (at === undefined) return clear();
-    if (timer && armedFor === at) return;
+  /** Arms the timer for `at` unless it is already armed for that moment or earlier. */
+  function set(at: number): void {
+    if (timer && armedFor !== undefined && armedFor <= at) return;
     clear();
     armedFor = at;
     timer = setTimeout(() => void fire(), Math.min(MAX_TIMER_MS, Math.max(0, at - now())));
@@ -66,10 +65,7 @@ export function createScheduler({ now, tick, next, onError }: {
     /** Call whenever a deadline may have moved earlier. */
     poke(deadlineMs: number): void {
       if (stopped || ticking) return;
-      if (armedFor === undefined || deadlineMs < armedFor) {
-        generation++; // a pending next() answer is older than this deadline
-        set(deadlineMs);
-      }
+      set(deadlineMs);
     },
     arm,
     stop(): void {
