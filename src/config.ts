@@ -23,6 +23,9 @@ const idList = z
     return ids;
   });
 
+/** A shorter shared secret is refused at start (issue #17: tokens were guessed at thousands a second). */
+export const GATEWAY_TOKEN_MIN_LENGTH = 32;
+
 export const configSchema = z.object({
   GATEWAY_HOST: z.string().trim().min(1).default("127.0.0.1"),
   GATEWAY_PORT: port.default(8787),
@@ -31,7 +34,12 @@ export const configSchema = z.object({
     .trim()
     .optional()
     .transform((v) => (v ? v : undefined))
-    .refine((v) => v === undefined || v.length >= 16, "must be at least 16 characters (try: openssl rand -hex 24)"),
+    .refine(
+      (v) => v === undefined || v.length >= GATEWAY_TOKEN_MIN_LENGTH,
+      `must be at least ${GATEWAY_TOKEN_MIN_LENGTH} characters, and random: make one with \`openssl rand -hex 32\` (or leave it unset, and the gateway generates one)`,
+    ),
+  /** Open WebSocket connections at most; past it, upgrades get 503 (64 of them may be unauthenticated). */
+  GATEWAY_MAX_CONNECTIONS: z.coerce.number().int().min(1).max(1_000_000).default(1_000),
   GATEWAY_URL: url,
   DATA_DIR: z.string().trim().min(1).default("./data"),
   STORE: z.enum(["sqlite", "memory"]).default("sqlite"),

@@ -26,6 +26,9 @@ describe("configuration", () => {
     [{ GATEWAY_PORT: "abc" }, "GATEWAY_PORT"],
     [{ GATEWAY_PORT: "70000" }, "GATEWAY_PORT"],
     [{ GATEWAY_TOKEN: "short" }, "GATEWAY_TOKEN"],
+    [{ GATEWAY_TOKEN: "a".repeat(31) }, "GATEWAY_TOKEN"],
+    [{ GATEWAY_MAX_CONNECTIONS: "0" }, "GATEWAY_MAX_CONNECTIONS"],
+    [{ GATEWAY_MAX_CONNECTIONS: "many" }, "GATEWAY_MAX_CONNECTIONS"],
     [{ GATEWAY_URL: "not a url" }, "GATEWAY_URL"],
     [{ STORE: "postgres" }, "STORE"],
     [{ DELIVERY_TIMEOUT_SECONDS: "-1" }, "DELIVERY_TIMEOUT_SECONDS"],
@@ -36,6 +39,12 @@ describe("configuration", () => {
   ])("%j is refused naming %s", (env, name) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(new RegExp(`${name}:`));
+  });
+
+  it("a GATEWAY_TOKEN under 32 characters is refused with how to make a good one; 32 are accepted", () => {
+    expect(() => loadConfig({ GATEWAY_TOKEN: "a".repeat(31) })).toThrow(/GATEWAY_TOKEN: must be at least 32 characters.*openssl rand -hex 32/);
+    expect(loadConfig({ GATEWAY_TOKEN: "a".repeat(32) }).GATEWAY_TOKEN).toBe("a".repeat(32));
+    expect(loadConfig({}).GATEWAY_MAX_CONNECTIONS).toBe(1_000);
   });
 
   it("names every bad variable at once", () => {

@@ -191,7 +191,7 @@ describe("group commit, step by step", () => {
     const dispatch = createDispatcher(service);
     const socket = Object.assign(new EventEmitter(), { OPEN: 1, readyState: 1, bufferedAmount: 0, sent: [] as string[] });
     Object.assign(socket, { send: (text: string) => socket.sent.push(text), close: () => {}, terminate: () => {} });
-    const connection = createConnection({ socket: socket as unknown as WebSocket, dispatch, authenticated: true, checkToken: () => true, log: () => {} });
+    const connection = createConnection({ socket: socket as unknown as WebSocket, dispatch, authenticated: true, checkToken: () => ({ ok: true }), log: () => {} });
     service.subscribe((event, record) => connection.event(event, record));
 
     socket.emit("message", Buffer.from(JSON.stringify({ type: "req", id: 1, method: "question.request", params: oneQuestion() })), false);

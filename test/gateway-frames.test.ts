@@ -1,6 +1,7 @@
 /**
  * Authentication (UNAUTHORIZED on the WebSocket and the HTTP mirror), malformed frames (INVALID_FRAME,
- * UNKNOWN_METHOD, FRAME_TOO_LARGE) that leave the connection working, and events with a per-connection seq.
+ * UNKNOWN_METHOD) that leave the connection working, frames over the limit (which drop the connection; over HTTP,
+ * FRAME_TOO_LARGE), and events with a per-connection seq.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_FRAME_BYTES } from "../src/protocol/methods.ts";
@@ -85,11 +86,23 @@ describe("malformed frames get an error response, and the same connection keeps 
     await stillServes(ws);
   });
 
-  it("a frame over 1 MiB gets FRAME_TOO_LARGE", async () => {
+  it("a frame over 1 MiB drops its connection unread (it cannot be answered: its id is in the part never read); others keep working", async () => {
+    const other = await RawWs.connect(gateway.wsUrl);
+    other.socket.on("error", () => {}); // the gateway resets the connection
     const big = JSON.stringify({ type: "req", id: "big", method: "question.request", params: { pad: "x".repeat(MAX_FRAME_BYTES) } });
-    const res = await ws.sendRaw(big, { id: null });
-    expect(res).toMatchObject({ ok: false, error: { code: "FRAME_TOO_LARGE" } });
+    other.socket.send(big);
+    expect([1006, 1009]).toContain((await other.closed).code);
+    expect(other.responses).toEqual([expect.objectContaining({ ok: true })]); // the connect, nothing after
     await stillServes(ws);
+  });
+
+  it("before connect, a frame over 4 KiB drops the connection; one of 4 KiB is answered", async () => {
+    const early = await RawWs.open(gateway.wsUrl);
+    early.socket.on("error", () => {});
+    const frame = (pad: string) => JSON.stringify({ type: "req", id: "early", method: "question.list", params: { pad } });
+    expect(await early.sendRaw(frame("x".repeat(4096 - frame("").length)), { id: "early" })).toMatchObject({ ok: false, error: { code: "UNAUTHORIZED" } });
+    early.socket.send(frame("x".repeat(4097 - frame("").length)));
+    expect([1006, 1009]).toContain((await early.closed).code);
   });
 
   it("a frame of just under 1 MiB is read normally", async () => {

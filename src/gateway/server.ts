@@ -1,10 +1,13 @@
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+import type { Duplex } from "node:stream";
 import { WebSocketServer } from "ws";
 import { GatewayError, type ErrorBody } from "../errors.ts";
 import { bearerToken, createTokenCheck } from "./auth.ts";
+import { createAuthBackoff, createGuardedTokenCheck, lockoutMessage, retryAfterSeconds } from "./auth-backoff.ts";
 import { createDispatcher, toErrorBody } from "./dispatch.ts";
-import { MAX_FRAME_BYTES } from "../protocol/methods.ts";
+import { CLOSE_HANDSHAKE_TIMEOUT_MS, createConnectionCounter, DEFAULT_MAX_CONNECTIONS, MAX_FRAME_BYTES } from "./limits.ts";
+import { isCrossOrigin } from "./origin.ts";
 import type { QuestionService } from "./service.ts";
 import { createConnection } from "./ws-connection.ts";
 
@@ -22,6 +25,8 @@ export interface GatewayServerOptions {
   routes?: HttpRoute[];
   /** Alternative ways a request may authenticate (e.g. the UI's session cookie). */
   authenticate?: RequestAuthenticator;
+  /** Open WebSocket connections at most (GATEWAY_MAX_CONNECTIONS); 64 of them may be unauthenticated. */
+  maxConnections?: number;
   log?: (message: string, error?: unknown) => void;
 }
 
@@ -46,6 +51,23 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
   res.end(text);
 }
 
+/** Refuses a WebSocket upgrade with a plain-text reason, then lets go of the socket. */
+function refuseUpgrade(socket: Duplex, status: number, reason: string, headers: Record<string, string> = {}): void {
+  const body = `${reason}\n`;
+  const head = [
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ""}`,
+    "Connection: close",
+    "Content-Type: text/plain; charset=utf-8",
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
+  ];
+  socket.end(`${head.join("\r\n")}\r\n\r\n${body}`);
+  // The server keeps half-open sockets; one whose client never closes its side must not stay.
+  setTimeout(() => socket.destroy(), CLOSE_HANDSHAKE_TIMEOUT_MS).unref();
+}
+
+const remoteAddress = (req: IncomingMessage) => (req.socket as Socket).remoteAddress;
+
 function readBody(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -68,8 +90,19 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
 export function createGatewayServer(options: GatewayServerOptions) {
   const { service } = options;
   const log = options.log ?? ((message, error) => console.error(`[gateway] ${message}`, error ?? ""));
-  const checkToken = createTokenCheck(options.token);
-  const isAuthorized = (req: IncomingMessage) => checkToken(bearerToken(req.headers.authorization)) || options.authenticate?.(req) === true;
+  // Every token check goes through the per-address backoff (auth-backoff.ts).
+  const checkToken = createGuardedTokenCheck(createTokenCheck(options.token), createAuthBackoff());
+  const counter = createConnectionCounter({ maxConnections: options.maxConnections ?? DEFAULT_MAX_CONNECTIONS });
+
+  /** A request's credentials: a bearer token (checked with the backoff), else the web app's own (a cookie). */
+  function authorize(req: IncomingMessage): { ok: true } | { ok: false; retryAfterMs: number } {
+    const presented = bearerToken(req.headers.authorization);
+    if (presented === undefined) return options.authenticate?.(req) === true ? { ok: true } : { ok: false, retryAfterMs: 0 };
+    const verdict = checkToken(remoteAddress(req), presented);
+    if (verdict.ok || verdict.retryAfterMs > 0) return verdict;
+    return options.authenticate?.(req) === true ? { ok: true } : verdict;
+  }
+
   const dispatch = createDispatcher(service);
   const connections = new Set<ReturnType<typeof createConnection>>();
 
@@ -80,7 +113,12 @@ export function createGatewayServer(options: GatewayServerOptions) {
   async function handleRpc(req: IncomingMessage, res: ServerResponse, method: string): Promise<void> {
     const requestId = req.headers["x-request-id"] ?? null;
     const fail = (error: ErrorBody) => sendJson(res, HTTP_STATUS[error.code] ?? 400, { type: "res", id: requestId, ok: false, error });
-    if (!isAuthorized(req)) return fail({ code: "UNAUTHORIZED", message: "send the gateway token as Authorization: Bearer <token>" });
+    const auth = authorize(req);
+    if (!auth.ok && auth.retryAfterMs > 0) {
+      res.setHeader("retry-after", String(retryAfterSeconds(auth.retryAfterMs)));
+      return sendJson(res, 429, { type: "res", id: requestId, ok: false, error: { code: "UNAUTHORIZED", message: lockoutMessage(auth.retryAfterMs) } });
+    }
+    if (!auth.ok) return fail({ code: "UNAUTHORIZED", message: "send the gateway token as Authorization: Bearer <token>" });
     let params: unknown;
     try {
       const body = await readBody(req);
@@ -115,23 +153,37 @@ export function createGatewayServer(options: GatewayServerOptions) {
     });
   });
 
-  // Frames up to 16 MiB are read and answered with FRAME_TOO_LARGE past 1 MiB; larger ones close the socket.
-  const wss = new WebSocketServer({ noServer: true, maxPayload: 16 * MAX_FRAME_BYTES });
+  // A frame over 1 MiB (4 KiB before connect, set per connection) drops its connection at its header: see
+  // limits.ts. No compression, so a frame's length is what it costs.
+  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES, perMessageDeflate: false });
   server.on("upgrade", (req, socket, head) => {
     const url = new URL(req.url ?? "/", "http://gateway");
-    if (url.pathname !== "/ws") {
-      socket.end("HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n");
-      return;
-    }
-    const presented = bearerToken(req.headers.authorization);
-    if (presented !== undefined && !checkToken(presented)) {
-      socket.end("HTTP/1.1 401 Unauthorized\r\nConnection: close\r\n\r\n");
-      return;
-    }
+    if (url.pathname !== "/ws") return refuseUpgrade(socket, 404, "not found");
+    // Any web page may open a WebSocket to any address (with its cookies): only the gateway's own pages may here.
+    if (isCrossOrigin(req)) return refuseUpgrade(socket, 403, "WebSocket upgrades from another origin are refused");
+    const auth = authorize(req);
+    if (!auth.ok && auth.retryAfterMs > 0) return refuseUpgrade(socket, 429, lockoutMessage(auth.retryAfterMs), { "Retry-After": String(retryAfterSeconds(auth.retryAfterMs)) });
+    // A wrong bearer token is refused here; no credentials at all may still send a connect frame.
+    if (!auth.ok && bearerToken(req.headers.authorization) !== undefined) return refuseUpgrade(socket, 401, "wrong token");
+    const refusal = counter.refusal(auth.ok);
+    if (refusal) return refuseUpgrade(socket, 503, refusal);
+    const address = remoteAddress(req);
+    // handleUpgrade calls back synchronously (no verifyClient), so the count checked above is still the count here.
     wss.handleUpgrade(req, socket, head, (ws) => {
-      const connection = createConnection({ socket: ws, dispatch, authenticated: isAuthorized(req), checkToken, log });
+      const slot = counter.take(auth.ok);
+      const connection = createConnection({
+        socket: ws,
+        dispatch,
+        authenticated: auth.ok,
+        checkToken: (token) => checkToken(address, token),
+        onAuthenticated: () => slot.authenticated(),
+        log,
+      });
       connections.add(connection);
-      ws.on("close", () => connections.delete(connection));
+      ws.on("close", () => {
+        slot.release();
+        connections.delete(connection);
+      });
     });
   });
 

@@ -1,8 +1,10 @@
 import type { WebSocket } from "ws";
 import { GatewayError, type ErrorBody } from "../errors.ts";
 import { toErrorBody, type Dispatch } from "./dispatch.ts";
-import { isRequestFrame, MAX_FRAME_BYTES, parseSubscribeParams, requestFrameSchema } from "../protocol/methods.ts";
+import { isRequestFrame, parseSubscribeParams, requestFrameSchema } from "../protocol/methods.ts";
 import type { GatewayEventName } from "../protocol/methods.ts";
+import { lockoutMessage, type TokenVerdict } from "./auth-backoff.ts";
+import { CLOSE_HANDSHAKE_TIMEOUT_MS, MAX_FRAME_BYTES, PRE_AUTH_FRAME_MAX_BYTES, setFrameLimit } from "./limits.ts";
 
 const AUTH_DEADLINE_MS = 10_000;
 const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
@@ -11,7 +13,10 @@ export interface ConnectionOptions {
   socket: WebSocket;
   dispatch: Dispatch;
   authenticated: boolean;
-  checkToken: (token: unknown) => boolean;
+  /** Checks the token of a `connect` request (with this client address's backoff). */
+  checkToken: (token: unknown) => TokenVerdict;
+  /** Called once, when a connection that was not authenticated at the upgrade authenticates. */
+  onAuthenticated?: () => void;
   log: (message: string, error?: unknown) => void;
 }
 
@@ -37,7 +42,7 @@ function rawSocketOf(socket: WebSocket): Corkable | undefined {
 }
 
 /** One WebSocket client: authentication, request/response frames, and events with a per-connection seq. */
-export function createConnection({ socket, dispatch, authenticated, checkToken, log }: ConnectionOptions) {
+export function createConnection({ socket, dispatch, authenticated, checkToken, onAuthenticated, log }: ConnectionOptions) {
   let authed = authenticated;
   let seq = 0;
   /** The events this connection asked for with events.subscribe; all of them until it does. */
@@ -56,7 +61,15 @@ export function createConnection({ socket, dispatch, authenticated, checkToken, 
       return () => onClose.delete(callback);
     },
   };
-  const authTimer = authed ? undefined : setTimeout(() => socket.close(4401, "authenticate first"), AUTH_DEADLINE_MS);
+  /** Closes with a reason; a client that does not answer the close frame within 2 s (ws waits 30) is cut off. */
+  const closeWith = (code: number, reason: string) => {
+    socket.close(code, reason);
+    setTimeout(() => socket.terminate(), CLOSE_HANDSHAKE_TIMEOUT_MS).unref();
+  };
+  const authTimer = authed ? undefined : setTimeout(() => closeWith(4401, "authenticate first"), AUTH_DEADLINE_MS);
+  // Frames are limited to 4 KiB until `connect` succeeds (see limits.ts). Should ws's receiver ever not take a
+  // per-connection limit, onMessage checks the length instead (the server's 1 MiB limit still holds before that).
+  const preAuthLimitByWs = !authed && setFrameLimit(socket, PRE_AUTH_FRAME_MAX_BYTES);
 
   const uncork = () => {
     const raw = corked;
@@ -101,8 +114,9 @@ export function createConnection({ socket, dispatch, authenticated, checkToken, 
   }
 
   async function onMessage(raw: Buffer, isBinary: boolean): Promise<void> {
-    if (raw.length > MAX_FRAME_BYTES) {
-      respond(null, { error: { code: "FRAME_TOO_LARGE", message: `frames are limited to ${MAX_FRAME_BYTES} bytes (got ${raw.length})` } });
+    // (Frames over MAX_FRAME_BYTES never get here: ws drops their connection at the header, see the "error" handler.)
+    if (!authed && !preAuthLimitByWs && raw.length > PRE_AUTH_FRAME_MAX_BYTES) {
+      socket.terminate();
       return;
     }
     let frame: unknown;
@@ -124,13 +138,23 @@ export function createConnection({ socket, dispatch, authenticated, checkToken, 
     const { id, method, params } = parsed.data;
     if (method === "connect") {
       const token = (params as { token?: unknown } | undefined)?.token;
-      if (checkToken(token)) {
-        authed = true;
-        clearTimeout(authTimer);
+      const verdict = checkToken(token);
+      if (verdict.ok) {
+        // onMessage has not awaited yet: this runs within ws's "message" event, so a frame pipelined right behind the
+        // connect frame is already read with the 1 MiB limit.
+        if (!authed) {
+          authed = true;
+          clearTimeout(authTimer);
+          setFrameLimit(socket, MAX_FRAME_BYTES);
+          onAuthenticated?.();
+        }
         respond(id, { payload: { ok: true } });
+      } else if (verdict.retryAfterMs > 0) {
+        respond(id, { error: { code: "UNAUTHORIZED", message: lockoutMessage(verdict.retryAfterMs) } });
+        closeWith(4429, "too many wrong tokens; try again later");
       } else {
         respond(id, { error: { code: "UNAUTHORIZED", message: "wrong or missing token" } });
-        socket.close(4401, "unauthorized");
+        closeWith(4401, "unauthorized");
       }
       return;
     }
@@ -171,7 +195,13 @@ export function createConnection({ socket, dispatch, authenticated, checkToken, 
     }
     onClose.clear();
   });
-  socket.on("error", (error) => log("socket error", error));
+  // ws reports a frame over the limit (announced in its header), a malformed frame or invalid UTF-8 here, after it
+  // has queued a close frame. Left alone it would keep reading, and discarding, what the peer sends until the
+  // closing handshake ends; destroying the socket stops reading at once.
+  socket.on("error", (error) => {
+    socket.terminate();
+    log(`dropped a connection: ${error.message}`);
+  });
 
   return {
     get authenticated() {

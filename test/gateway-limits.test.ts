@@ -1,0 +1,149 @@
+/**
+ * The pure parts of the gateway's limits: the per-address token backoff (on a fake clock), the connection counts,
+ * the Origin rule and address keys; and that ws still takes a per-connection frame limit (it is ws's internal
+ * field, so a ws upgrade that moves it fails here first). The attacks themselves run against a gateway process in
+ * test/system/security-limits.test.ts.
+ */
+import type { IncomingMessage } from "node:http";
+import { afterAll, describe, expect, it } from "vitest";
+import { WebSocket, WebSocketServer } from "ws";
+import { addressKey, createAuthBackoff, createGuardedTokenCheck, MAX_DELAY_MS } from "../src/gateway/auth-backoff.ts";
+import { createConnectionCounter, setFrameLimit } from "../src/gateway/limits.ts";
+import { isCrossOrigin } from "../src/gateway/origin.ts";
+
+function clock() {
+  let now = 1_000_000;
+  return { now: () => now, advance: (ms: number) => (now += ms) };
+}
+
+describe("token backoff per address", () => {
+  it("5 wrong tokens are checked; then the address is locked out 1 s, doubling with each wrong token, up to 60 s", () => {
+    const time = clock();
+    const backoff = createAuthBackoff({ now: time.now });
+    for (let i = 0; i < 4; i++) {
+      backoff.failed("10.0.0.1");
+      expect(backoff.retryAfterMs("10.0.0.1")).toBe(0);
+    }
+    const lockouts: number[] = [];
+    for (let i = 0; i < 9; i++) {
+      backoff.failed("10.0.0.1");
+      lockouts.push(backoff.retryAfterMs("10.0.0.1"));
+      time.advance(lockouts.at(-1)!);
+      expect(backoff.retryAfterMs("10.0.0.1")).toBe(0);
+    }
+    expect(lockouts).toEqual([1_000, 2_000, 4_000, 8_000, 16_000, 32_000, MAX_DELAY_MS, MAX_DELAY_MS, MAX_DELAY_MS]);
+    expect(backoff.retryAfterMs("10.0.0.2")).toBe(0);
+  });
+
+  it("the guarded check refuses a locked-out address unchecked, right token included; a right token outside a lockout clears the count", () => {
+    const time = clock();
+    const check = createGuardedTokenCheck((t) => t === "right", createAuthBackoff({ now: time.now }));
+    for (let i = 0; i < 4; i++) expect(check("a", "wrong")).toEqual({ ok: false, retryAfterMs: 0 });
+    expect(check("a", "right")).toEqual({ ok: true });
+    for (let i = 0; i < 4; i++) expect(check("a", "wrong")).toEqual({ ok: false, retryAfterMs: 0 }); // counted afresh
+    expect(check("a", "wrong")).toEqual({ ok: false, retryAfterMs: 0 }); // the fifth: checked, and locks
+    expect(check("a", "right")).toEqual({ ok: false, retryAfterMs: 1_000 });
+    expect(check("b", "right")).toEqual({ ok: true });
+    time.advance(1_000);
+    expect(check("a", "right")).toEqual({ ok: true });
+  });
+
+  it("a missing or non-string token is no guess: it is refused but not counted", () => {
+    const backoff = createAuthBackoff();
+    const check = createGuardedTokenCheck(() => false, backoff);
+    for (const token of [undefined, "", 12345, null, { token: "x" }]) for (let i = 0; i < 10; i++) check("a", token);
+    expect(backoff.size).toBe(0);
+  });
+
+  it("forgets an address 15 minutes after its last wrong token, and never holds more than its bound", () => {
+    const time = clock();
+    const backoff = createAuthBackoff({ now: time.now, maxAddresses: 100 });
+    for (let i = 0; i < 5; i++) backoff.failed("a");
+    time.advance(15 * 60_000);
+    expect(backoff.retryAfterMs("a")).toBe(0);
+    backoff.failed("a");
+    expect(backoff.retryAfterMs("a")).toBe(0); // counting from 1 again
+    for (let i = 0; i < 1_000; i++) backoff.failed(`10.1.${i >> 8}.${i & 255}`);
+    expect(backoff.size).toBe(100);
+  });
+
+  it.each([
+    ["127.0.0.1", "127.0.0.1"],
+    ["::ffff:127.0.0.2", "127.0.0.2"],
+    ["2001:db8:1:2:3:4:5:6", "2001:db8:1:2::/64"],
+    ["2001:db8:1:2::9", "2001:db8:1:2::/64"],
+    ["2001:0db8:0000:0002:ffff::1", "2001:db8:0:2::/64"],
+    ["::1", "0:0:0:0::/64"],
+    ["fe80::1%eth0", "fe80:0:0:0::/64"],
+    [undefined, "unknown"],
+  ])("addressKey(%s) = %s", (address, key) => {
+    expect(addressKey(address)).toBe(key);
+  });
+});
+
+describe("connection counts", () => {
+  it("caps unauthenticated connections and all connections; authenticating or closing gives the place back, once", () => {
+    const counter = createConnectionCounter({ maxConnections: 4, maxUnauthenticated: 2 });
+    const a = counter.take(false);
+    const b = counter.take(false);
+    expect(counter.refusal(false)).toMatch(/waiting to authenticate/);
+    expect(counter.refusal(true)).toBeUndefined();
+    a.authenticated();
+    a.authenticated();
+    expect(counter.unauthenticated).toBe(1);
+    const c = counter.take(false);
+    counter.take(true);
+    expect(counter.refusal(true)).toMatch(/GATEWAY_MAX_CONNECTIONS/);
+    b.release();
+    b.release();
+    c.authenticated();
+    c.release();
+    expect([counter.open, counter.unauthenticated]).toEqual([2, 0]);
+  });
+});
+
+describe("the Origin rule for /ws", () => {
+  const req = (headers: Record<string, string>) => ({ headers }) as unknown as IncomingMessage;
+  it.each<[Record<string, string>, boolean]>([
+    [{ host: "127.0.0.1:8787" }, false],
+    [{ host: "127.0.0.1:8787", origin: "http://127.0.0.1:8787" }, false],
+    [{ host: "127.0.0.1:8787", origin: "https://127.0.0.1:8787" }, false],
+    [{ host: "Gateway.Example", origin: "https://gateway.example" }, false],
+    [{ host: "gateway.example:443", origin: "https://gateway.example" }, false],
+    [{ host: "127.0.0.1:8787", origin: "http://localhost:8787" }, true],
+    [{ host: "127.0.0.1:8787", origin: "http://127.0.0.1:8788" }, true],
+    [{ host: "127.0.0.1:8787", origin: "http://evil.example" }, true],
+    [{ host: "127.0.0.1:8787", origin: "null" }, true],
+    [{ host: "127.0.0.1:8787", origin: "file://" }, true],
+    [{ host: "127.0.0.1:8787", origin: "chrome-extension://127.0.0.1:8787" }, true],
+    [{ origin: "http://127.0.0.1:8787" }, true],
+  ])("%j → cross-origin %s", (headers, cross) => {
+    expect(isCrossOrigin(req(headers))).toBe(cross);
+  });
+});
+
+describe("ws takes a per-connection frame limit", () => {
+  const wss = new WebSocketServer({ port: 0, host: "127.0.0.1", maxPayload: 1024 * 1024 });
+  afterAll(() => new Promise<void>((resolve) => wss.close(() => resolve())));
+
+  it("a limit set on one accepted connection drops a bigger frame there, at its header", async () => {
+    const accepted = new Promise<WebSocket>((resolve) => wss.once("connection", resolve));
+    const client = new WebSocket(`ws://127.0.0.1:${(wss.address() as { port: number }).port}`);
+    client.on("error", () => {});
+    await new Promise((resolve) => client.once("open", resolve));
+    const server = await accepted;
+    expect(setFrameLimit(server, 16)).toBe(true);
+    const messages: string[] = [];
+    server.on("message", (data) => messages.push(data.toString()));
+    const error = new Promise<Error & { code?: string }>((resolve) => server.once("error", resolve));
+    client.send("sixteen bytes ok");
+    client.send("seventeen bytes !");
+    expect((await error).code).toBe("WS_ERR_UNSUPPORTED_MESSAGE_LENGTH");
+    expect(messages).toEqual(["sixteen bytes ok"]);
+    server.terminate();
+  });
+
+  it("reports false when the socket has no such receiver", () => {
+    expect(setFrameLimit({} as WebSocket, 16)).toBe(false);
+  });
+});
