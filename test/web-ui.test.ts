@@ -14,6 +14,7 @@ import { connectGateway, type GatewayClient } from "../src/client/index.ts";
 import type { AskUserResult } from "../src/contract/result.ts";
 import { startGateway, type RunningGateway } from "../src/gateway/run.ts";
 import { createControlUi } from "../src/web/index.ts";
+import { createMemorySessionStore, type SessionStore } from "../src/web/session-store.ts";
 import { askUser } from "../src/sdk.ts";
 import { launchBrowser } from "./helpers/browser.ts";
 
@@ -28,6 +29,10 @@ let shared: BrowserContext;
 let gateway: RunningGateway;
 let client: GatewayClient;
 let dataDir: string;
+/** The Control UI's sessions: one store per test, kept across a restart only where a test says so. */
+let sessions: SessionStore;
+/** Every request URL the gateway saw (a token must never be one of them). */
+let requestUrls: string[];
 const contexts: BrowserContext[] = [];
 const pages: Page[] = [];
 
@@ -55,9 +60,19 @@ afterAll(async () => {
   await browser?.close();
 });
 
+/** The gateway with the Control UI, and a spy route that records each request URL (and handles nothing). */
+function startWithUi(port = 0, store = createMemorySessionStore()) {
+  sessions = store;
+  return startGateway(gatewayConfig(port), {
+    routes: () => [(req) => (requestUrls.push(req.url ?? ""), false)],
+    webApp: (ctx) => createControlUi({ ...ctx, sessions: store }),
+  });
+}
+
 beforeEach(async () => {
   dataDir = mkdtempSync(join(tmpdir(), "aub-web-"));
-  gateway = await startGateway(gatewayConfig(), { webApp: createControlUi });
+  requestUrls = [];
+  gateway = await startWithUi();
   client = await connectGateway({ url: gateway.url, token: TOKEN });
 });
 
@@ -120,7 +135,7 @@ async function newContext(viewport = WIDE): Promise<BrowserContext> {
   return context;
 }
 
-/** A page signed in with `/?token=…` (in a fresh context if asked), once its gateway link is up. */
+/** A page signed in with a `/#token=…` link (in a fresh context if asked), once its gateway link is up. */
 async function openUi(viewport = WIDE, { fresh = false } = {}): Promise<{ page: Page; problems: string[] }> {
   const context = fresh ? await newContext(viewport) : shared;
   const page = await context.newPage();
@@ -131,8 +146,11 @@ async function openUi(viewport = WIDE, { fresh = false } = {}): Promise<{ page: 
   page.on("console", (message) => {
     if (message.type() === "error") problems.push(`console: ${message.text()}`);
   });
-  await page.goto(`${gateway.url}/?token=${TOKEN}`);
+  await page.goto(`${gateway.url}/#token=${TOKEN}`);
   await page.locator('#status[data-state="open"]').waitFor();
+  // The sign-in form itself comes with 401 (no session yet), which Chromium reports once; that one is expected.
+  const signInPage = problems.indexOf("console: Failed to load resource: the server responded with a status of 401 (Unauthorized)");
+  if (signInPage >= 0) problems.splice(signInPage, 1);
   return { page, problems };
 }
 
@@ -155,24 +173,20 @@ describe("web Control UI", () => {
   it("gives no access without the token: no data, a form asking for it, and a wrong token refused", async () => {
     const { id } = ask([{ ...DEPLOY, question: "Top secret plan?" }]);
     await id;
+    const cookieName = `aub_session_${new URL(gateway.url).port}`;
 
     const bare = await fetch(`${gateway.url}/`);
     const bareHtml = await bare.text();
     expect(bare.status).toBe(401);
     expect(bareHtml).toContain("Gateway token");
     expect(bareHtml).not.toContain("Top secret plan");
-    expect(bareHtml).not.toContain("<script");
+    expect(bareHtml).not.toMatch(/<script(?![^>]*\bsrc="\/ui\/sign-in\.js")/);
     expect(bare.headers.get("content-security-policy")).toContain("script-src 'self'");
     expect(bare.headers.get("set-cookie")).toBeNull();
 
-    const wrong = await fetch(`${gateway.url}/?token=${"w".repeat(32)}`, { redirect: "manual" });
-    expect(wrong.status).toBe(401);
-    expect(wrong.headers.get("set-cookie")).toBeNull();
-    expect(await wrong.text()).toContain("not right");
-
-    const forged = await fetch(`${gateway.url}/`, { headers: { cookie: `aub_session=v1.9999999999.${"A".repeat(43)}` } });
+    const forged = await fetch(`${gateway.url}/`, { headers: { cookie: `${cookieName}=${"A".repeat(43)}` } });
     expect(forged.status).toBe(401);
-    expect((await rpc("question.list", {}, { cookie: `aub_session=${TOKEN}` })).status).toBe(401);
+    expect((await rpc("question.list", {}, { cookie: `${cookieName}=${TOKEN}` })).status).toBe(401);
     expect((await rpc("question.list", {}, {})).body.error?.code).toBe("UNAUTHORIZED");
 
     // In a browser without the cookie: the form, no data, and a WebSocket that gets nothing.
@@ -199,25 +213,85 @@ describe("web Control UI", () => {
     await waitForText(login, "#panel", "Top secret plan?");
   });
 
-  it("trades /?token= for an HttpOnly session cookie, leaves no token in the URL, and refuses the cookie cross-site", async () => {
+  it("never signs in from ?token= (history, proxy logs): the sign-in form with a note, no cookie, and the token wiped from the address bar", async () => {
+    const { id } = ask([{ ...DEPLOY, question: "Top secret plan?" }]);
+    await id;
+    for (const token of [TOKEN, "w".repeat(32)]) {
+      const res = await fetch(`${gateway.url}/?token=${token}`, { redirect: "manual" });
+      const html = await res.text();
+      expect(res.status).toBe(401);
+      expect(res.headers.get("set-cookie")).toBeNull();
+      expect(html).toContain("no longer signs in");
+      expect(html).not.toContain("Top secret plan");
+    }
+    const page = await (await newContext()).newPage();
+    await page.goto(`${gateway.url}/?token=${TOKEN}`);
+    await page.locator(".login-error", { hasText: "no longer signs in" }).waitFor();
+    await page.waitForURL(`${gateway.url}/`);
+    expect(await page.context().cookies()).toEqual([]);
+    expect(await page.locator("#token").inputValue()).toBe("");
+  });
+
+  it("signs in from a /#token= link: the token never reaches the gateway in a URL, leaves the address bar, and buys an HttpOnly session cookie named after the port", async () => {
     const { id } = ask([DEPLOY]);
     await id;
     await shared.clearCookies();
     const { page, problems } = await openUi();
     expect(page.url()).toBe(`${gateway.url}/`);
     await option(page, "Production").waitFor();
+    expect(requestUrls.length).toBeGreaterThan(3);
+    expect(requestUrls.filter((u) => u.includes(TOKEN))).toEqual([]);
     const cookies = await page.context().cookies();
     expect(cookies).toHaveLength(1);
-    expect(cookies[0]).toMatchObject({ name: "aub_session", httpOnly: true, sameSite: "Strict", path: "/" });
+    expect(cookies[0]).toMatchObject({ name: `aub_session_${new URL(gateway.url).port}`, httpOnly: true, sameSite: "Strict", path: "/" });
+    expect(cookies[0]!.value).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(cookies[0]!.value).not.toContain(TOKEN);
     expect(await page.evaluate(() => document.cookie)).toBe("");
     expect(problems).toEqual([]);
+
+    // Opened again while signed in: the page, and the token still leaves the address bar.
+    await page.goto(`${gateway.url}/#token=${TOKEN}`);
+    await page.locator('#status[data-state="open"]').waitFor();
+    expect(page.url()).toBe(`${gateway.url}/`);
 
     const cookie = `${cookies[0]!.name}=${cookies[0]!.value}`;
     const host = new URL(gateway.url).host;
     expect((await rpc("question.list", {}, { cookie, origin: `http://${host}` })).status).toBe(200);
     expect((await rpc("question.list", {}, { cookie, origin: "http://evil.example" })).status).toBe(401);
     expect((await rpc("question.list", {}, { cookie, "sec-fetch-site": "cross-site" })).status).toBe(401);
+  });
+
+  it("signs out from the top bar: the session ends on the server, the cookie goes, and other tabs on it are cut off", async () => {
+    const { id } = ask([DEPLOY]);
+    await id;
+    const { page } = await openUi(WIDE, { fresh: true });
+    const other = await page.context().newPage();
+    pages.push(other);
+    await other.goto(`${gateway.url}/`);
+    await other.locator('#status[data-state="open"]').waitFor();
+    const [before] = await page.context().cookies();
+    const cookie = `${before!.name}=${before!.value}`;
+    expect((await rpc("question.list", {}, { cookie })).status).toBe(200);
+
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.locator("#token").waitFor();
+    expect(page.url()).toBe(`${gateway.url}/`);
+    expect(await page.context().cookies()).toEqual([]);
+    expect((await rpc("question.list", {}, { cookie })).status).toBe(401);
+    expect((await fetch(`${gateway.url}/`, { headers: { cookie } })).status).toBe(401);
+    // The other tab's open WebSocket is closed, and it cannot come back on the ended session.
+    await other.locator('#status[data-state="signed-out"]').waitFor();
+    await waitForText(other, ".banner", "Your session has ended");
+    expect(await other.locator("#panel").isHidden()).toBe(true);
+
+    // Signing out takes a same-origin POST: another site cannot sign anyone out.
+    const { page: again } = await openUi(WIDE, { fresh: true });
+    const [live] = await again.context().cookies();
+    const liveCookie = `${live!.name}=${live!.value}`;
+    const forged = await fetch(`${gateway.url}/logout`, { method: "POST", headers: { cookie: liveCookie, origin: "http://evil.example" }, redirect: "manual" });
+    expect(forged.status).toBe(403);
+    expect(forged.headers.get("set-cookie")).toBeNull();
+    expect((await rpc("question.list", {}, { cookie: liveCookie })).status).toBe(200);
   });
 
   it("answers a single-select question with one click, and the asker gets the exact answer", async () => {
@@ -443,7 +517,7 @@ describe("web Control UI", () => {
     await screenshot(page, "control-ui-answered.png");
   });
 
-  it("reconnects with backoff after the gateway restarts, and picks up what changed", async () => {
+  it("reconnects with backoff after the gateway restarts, and picks up what changed (sessions kept, as a shared store would)", async () => {
     const first = ask([DEPLOY]);
     await first.id;
     const { page } = await openUi();
@@ -452,7 +526,7 @@ describe("web Control UI", () => {
     client.close();
     await gateway.close();
     await page.locator('#status[data-state="reconnecting"]').waitFor();
-    gateway = await startGateway(gatewayConfig(port), { webApp: createControlUi });
+    gateway = await startWithUi(port, sessions);
     client = await connectGateway({ url: gateway.url, token: TOKEN });
     // Answered elsewhere while the page was away.
     await client.resolve({ id: await first.id, answers: { deploy: "Production" }, by: { surface: "slack", userName: "Grace", via: "button" } });
@@ -463,6 +537,81 @@ describe("web Control UI", () => {
     await waitForText(page, `.entry[data-id="${await first.id}"]`, "Answered in Slack by Grace");
     await option(page, "Staging (Recommended)").click();
     expect(await second.result).toMatchObject({ status: "answered", answers: { answers: { again: ["Staging (Recommended)"] } } });
+  });
+
+  it("after a restart with sessions in memory only, says the session ended and signs in again", async () => {
+    const { id, result } = ask([DEPLOY]);
+    result.catch(() => {}); // this client goes with the first gateway
+    await id;
+    const { page } = await openUi(WIDE, { fresh: true });
+    await option(page, "Production").waitFor();
+    const port = Number(new URL(gateway.url).port);
+    client.close();
+    await gateway.close();
+    gateway = await startWithUi(port); // a fresh memory store: every session is gone
+    client = await connectGateway({ url: gateway.url, token: TOKEN });
+    await page.locator('#status[data-state="signed-out"]').waitFor({ timeout: 15_000 });
+    expect(await page.locator("#panel").isHidden()).toBe(true);
+    expect(await page.locator("#timeline").textContent()).not.toContain("Where should I deploy?");
+    await page.locator(".banner").getByRole("link", { name: "Sign in again" }).click();
+    await page.fill("#token", TOKEN);
+    await page.click("button[type=submit]");
+    await option(page, "Production").click();
+    const answered = await rpc("question.waitAnswer", { id: await id, timeoutMs: 8_000 });
+    expect(answered.body.payload).toMatchObject({ status: "answered", answers: { answers: { deploy: ["Production"] } } });
+  });
+
+  it("answers questions whose ids are JavaScript property names (constructor, prototype, length, name) in the panel and by text", async () => {
+    const byId = (qid: string, multiSelect = false) => ({ id: qid, header: qid, question: `Which for ${qid}?`, multiSelect, options: [{ label: "Yes" }, { label: "No" }] });
+    const { page, problems } = await openUi();
+
+    // The panel: every Other field starts empty (not `function Object() { [native code] }`), and Submit goes through.
+    const panelAsk = ask([byId("constructor"), byId("prototype", true), byId("length")]);
+    await waitForText(page, "#panel", "Which for constructor?");
+    expect(await page.locator("#panel .other-input").inputValue()).toBe("");
+    await page.locator("#panel .other-input").fill("My own words");
+    await button(page, "Next").click();
+    await waitForText(page, "#panel", "Which for prototype?");
+    expect(await page.locator("#panel .other-input").inputValue()).toBe("");
+    await option(page, "Yes").click();
+    await page.locator("#panel .other-input").fill("More");
+    await button(page, "Next").click();
+    await waitForText(page, "#panel", "Which for length?");
+    expect(await page.locator("#panel .other-input").inputValue()).toBe("");
+    await option(page, "No").click();
+    await button(page, "Submit").click();
+    expect(await panelAsk.result).toEqual({
+      status: "answered",
+      answers: { answers: { constructor: ["My own words"], prototype: ["Yes", "More"], length: ["No"] } },
+      answeredBy: { surface: "web", via: "web" },
+    });
+    const single = ask([byId("name")]);
+    await waitForText(page, "#panel", "Which for name?");
+    expect(await page.locator("#panel .other-input").inputValue()).toBe("");
+    await option(page, "No").click();
+    expect(await single.result).toMatchObject({ status: "answered", answers: { answers: { name: ["No"] } } });
+
+    // By text: a partial reply that leaves `constructor` open is read back and held, and the rest completes it.
+    const textAsk = ask([byId("name"), byId("constructor"), byId("length", true)]);
+    await waitForText(page, "#panel", "Which for name?");
+    await page.getByRole("button", { name: "Collapse question" }).click();
+    await page.locator("#composer-text").fill("1: yes");
+    await page.keyboard.press("Enter");
+    await waitForText(page, ".note-system", "Read as");
+    await waitForText(page, ".note-system", "Still needed: constructor, length");
+    expect(await page.locator("#composer-text").getAttribute("placeholder")).toContain("constructor");
+    await page.locator("#qbar button").click();
+    await waitForText(page, "#panel", "Which for constructor?");
+    expect(await page.locator("#panel .other-input").inputValue()).toBe("");
+    await page.getByRole("button", { name: "Collapse question" }).click();
+    await page.locator("#composer-text").fill("no\nyes, no");
+    await page.keyboard.press("Enter");
+    expect(await textAsk.result).toMatchObject({
+      status: "answered",
+      answers: { answers: { name: ["Yes"], constructor: ["No"], length: ["Yes", "No"] } },
+    });
+    expect(await page.locator(".note-error").count()).toBe(0);
+    expect(problems).toEqual([]);
   });
 
   it("pages between several pending questions with previous and next", async () => {

@@ -10,10 +10,12 @@ const QUOTE_MAX = 80;
 
 /** "✅ Recorded: Production (option 2)", one line per question when there are several. */
 export function recordedText(questions: readonly AskUserQuestion[], readAs: ReadAs, prefix = "✅ Recorded"): string {
+  // Own keys only: a question id such as `constructor` must not find Object.prototype's.
+  const read = (q: AskUserQuestion) => (Object.hasOwn(readAs, q.id) ? readAs[q.id] : undefined) ?? [];
   const lines = questions
-    .filter((q) => readAs[q.id]?.length)
+    .filter((q) => read(q).length > 0)
     .map((q) => {
-      const values = readAs[q.id]!.map((r) => {
+      const values = read(q).map((r) => {
         if (r.via === "text") return `“${ellipsize(r.value.replace(/\s+/g, " "), QUOTE_MAX)}” (your own words)`;
         const index = q.options.findIndex((o) => o.label === r.value);
         return `${r.value} (option ${index + 1})`;

@@ -1,20 +1,29 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createTokenCheck } from "../gateway/auth.ts";
 import type { HttpRoute } from "../gateway/server.ts";
+import { createHostCheck, hostRefusal } from "./host-check.ts";
 import { renderLoginPage, type LoginProblem } from "./login-page.ts";
-import { createSessionSigner, isSameOrigin, isSecureRequest, readCookie, SESSION_COOKIE, sessionCookieHeader } from "./session.ts";
+import { boundPort, clearedCookieHeader, isSameOrigin, isSecureRequest, readCookie, sessionCookieHeader, sessionCookieName } from "./session.ts";
+import { createSessionSockets } from "./session-sockets.ts";
+import { createMemorySessionStore, SESSION_ABSOLUTE_MS, SESSION_ID_PATTERN, type SessionStore } from "./session-store.ts";
 import { loadStaticAssets, type StaticAsset } from "./static-assets.ts";
 
 export interface ControlUiOptions {
   token: string;
+  /**
+   * GATEWAY_PUBLIC_URL: the address people open the page at when it is not localhost (a proxy, a LAN name). Its host
+   * is accepted besides `localhost`, `127.0.0.1` and `[::1]` at the gateway's port; every other Host is refused.
+   */
+  publicUrl?: string | undefined;
+  /** Where sessions live; by default in this process's memory (see SessionStore). */
+  sessions?: SessionStore;
   now?: () => number;
-  sessionMaxAgeSeconds?: number;
 }
 
 export interface ControlUi {
-  /** `/` (the page or the token form), `POST /login`, and the page's files under `/ui/`. */
+  /** `/` (the page or the sign-in form), `POST /login`, `POST /logout`, and the page's files under `/ui/`. */
   routes: HttpRoute[];
-  /** Accepts a request carrying a valid session cookie from the same origin; used for `/ws` and `/rpc/*`. */
+  /** Accepts a request carrying a live session cookie, for this gateway's own host, from the same origin; used for `/ws` and `/rpc/*`. */
   authenticate: (req: IncomingMessage) => boolean;
 }
 
@@ -42,6 +51,8 @@ const SECURITY_HEADERS = {
 };
 
 const MAX_LOGIN_BODY_BYTES = 4096;
+const NO_STORE = { "cache-control": "no-store" };
+const TEXT = { "content-type": "text/plain; charset=utf-8", ...NO_STORE };
 
 function send(res: ServerResponse, status: number, headers: Record<string, string>, body: string | Buffer, head = false): void {
   res.writeHead(status, { ...SECURITY_HEADERS, ...headers });
@@ -61,56 +72,87 @@ function readForm(req: IncomingMessage): Promise<URLSearchParams | undefined> {
   });
 }
 
+const isWebSocketUpgrade = (req: IncomingMessage) => req.headers.upgrade?.toLowerCase() === "websocket";
+
 /** The web Control UI (PRODUCT.md §2): a static page that talks the gateway's WebSocket protocol. */
 export function createControlUi(options: ControlUiOptions): ControlUi {
   const now = options.now ?? Date.now;
   const checkToken = createTokenCheck(options.token);
-  const sessions = createSessionSigner(options.token, options.sessionMaxAgeSeconds);
+  const sessions = options.sessions ?? createMemorySessionStore();
+  const sockets = createSessionSockets(sessions, now);
+  const isOwnHost = createHostCheck(options.publicUrl);
   const assets = loadStaticAssets();
   const indexPage = assets.get("index.html");
   if (!indexPage) throw new Error("src/web/static/index.html is missing");
   const page: StaticAsset = indexPage;
 
-  const hasSession = (req: IncomingMessage) => sessions.verify(readCookie(req.headers.cookie, SESSION_COOKIE), now());
-  const authenticate = (req: IncomingMessage) => isSameOrigin(req) && hasSession(req);
+  const cookieName = (req: IncomingMessage) => sessionCookieName(boundPort(req));
+  /** The request's session id when that session is live (which slides it). */
+  function liveSession(req: IncomingMessage): string | undefined {
+    const id = readCookie(req.headers.cookie, cookieName(req));
+    return id !== undefined && SESSION_ID_PATTERN.test(id) && sessions.touch(id, now()) ? id : undefined;
+  }
+
+  function authenticate(req: IncomingMessage): boolean {
+    if (!isOwnHost(req) || !isSameOrigin(req)) return false;
+    const id = liveSession(req);
+    if (id === undefined) return false;
+    if (isWebSocketUpgrade(req)) sockets.add(id, req.socket);
+    return true;
+  }
 
   const loginPage = (res: ServerResponse, problem: LoginProblem, head: boolean) =>
-    send(res, 401, { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" }, renderLoginPage(problem), head);
+    send(res, 401, { "content-type": "text/html; charset=utf-8", ...NO_STORE }, renderLoginPage(problem), head);
 
-  /** A valid token buys a cookie and a redirect to a clean `/`, so the token never stays in the address bar. */
-  const signIn = (req: IncomingMessage, res: ServerResponse) =>
-    send(res, 303, { location: "/", "cache-control": "no-store", "set-cookie": sessionCookieHeader(sessions.issue(now()), sessions.maxAgeSeconds, isSecureRequest(req)) }, "");
+  /** A valid token starts a session: a cookie and a redirect to a clean `/`. */
+  function signIn(req: IncomingMessage, res: ServerResponse): void {
+    const cookie = sessionCookieHeader(cookieName(req), sessions.create(now()), Math.floor(SESSION_ABSOLUTE_MS / 1000), isSecureRequest(req));
+    send(res, 303, { location: "/", ...NO_STORE, "set-cookie": cookie }, "");
+  }
+
+  /** Ends the session on the server (its open WebSockets too) and in the browser, then shows the sign-in form. */
+  function signOut(req: IncomingMessage, res: ServerResponse): void {
+    req.resume();
+    if (!isSameOrigin(req)) return send(res, 403, TEXT, "Sign-out must come from the Control UI itself.\n");
+    const id = readCookie(req.headers.cookie, cookieName(req));
+    if (id !== undefined) {
+      sessions.revoke(id);
+      sockets.end(id);
+    }
+    send(res, 303, { location: "/", ...NO_STORE, "set-cookie": clearedCookieHeader(cookieName(req), isSecureRequest(req)) }, "");
+  }
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<boolean> {
     const url = new URL(req.url ?? "/", "http://gateway");
     const head = req.method === "HEAD";
     const readable = req.method === "GET" || head;
+    const post = req.method === "POST";
+    const asset = readable && url.pathname.startsWith("/ui/") && !url.pathname.endsWith(".html") ? assets.get(url.pathname.slice(4)) : undefined;
+    const ours = (url.pathname === "/" && readable) || (post && (url.pathname === "/login" || url.pathname === "/logout")) || asset !== undefined;
+    if (!ours) return false;
 
-    if (url.pathname === "/" && readable) {
-      if (url.searchParams.has("token")) {
-        if (checkToken(url.searchParams.get("token"))) signIn(req, res);
-        else loginPage(res, "wrong-token", head);
-      } else if (hasSession(req)) {
-        send(res, 200, { "content-type": page.contentType, "cache-control": "no-store" }, page.body, head);
-      } else {
-        loginPage(res, "none", head);
-      }
-      return true;
-    }
-    if (url.pathname === "/login" && req.method === "POST") {
-      const form = await readForm(req);
-      if (isSameOrigin(req) && checkToken(form?.get("token")?.trim())) signIn(req, res);
-      else loginPage(res, "wrong-token", false);
-      return true;
-    }
-    const asset = readable && url.pathname.startsWith("/ui/") ? assets.get(url.pathname.slice(4)) : undefined;
-    if (asset && !url.pathname.endsWith(".html")) {
+    if (!isOwnHost(req)) {
+      req.resume();
+      send(res, 421, TEXT, hostRefusal(options.publicUrl, boundPort(req)), head);
+    } else if (asset) {
       const headers = { "content-type": asset.contentType, "cache-control": "no-cache", etag: asset.etag };
       if (req.headers["if-none-match"] === asset.etag) send(res, 304, headers, "", true);
       else send(res, 200, headers, asset.body, head);
-      return true;
+    } else if (url.pathname === "/logout") {
+      signOut(req, res);
+    } else if (url.pathname === "/login") {
+      const form = await readForm(req);
+      if (isSameOrigin(req) && checkToken(form?.get("token")?.trim())) signIn(req, res);
+      else loginPage(res, "wrong-token", false);
+    } else if (url.searchParams.has("token")) {
+      // A token in a URL is in the history and the logs by now: never trade it for a session.
+      loginPage(res, "query-token", head);
+    } else if (liveSession(req) !== undefined) {
+      send(res, 200, { "content-type": page.contentType, ...NO_STORE }, page.body, head);
+    } else {
+      loginPage(res, "none", head);
     }
-    return false;
+    return true;
   }
 
   return { routes: [route], authenticate };

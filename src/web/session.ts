@@ -1,36 +1,16 @@
-import { createHmac, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 
-/** The Control UI's session cookie. Its value is `v1.<expiry seconds>.<HMAC>`, never the token itself. */
-export const SESSION_COOKIE = "aub_session";
-export const SESSION_MAX_AGE_SECONDS = 30 * 24 * 60 * 60;
-
-const PREFIX = "v1";
-
 /**
- * Stateless sessions: the cookie carries its own expiry, signed with HMAC-SHA256 keyed by the gateway token.
- * Sessions survive a gateway restart (the page reconnects on its own) and all end when the token changes.
+ * The Control UI's session cookie is named after the gateway's port: cookies are kept per host, not per port, so two
+ * gateways on one machine (8787 and 8797) would otherwise share one cookie and sign each other out.
  */
-export function createSessionSigner(token: string, maxAgeSeconds = SESSION_MAX_AGE_SECONDS) {
-  const mac = (expiry: string) => createHmac("sha256", token).update(`ask-user-bridge control-ui session ${PREFIX} ${expiry}`).digest();
+export function sessionCookieName(port: number | undefined): string {
+  return `aub_session_${port ?? 0}`;
+}
 
-  return {
-    maxAgeSeconds,
-    /** A fresh cookie value valid for maxAgeSeconds from nowMs. */
-    issue(nowMs: number): string {
-      const expiry = String(Math.floor(nowMs / 1000) + maxAgeSeconds);
-      return `${PREFIX}.${expiry}.${mac(expiry).toString("base64url")}`;
-    },
-    verify(value: string | undefined, nowMs: number): boolean {
-      const match = /^v1\.(\d{1,12})\.([A-Za-z0-9_-]{43})$/.exec(value ?? "");
-      if (!match) return false;
-      const [, expiry = "", signature = ""] = match;
-      if (Number(expiry) * 1000 <= nowMs) return false;
-      const presented = Buffer.from(signature, "base64url");
-      const expected = mac(expiry);
-      return presented.length === expected.length && timingSafeEqual(presented, expected);
-    },
-  };
+/** The port the request came in on: the one the gateway is bound to, also behind a proxy that forwards to it. */
+export function boundPort(req: IncomingMessage): number | undefined {
+  return req.socket.localPort;
 }
 
 /** One cookie's value from a Cookie header. */
@@ -49,8 +29,14 @@ export function isSecureRequest(req: IncomingMessage): boolean {
   return proto === "https" || (req.socket as { encrypted?: boolean }).encrypted === true;
 }
 
-export function sessionCookieHeader(value: string, maxAgeSeconds: number, secure: boolean): string {
-  return `${SESSION_COOKIE}=${value}; Path=/; Max-Age=${maxAgeSeconds}; HttpOnly; SameSite=Strict${secure ? "; Secure" : ""}`;
+/** HttpOnly (no script reads it), SameSite=Strict (no other site's request carries it), Secure over HTTPS. */
+export function sessionCookieHeader(name: string, value: string, maxAgeSeconds: number, secure: boolean): string {
+  return `${name}=${value}; Path=/; Max-Age=${maxAgeSeconds}; HttpOnly; SameSite=Strict${secure ? "; Secure" : ""}`;
+}
+
+/** Tells the browser to drop the cookie (sign-out). */
+export function clearedCookieHeader(name: string, secure: boolean): string {
+  return sessionCookieHeader(name, "", 0, secure);
 }
 
 /**

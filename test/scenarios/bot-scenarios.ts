@@ -117,6 +117,33 @@ export function runBotScenarios(name: string, makeHarness: () => Promise<BotHarn
       expect(await result(id)).toMatchObject({ answers: { answers: { deploy_target: ["Production"], checks: ["E2E"], region: ["EU"] } } });
     });
 
+    it("ids that are JavaScript property names (constructor, prototype, length, name): a tap, own words, and a partial reply", async () => {
+      const byId = (id: string, multiSelect = false) => ({ id, header: id, question: `Which for ${id}?`, multiSelect, options: [{ label: "Yes" }, { label: "No" }] });
+      const tapped = await ask([byId("constructor")]);
+      const tappedCopy = await promptOf(tapped);
+      expect(await h.press(tappedCopy, 1, h.person)).toBe("Answer submitted.");
+      expect(await result(tapped)).toMatchObject({ status: "answered", answers: { answers: { constructor: ["No"] } } });
+      await summaryOf(tappedCopy, /No/);
+
+      const own = await ask([byId("name")]);
+      await h.answerOther(await promptOf(own), h.person, "Neither of them");
+      expect(await result(own)).toMatchObject({ status: "answered", answers: { answers: { name: ["Neither of them"] } } });
+
+      // The confirmation of a partial reply that leaves `constructor` open names what was read and asks for the rest.
+      const id = await ask([byId("prototype"), byId("constructor"), byId("length", true)]);
+      await promptOf(id);
+      const before = h.botReplies(h.chat).length;
+      await h.type(h.chat, h.person, "1: yes");
+      const followUp = await waitUntil(() => h.botReplies(h.chat).slice(before).find((t) => /Recorded so far/.test(t)), "the partial reply's confirmation");
+      expect(followUp).toContain("prototype: Yes (option 1)");
+      expect(followUp).toContain("Which for constructor?");
+      expect(followUp).toContain("Which for length?");
+      expect(followUp).not.toContain("Which for prototype?");
+      expect((await rpcOk(h.gatewayUrl(), "question.get", { id })).partialAnswers).toEqual({ prototype: ["Yes"] });
+      await h.type(h.chat, h.person, "1: no\n2: yes, no");
+      expect(await result(id)).toMatchObject({ status: "answered", answers: { answers: { prototype: ["Yes"], constructor: ["No"], length: ["Yes", "No"] } } });
+    });
+
     it("someone not allowed is told so and nothing is recorded", async () => {
       const id = await ask([single]);
       const copy = await promptOf(id);

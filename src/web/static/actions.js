@@ -153,7 +153,7 @@ export function createActions({ call, render }) {
     const draft = draftFor(record);
     draft.step = record.questions.indexOf(q);
     if (error.code === "CREDENTIAL_REFUSED") {
-      draft.other[q.id] = "";
+      draft.other.set(q.id, "");
       saveDraft(record.id, draft);
       return { qid: q.id, text: CREDENTIAL_REFUSED };
     }

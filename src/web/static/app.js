@@ -1,9 +1,16 @@
 import { createActions } from "./actions.js";
 import { createGatewayLink, toGatewayError } from "./gateway-link.js";
-import { currentRecord, pendingRecords, records, ui, upsert } from "./state.js";
+import { currentRecord, forgetAll, pendingRecords, records, ui, upsert } from "./state.js";
 import { createView } from "./view.js";
 /** @import { QuestionRecord } from "./shared.js" */
 /** @import { PageElements } from "./view.js" */
+
+/** A `/#token=…` sign-in link opened while signed in: the token is not needed, so it leaves the address bar. */
+function dropTokenFromAddress() {
+  if (new URLSearchParams(location.hash.slice(1)).has("token")) history.replaceState(null, "", location.pathname);
+}
+dropTokenFromAddress();
+window.addEventListener("hashchange", dropTokenFromAddress);
 
 /** How many recent records a (re)load brings back besides every pending one. */
 const HISTORY_LIMIT = 500;
@@ -42,6 +49,8 @@ const link = createGatewayLink({
   },
   onStatus: (status) => {
     ui.connection = status;
+    // A session that ended (signed out elsewhere, expired, or the gateway restarted) shows nothing it used to.
+    if (status === "signed-out") forgetAll();
     view.render();
   },
 });

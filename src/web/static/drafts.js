@@ -1,7 +1,9 @@
 /**
  * What the person has chosen so far for a pending record, kept in sessionStorage so that a reload mid-question
  * restores the step and the choices: `choices` maps a question id to the labels ticked, `other` to the Other text.
- * @typedef {{ step: number, choices: Record<string, string[]>, other: Record<string, string> }} Draft
+ * Maps, not objects: a question id may be any snake_case word, `constructor` included, and an object would answer
+ * for an id it was never given (`{}.constructor` is a function).
+ * @typedef {{ step: number, choices: Map<string, string[]>, other: Map<string, string> }} Draft
  */
 /** @import { AskUserQuestion, QuestionRecord } from "./shared.js" */
 
@@ -9,12 +11,21 @@
 const key = (id) => `aub.draft.${id}`;
 
 /**
+ * An object's own property, never one it inherits: JSON and the gateway key answers by question id.
+ * @template T
+ * @param {Readonly<Record<string, T>> | null | undefined} object
+ * @param {string} id
+ * @returns {T | undefined}
+ */
+export const ownValue = (object, id) => (object && Object.hasOwn(object, id) ? object[id] : undefined);
+
+/**
  * @param {QuestionRecord} record
  * @returns {Draft}
  */
 export function loadDraft(record) {
   /** @type {Draft} */
-  const draft = { step: 0, choices: {}, other: {} };
+  const draft = { step: 0, choices: new Map(), other: new Map() };
   /** @type {{ step?: unknown, choices?: Record<string, unknown>, other?: Record<string, unknown> } | null} */
   let saved;
   try {
@@ -25,11 +36,11 @@ export function loadDraft(record) {
   if (saved && typeof saved === "object") {
     if (typeof saved.step === "number" && Number.isInteger(saved.step)) draft.step = Math.max(0, Math.min(saved.step, record.questions.length - 1));
     for (const q of record.questions) {
-      const labels = saved.choices?.[q.id];
+      const labels = ownValue(saved.choices, q.id);
       const ticked = Array.isArray(labels) ? labels : [];
-      draft.choices[q.id] = q.options.map((o) => o.label).filter((label) => ticked.includes(label));
-      const other = saved.other?.[q.id];
-      if (typeof other === "string") draft.other[q.id] = other;
+      draft.choices.set(q.id, q.options.map((o) => o.label).filter((label) => ticked.includes(label)));
+      const other = ownValue(saved.other, q.id);
+      if (typeof other === "string") draft.other.set(q.id, other);
     }
   }
   mergeHeldAnswers(record, draft);
@@ -42,7 +53,8 @@ export function loadDraft(record) {
  */
 export function saveDraft(id, draft) {
   try {
-    sessionStorage.setItem(key(id), JSON.stringify(draft));
+    const saved = { step: draft.step, choices: Object.fromEntries(draft.choices), other: Object.fromEntries(draft.other) };
+    sessionStorage.setItem(key(id), JSON.stringify(saved));
   } catch {
     // storage full or blocked: the draft still lives in memory
   }
@@ -65,13 +77,13 @@ export function dropDraft(id) {
  */
 export function mergeHeldAnswers(record, draft) {
   for (const q of record.questions) {
-    const held = record.partialAnswers?.[q.id];
+    const held = ownValue(record.partialAnswers, q.id);
     if (!Array.isArray(held) || held.length === 0) continue;
-    if ((draft.choices[q.id] ?? []).length > 0 || (draft.other[q.id] ?? "").trim()) continue;
+    if ((draft.choices.get(q.id) ?? []).length > 0 || (draft.other.get(q.id) ?? "").trim()) continue;
     const labels = q.options.map((o) => o.label);
-    draft.choices[q.id] = held.filter((value) => labels.includes(value));
+    draft.choices.set(q.id, held.filter((value) => labels.includes(value)));
     const own = held.filter((value) => !labels.includes(value));
-    if (own.length > 0) draft.other[q.id] = own.join(", ");
+    if (own.length > 0) draft.other.set(q.id, own.join(", "));
   }
 }
 
@@ -82,8 +94,8 @@ export function mergeHeldAnswers(record, draft) {
  * @returns {string[]}
  */
 export function valuesOf(question, draft) {
-  const other = (draft.other[question.id] ?? "").trim();
-  const chosen = draft.choices[question.id] ?? [];
+  const other = (draft.other.get(question.id) ?? "").trim();
+  const chosen = draft.choices.get(question.id) ?? [];
   if (!question.multiSelect) return other ? [other] : chosen.slice(0, 1);
   return other ? [...chosen, other] : [...chosen];
 }

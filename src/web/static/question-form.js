@@ -31,21 +31,21 @@ export function renderQuestionForm({ record, draft, mode, busy, error, actions }
    */
   function questionBlock(q, qi) {
     const name = `${record.id}-${q.id}`;
-    const chosen = new Set(draft.choices[q.id] ?? []);
+    const chosen = new Set(draft.choices.get(q.id) ?? []);
     const other = h("input", {
       type: "text",
       class: "other-input",
       id: `${name}-other`,
-      value: draft.other[q.id] ?? "",
+      value: draft.other.get(q.id) ?? "",
       maxLength: 4000,
       placeholder: "Type your own answer",
       autocomplete: "off",
       disabled: busy,
       "data-key": `other:${q.id}`,
       oninput: () => {
-        draft.other[q.id] = other.value;
+        draft.other.set(q.id, other.value);
         if (!q.multiSelect && other.value.trim()) {
-          draft.choices[q.id] = [];
+          draft.choices.set(q.id, []);
           for (const input of inputs) input.checked = false;
         }
         actions.changed();
@@ -63,12 +63,12 @@ export function renderQuestionForm({ record, draft, mode, busy, error, actions }
         onclick: (event) => {
           if (q.multiSelect) {
             const picked = new Set(inputs.filter((input) => input.checked).map((input) => input.value));
-            draft.choices[q.id] = q.options.map((o) => o.label).filter((label) => picked.has(label));
+            draft.choices.set(q.id, q.options.map((o) => o.label).filter((label) => picked.has(label)));
             actions.changed();
             return;
           }
-          draft.choices[q.id] = [option.label];
-          draft.other[q.id] = "";
+          draft.choices.set(q.id, [option.label]);
+          draft.other.set(q.id, "");
           other.value = "";
           // Arrow keys move through a radio group without meaning "this one": only a real choice advances.
           actions.chose(q, { advance: event.timeStamp - arrowAt > 150 });

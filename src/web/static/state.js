@@ -115,6 +115,13 @@ export function forget(id) {
   dropDraft(id);
 }
 
+/** Signed out: the page forgets every record and what was being done with them (drafts stay in sessionStorage). */
+export function forgetAll() {
+  for (const map of [records, drafts, errors, notes]) map.clear();
+  busy.clear();
+  ui.currentId = null;
+}
+
 /** @param {boolean} value */
 export function setCollapsed(value) {
   ui.collapsed = value;

@@ -1,4 +1,5 @@
 import { h, rebuildKeepingFocus } from "./dom.js";
+import { ownValue } from "./drafts.js";
 import { renderQuestionForm } from "./question-form.js";
 import { busy, currentRecord, draftFor, errors, notes, pendingRecords, records, recordsByAge, setCollapsed, ui } from "./state.js";
 import { renderEntry } from "./timeline.js";
@@ -63,11 +64,10 @@ export function createView({ els, actions, narrowQuery }) {
       entries.set(record.id, { el, signature });
       return el;
     });
-    if (children.length === 0) {
-      children.push(h("p", { class: "empty" }, ui.loaded ? "No questions yet. When an agent asks you something, it shows up here." : "Connecting to the gateway…"));
-    }
     if (ui.connection === "signed-out") {
       children.unshift(h("p", { class: "banner", role: "alert" }, "Your session has ended. ", h("a", { href: "/" }, "Sign in again")));
+    } else if (children.length === 0) {
+      children.push(h("p", { class: "empty" }, ui.loaded ? "No questions yet. When an agent asks you something, it shows up here." : "Connecting to the gateway…"));
     }
     // Move nodes only where needed, so a focused control in a card keeps its focus.
     children.forEach((el, i) => {
@@ -168,7 +168,7 @@ export function createView({ els, actions, narrowQuery }) {
       els.composerText.placeholder = "No question is waiting for you.";
       return;
     }
-    const open = target.questions.filter((q) => !target.partialAnswers?.[q.id]);
+    const open = target.questions.filter((q) => !ownValue(target.partialAnswers, q.id));
     els.composerText.placeholder =
       open.length > 1
         ? `Reply: one line per question (${open.map((q) => q.header).join(", ")}), or “skip”`
