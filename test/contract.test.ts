@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { askUserInputJsonSchema, normalizeAskUserInput, type ContractIssue } from "../src/index.ts";
+import { askUserInputJsonSchema, LIMITS, normalizeAskUserInput, type ContractIssue } from "../src/index.ts";
+import {
+  DISCORD_CONTENT_MAX,
+  DISCORD_TEXT_INPUT_MAX,
+  renderPromptText,
+  SLACK_INPUT_LABEL_MAX,
+  SLACK_SECTION_TEXT_MAX,
+  TELEGRAM_TEXT_MAX,
+} from "../src/render/index.ts";
 
 const option = (label: string, description?: string) => (description === undefined ? { label } : { label, description });
 const question = (over: Record<string, unknown> = {}) => ({
@@ -189,6 +197,93 @@ describe("ids, counts and unknown fields", () => {
   });
 });
 
+describe("text lengths (LIMITS)", () => {
+  const withOption = (o: Record<string, unknown>) => question({ options: [o, option("b")] });
+  it.each<[string, Record<string, unknown>, string]>([
+    ["questions[0].question", question({ question: "q".repeat(1001) }), "must be at most 1000 characters (got 1001)"],
+    ["questions[0].question", question({ question: "q".repeat(1_000_000) }), "must be at most 1000 characters (got 1000000)"],
+    ["questions[0].options[0].description", withOption({ label: "a", description: "d".repeat(301) }), "must be at most 300 characters (got 301)"],
+    ["questions[0].id", question({ id: "a".repeat(65) }), "must be at most 64 characters (got 65)"],
+    ["questions[0].header", question({ header: "h".repeat(257) }), "must be at most 256 characters (got 257)"],
+    ["questions[0].header", question({ header: "é".repeat(400_000) }), "must be at most 256 characters (got 400000)"],
+    // Over 512 code units a label is refused before it is segmented into characters.
+    ["questions[0].options[0].label", withOption({ label: "x".repeat(513) }), "must be at most 64 characters (got 513 UTF-16 code units)"],
+    ["questions[0].options[0].label", withOption({ label: `a${"\u0301".repeat(900_000)}` }), "must be at most 64 characters (got 900001 UTF-16 code units)"],
+  ])("refuses %s: %s", (path, q, message) => {
+    expect(issuesOf(input({ questions: [q] }))).toEqual([{ path, message }]);
+  });
+
+  it.each<[string, Record<string, unknown>]>([
+    ["a question of exactly 1000", question({ question: "q".repeat(1000) })],
+    ["a description of exactly 300", withOption({ label: "a", description: "d".repeat(300) })],
+    ["an id of exactly 64", question({ id: "a".repeat(64) })],
+    ["a header of exactly 256 (cut to 12)", question({ header: "h".repeat(256) })],
+    ["64 four-code-unit emoji in a label", withOption({ label: "🚀".repeat(64) })],
+  ])("accepts %s", (_name, q) => {
+    expect(normalizeAskUserInput(input({ questions: [q] })).ok).toBe(true);
+  });
+
+  it("reports every field over its cap at once, each at its path", () => {
+    const big = { ...question({ id: "a".repeat(100), question: "q".repeat(2000) }), options: [option("a", "d".repeat(400)), option("b")] };
+    expect(issuesOf(input({ questions: [big] })).map((i) => i.path)).toEqual(["questions[0].id", "questions[0].question", "questions[0].options[0].description"]);
+  });
+
+  it.each([
+    ["a 1 MB question", question({ question: "q".repeat(1_000_000) })],
+    ["a header of 500,000 non-ASCII characters", question({ header: "é".repeat(500_000) })],
+    ["a label of 900,000 combining marks (one character)", withOption({ label: `a${"\u0301".repeat(900_000)}` })],
+  ])("refuses %s without segmenting it (Intl.Segmenter takes minutes on long non-ASCII text)", (_name, q) => {
+    const started = performance.now();
+    expect(normalizeAskUserInput(input({ questions: [q] })).ok).toBe(false);
+    expect(performance.now() - started).toBeLessThan(200);
+  });
+
+  it("states the caps in the JSON Schema", () => {
+    const q = (askUserInputJsonSchema as any).properties.questions.items;
+    expect(q.properties.question.maxLength).toBe(LIMITS.questionMaxLength);
+    expect(q.properties.id.maxLength).toBe(LIMITS.idMaxLength);
+    expect(q.properties.header.maxLength).toBe(LIMITS.headerMaxLength);
+    expect(q.properties.options.items.properties.description.maxLength).toBe(LIMITS.descriptionMaxLength);
+    expect(q.properties.options.items.properties.label.maxLength).toBe(LIMITS.labelMaxLength);
+  });
+
+  describe("fit what the platforms show", () => {
+    const longest = (described: boolean) =>
+      valueOf({
+        questions: [
+          {
+            id: "q",
+            header: "H".repeat(LIMITS.headerMaxGraphemes),
+            question: "q".repeat(LIMITS.questionMaxLength),
+            options: ["a", "b", "c", "d"].map((l) => option(l.repeat(LIMITS.labelMaxGraphemes), described ? "d".repeat(LIMITS.descriptionMaxLength) : undefined)),
+            multiSelect: true, // the longest guidance
+          },
+        ],
+      }).questions;
+
+    it("the longest question with four full labels fits a Discord message whole", () => {
+      expect(renderPromptText(longest(false)).length).toBeLessThanOrEqual(DISCORD_CONTENT_MAX);
+    });
+
+    it("with four full descriptions too, it fits a Slack section and a Telegram message whole", () => {
+      const text = renderPromptText(longest(true));
+      expect(text.length).toBeLessThanOrEqual(SLACK_SECTION_TEXT_MAX);
+      expect(text.length).toBeLessThanOrEqual(TELEGRAM_TEXT_MAX);
+    });
+
+    it("the question fits Slack's modal label; an answer fits Discord's text input, and a keyed Telegram reply", () => {
+      expect(LIMITS.questionMaxLength).toBeLessThanOrEqual(SLACK_INPUT_LABEL_MAX);
+      expect(LIMITS.answerMaxLength).toBeLessThanOrEqual(DISCORD_TEXT_INPUT_MAX);
+      expect(`3: ${"x".repeat(LIMITS.answerMaxLength)}`.length).toBeLessThanOrEqual(TELEGRAM_TEXT_MAX);
+    });
+
+    it("a typed reply holds an answer of the longest kind to every question, one line each keyed by id", () => {
+      const line = `${"a".repeat(LIMITS.idMaxLength)}: ${"x".repeat(LIMITS.answerMaxLength)}`;
+      expect(Array.from({ length: LIMITS.maxQuestions }, () => line).join("\n").length).toBeLessThanOrEqual(LIMITS.replyMaxLength);
+    });
+  });
+});
+
 describe("normalised value", () => {
   it("keeps the seed example and fills defaults", () => {
     expect(valueOf(input())).toEqual({
@@ -238,6 +333,7 @@ describe("askUserInputJsonSchema", () => {
     expect(validate(schema, seed)).toEqual([]);
     expect(validate(schema, { ...seed, questions: [] })).not.toEqual([]);
     expect(validate(schema, { ...seed, extra: 1 })).not.toEqual([]);
+    expect(validate(schema, { ...seed, questions: [{ ...seed.questions[0], question: "q".repeat(1001) }] })).toEqual(["$.questions[0].question: too long"]);
   });
 });
 
@@ -262,6 +358,7 @@ function validate(schema: any, value: unknown, path = "$"): string[] {
   } else if (schema.type === "string") {
     if (typeof value !== "string") return [`${path}: not a string`];
     if (schema.pattern && !new RegExp(schema.pattern).test(value)) errors.push(`${path}: pattern`);
+    if (schema.maxLength !== undefined && value.length > schema.maxLength) errors.push(`${path}: too long`);
   } else if (schema.type === "integer") {
     if (!Number.isInteger(value)) errors.push(`${path}: not an integer`);
   } else if (schema.type === "boolean") {

@@ -151,6 +151,43 @@ export function runStoreContract(name: string, makeStore: () => Promise<StoreHar
         expect(ids((await store.list(filter)))).toEqual(expected);
       });
 
+      // `before` is where the previous page ended: records after it in the order (older, or as old with a smaller id).
+      it.each([
+        [{ before: { createdAtMs: 300, id: "d" } }, ["b", "c", "a"]],
+        [{ before: { createdAtMs: 300, id: "b" } }, ["c", "a"]],
+        [{ before: { createdAtMs: 300, id: "zz" } }, ["d", "b", "c", "a"]],
+        [{ before: { createdAtMs: 300, id: "a" } }, ["c", "a"]],
+        [{ before: { createdAtMs: 200, id: "c" } }, ["a"]],
+        [{ before: { createdAtMs: 100, id: "a" } }, []],
+        [{ before: { createdAtMs: 0, id: "" } }, []],
+        [{ before: { createdAtMs: 1e12, id: "" } }, ["d", "b", "c", "a"]],
+        [{ before: { createdAtMs: 300, id: "d" }, limit: 1 }, ["b"]],
+        [{ before: { createdAtMs: 300, id: "d" }, status: "pending" }, ["b", "a"]],
+        [{ before: { createdAtMs: 300, id: "b" }, surface: "telegram" }, ["c", "a"]],
+        [{ before: { createdAtMs: 250, id: "x" }, chat: "1" }, ["c", "a"]],
+        [{ before: { createdAtMs: 300, id: "d" }, sessionKey: "s1" }, ["a"]],
+        [{ before: { createdAtMs: 300, id: "c" }, runId: "r1", status: "pending", surface: "web" }, ["b"]],
+      ] as const)("lists after a position: %j", async (filter, expected) => {
+        expect(ids(await store.list(filter))).toEqual(expected);
+      });
+
+      it("pages through records that share creation times, each exactly once, in order", async () => {
+        const extra = Array.from({ length: 23 }, (_, i) => pendingRecord(`p${String(i).padStart(2, "0")}`, { createdAtMs: 200 + (i % 3) * 50, status: "expired", reason: "expired", resolvedAtMs: 5_000 }));
+        for (const record of extra) await store.create(record);
+        const everything = ids(await store.list());
+        expect(everything).toHaveLength(27);
+        const paged: string[] = [];
+        let before: { createdAtMs: number; id: string } | undefined;
+        for (let pages = 0; pages < 10; pages++) {
+          const page = await store.list({ limit: 4, ...(before ? { before } : {}) });
+          paged.push(...ids(page));
+          const last = page[page.length - 1];
+          if (!last) break;
+          before = { createdAtMs: last.createdAtMs, id: last.id };
+        }
+        expect(paged).toEqual(everything);
+      });
+
       it("lists the pending chat-only questions no surface has delivered yet, oldest first", async () => {
         await store.create(pendingRecord("e", { createdAtMs: 50, targets: [{ surface: "discord", chat: "9" }] }));
         await store.create(pendingRecord("f", { createdAtMs: 400, targets: [{ surface: "telegram", chat: "2" }] }));

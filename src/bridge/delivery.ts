@@ -31,6 +31,10 @@ export interface DeliveryLoopOptions {
   claimLeaseMs?: number;
 }
 
+/** After a reconnect, copies of up to this many recent questions are checked for a missed resolution. */
+const RECENT_MAX = 1000;
+const RECENT_PAGE = 250;
+
 /** What a claim says: send now, skip (delivered, resolved, or the link dropped), or look again when another bot's lease lapses. */
 type ClaimVerdict = "send" | "skip" | { retryAtMs: number };
 
@@ -148,9 +152,14 @@ export function createDeliveryLoop({ client, adapter, cache, now = Date.now, log
     disconnectedAtMs = undefined;
     const stale: QuestionRecord[] = [];
     try {
-      for (const record of await client.list({ surface, limit: 1000 })) {
-        if (record.status === "pending" || (record.resolvedAtMs ?? 0) >= since) cache.put(record);
-        if (record.status !== "pending" && (record.resolvedAtMs ?? 0) >= since) stale.push(record);
+      let seen = 0;
+      // The most recent RECENT_MAX records, page by page (each response stays small).
+      for await (const page of client.pages({ surface, limit: RECENT_PAGE })) {
+        for (const record of page) {
+          if (record.status === "pending" || (record.resolvedAtMs ?? 0) >= since) cache.put(record);
+          if (record.status !== "pending" && (record.resolvedAtMs ?? 0) >= since) stale.push(record);
+        }
+        if ((seen += page.length) >= RECENT_MAX) break;
       }
     } catch (error) {
       log("could not list recent questions", error);
@@ -184,7 +193,7 @@ export function createDeliveryLoop({ client, adapter, cache, now = Date.now, log
         void updateCopies(record);
       });
       // The first sync; later ones follow every reconnect.
-      await resync((await client.list({ status: "pending", surface })).filter(concerns));
+      await resync((await client.listAll({ status: "pending", surface })).filter(concerns));
     },
     /** For tests and ops: sends not yet reported to the gateway. */
     unreportedCount: () => unreported.size,

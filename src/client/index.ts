@@ -1,8 +1,10 @@
 import type { AskUserResult } from "../contract/result.ts";
 import type { MethodParams } from "../protocol/methods.ts";
-import type { ClaimOutcome, ListFilter, ReplyOutcome } from "../protocol/index.ts";
+import type { ClaimOutcome, ReplyOutcome } from "../protocol/index.ts";
+import type { ListPage, ListQuery } from "../protocol/list-filter.ts";
 import type { QuestionRecord, ResolveVia } from "../record.ts";
 import { GatewayConnection, type ClientEvents, type ConnectOptions } from "./client.ts";
+import { listAll, listPages, type CallMethod } from "./list-pages.ts";
 
 export type WaitAnswerPayload = ({ id: string; record: QuestionRecord } & AskUserResult) | { id: string; status: "pending"; expiresAtMs: number };
 type In<M extends keyof MethodInputs> = MethodInputs[M];
@@ -30,7 +32,13 @@ export interface GatewayClient {
   /** A typed reply, parsed by the gateway's shared parser (partial answers are held with the record). */
   reply(params: { id: string; text: string; by?: ByInput }): Promise<ReplyOutcome>;
   get(id: string): Promise<QuestionRecord>;
-  list(filter?: ListFilter): Promise<QuestionRecord[]>;
+  /** One page of question.list (`limit` records, default 100, newest first); `listPage` also gives its `nextCursor`. */
+  list(query?: ListQuery): Promise<QuestionRecord[]>;
+  listPage(query?: ListQuery): Promise<ListPage>;
+  /** Every page for `query`, in turn (`limit` is then the page size). */
+  pages(query?: ListQuery): AsyncIterable<QuestionRecord[]>;
+  /** Every record `query` matches, paged through. */
+  listAll(query?: ListQuery): Promise<QuestionRecord[]>;
   delivered(params: In<"question.delivered">): Promise<QuestionRecord>;
   deliveryFailed(params: In<"question.deliveryFailed">): Promise<QuestionRecord>;
   /** Before sending a copy: whether this claimant may send it (exactly one bot per copy, across processes). */
@@ -43,6 +51,7 @@ export interface GatewayClient {
 export async function connectGateway(options: ConnectOptions): Promise<GatewayClient> {
   const link = new GatewayConnection(options);
   await link.open();
+  const call: CallMethod = (method, params) => link.call(method, params);
   return {
     get connected() {
       return link.connected;
@@ -54,7 +63,10 @@ export async function connectGateway(options: ConnectOptions): Promise<GatewayCl
     resolve: (params) => link.call("question.resolve", params),
     reply: (params) => link.call("question.reply", params),
     get: (id) => link.call("question.get", { id }),
-    list: async (filter = {}) => (await link.call<{ questions: QuestionRecord[] }>("question.list", filter)).questions,
+    list: async (query = {}) => (await link.call<ListPage>("question.list", query)).questions,
+    listPage: (query = {}) => link.call("question.list", query),
+    pages: (query) => listPages(call, query),
+    listAll: (query) => listAll(call, query),
     delivered: (params) => link.call("question.delivered", params),
     deliveryFailed: (params) => link.call("question.deliveryFailed", params),
     claimDelivery: (params) => link.call("question.claimDelivery", params),

@@ -71,6 +71,12 @@ function zodIssueToContract(issue: z.core.$ZodIssue, root: unknown, prefix: Prop
         const got = Array.isArray(value) ? value.length : "?";
         return [{ path: at, message: `must have ${min} to ${max} ${COUNT_NOUN[field] ?? "items"} (got ${got})` }];
       }
+      if (issue.code === "too_big" && issue.origin === "string" && typeof value === "string") {
+        // A label's limit people read is in characters (checked in normalize); this cap only stops stacked marks.
+        const field = String(path[path.length - 1] ?? "");
+        if (field === "label") return [{ path: at, message: `must be at most ${LIMITS.labelMaxGraphemes} characters (got ${value.length} UTF-16 code units)` }];
+        return [{ path: at, message: `must be at most ${String(issue.maximum)} characters (got ${value.length})` }];
+      }
       return [{ path: at, message: issue.message }];
     }
     case "invalid_type":
@@ -137,8 +143,9 @@ function normalize(input: unknown, options: NormalizeOptions): NormalizeResult {
       else seenIds.set(q.id, qi);
     }
 
+    // Text over its length cap was reported above; it is not segmented into characters (slow on long text).
     let header = "";
-    if (typeof q.header === "string") {
+    if (typeof q.header === "string" && q.header.length <= LIMITS.headerMaxLength) {
       header = cutGraphemes(q.header.trim(), LIMITS.headerMaxGraphemes).trim();
       if (!header) issues.push({ path: at("header"), message: "must not be empty" });
       else {
@@ -157,7 +164,7 @@ function normalize(input: unknown, options: NormalizeOptions): NormalizeResult {
     const opts: AskUserQuestion["options"] = [];
     const rawOptions = Array.isArray(q.options) ? q.options : [];
     rawOptions.forEach((o, oi) => {
-      if (!isRecord(o) || typeof o.label !== "string") return;
+      if (!isRecord(o) || typeof o.label !== "string" || o.label.length > LIMITS.labelMaxLength) return;
       const label = o.label.trim();
       if (!label) {
         issues.push({ path: at("options", oi, "label"), message: "must not be empty" });

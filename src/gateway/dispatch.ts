@@ -1,4 +1,5 @@
 import { GatewayError } from "../errors.ts";
+import { listPage } from "../protocol/list-filter.ts";
 import { isMethodName, parseParams, type MethodName, type MethodParams } from "../protocol/methods.ts";
 import { authorizeCall } from "./credentials/policy.ts";
 import { ADMIN, type Principal } from "./credentials/principal.ts";
@@ -24,7 +25,7 @@ export function createDispatcher(service: QuestionService) {
     "question.resolve": (params) => service.resolve(params),
     "question.reply": (params) => service.reply(params),
     "question.get": ({ id }) => service.get(id),
-    "question.list": async (params) => ({ questions: await service.list(params) }),
+    "question.list": (params) => listPage(params, (filter) => service.list(filter)),
     "question.delivered": (params) => service.delivered(params),
     "question.deliveryFailed": (params) => service.deliveryFailed(params),
     "question.claimDelivery": (params) => service.claimDelivery(params),

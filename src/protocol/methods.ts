@@ -2,6 +2,7 @@ import { z } from "zod";
 import { SURFACES } from "../contract/result.ts";
 import { formatPath } from "../contract/normalize.ts";
 import { GatewayError } from "../errors.ts";
+import { decodeListCursor, LIST_CURSOR_MAX_LENGTH } from "./list-filter.ts";
 
 /** Frames larger than this get a FRAME_TOO_LARGE error response. */
 export const MAX_FRAME_BYTES = 1024 * 1024;
@@ -25,6 +26,17 @@ export const bySchema = z.strictObject({
   chat: text.optional(),
   via: z.enum(["button", "text", "web", "api", "modal"]).default("api"),
 });
+
+/** An opaque `nextCursor`, decoded to the position it continues after. */
+const listCursor = z
+  .string()
+  .max(LIST_CURSOR_MAX_LENGTH)
+  .transform((cursor, ctx) => {
+    const position = decodeListCursor(cursor);
+    if (position) return position;
+    ctx.addIssue({ code: "custom", message: "is not a nextCursor from question.list (pass one back unchanged)" });
+    return z.NEVER;
+  });
 
 const answerValues = z.union([z.string(), z.array(z.string()).max(64)]);
 
@@ -52,7 +64,10 @@ export const methodParams = {
     surface: surface.optional(),
     /** Questions with a target in this chat (on `surface`, when given too). */
     chat: text.optional(),
+    /** The page size: default 100, at most 1000 a page (a larger limit, up to 10,000, is served 1000 at a time). */
     limit: z.number().int().min(1).max(10_000).optional(),
+    /** A previous page's `nextCursor`: the next page, older records. The payload is `{questions, nextCursor?}`. */
+    cursor: listCursor.optional(),
   }),
   "question.delivered": z.strictObject({ id, surface, chat: text, messageRef: text }),
   "question.deliveryFailed": z.strictObject({ id, surface, chat: text, reason: z.string().max(1000) }),

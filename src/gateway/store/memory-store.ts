@@ -6,6 +6,7 @@ import {
   claimFor,
   compareNewestFirst,
   compareSoonestExpiry,
+  isBefore,
   normalizeLimit,
   type StoredClaim,
 } from "./record-ops.ts";
@@ -52,7 +53,8 @@ export function createMemoryStore(): QuestionStore {
     (filter.runId === undefined || record.runId === filter.runId) &&
     (filter.sessionKey === undefined || record.sessionKey === filter.sessionKey) &&
     (filter.surface === undefined || record.targets.some((t) => t.surface === filter.surface)) &&
-    (filter.chat === undefined || record.targets.some((t) => t.chat === filter.chat && (filter.surface === undefined || t.surface === filter.surface)));
+    (filter.chat === undefined || record.targets.some((t) => t.chat === filter.chat && (filter.surface === undefined || t.surface === filter.surface))) &&
+    (filter.before === undefined || isBefore(record, filter.before));
 
   const pendingRecords = (): QuestionRecord[] =>
     [...pending.keys()].map((id) => records.get(id)).filter((r): r is QuestionRecord => r !== undefined);

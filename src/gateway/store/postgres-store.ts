@@ -168,6 +168,10 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
         const surface = filter.surface !== undefined ? ` AND t.surface = ${param(filter.surface)}` : "";
         where.push(`q.id IN (SELECT t.question_id FROM question_targets t WHERE t.chat = ${param(filter.chat)}${surface})`);
       }
+      // A row comparison, so the (created_at_ms DESC, id DESC) indexes seek straight to the page.
+      if (filter.before !== undefined) {
+        where.push(`(q.created_at_ms, q.id) < (${param(filter.before.createdAtMs)}::bigint, ${param(filter.before.id)}::text)`);
+      }
       const rows = await query<PostgresQuestionRow>(
         "list",
         false,

@@ -1,4 +1,5 @@
 import type { Delivery, QuestionRecord } from "../../record.ts";
+import type { ListPosition } from "../../protocol/list-filter.ts";
 import type { ClaimOutcome, DeliveryClaim, Resolution } from "./types.ts";
 
 /**
@@ -40,6 +41,11 @@ const compareIds = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0
 
 export function compareNewestFirst(a: QuestionRecord, b: QuestionRecord): number {
   return b.createdAtMs - a.createdAtMs || compareIds(b.id, a.id);
+}
+
+/** True when `record` comes after `position` in the newest-first order: the next page of question.list. */
+export function isBefore(record: QuestionRecord, position: ListPosition): boolean {
+  return record.createdAtMs < position.createdAtMs || (record.createdAtMs === position.createdAtMs && record.id < position.id);
 }
 
 export function compareSoonestExpiry(a: QuestionRecord, b: QuestionRecord): number {

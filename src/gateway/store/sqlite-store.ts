@@ -153,6 +153,8 @@ export function createSqliteStore({ dataDir, onCorruptRecord = warnCorruptRecord
         `id IN (SELECT question_id FROM question_targets WHERE chat = @chat${filter.surface !== undefined ? " AND surface = @surface" : ""})`,
       );
     }
+    // A row value, so the (created_at_ms DESC, id DESC) indexes seek straight to the page.
+    if (filter.before !== undefined) where.push("(created_at_ms, id) < (@beforeCreatedAtMs, @beforeId)");
     const text = `SELECT ${READ} FROM questions ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""}
       ORDER BY created_at_ms DESC, id DESC LIMIT @limit`;
     let statement = listStatements.get(text);
@@ -211,6 +213,7 @@ export function createSqliteStore({ dataDir, onCorruptRecord = warnCorruptRecord
         for (const key of ["status", "runId", "sessionKey", "surface", "chat"] as const) {
           if (filter[key] !== undefined) params[key] = filter[key];
         }
+        if (filter.before !== undefined) Object.assign(params, { beforeCreatedAtMs: filter.before.createdAtMs, beforeId: filter.before.id });
         return decodeAll(listStatement(filter).all(params));
       }),
     resolve: (id, resolution) =>

@@ -40,6 +40,7 @@ export interface QuestionStore {
    * `sessionKey` that already has a pending record (checked by the database, so it holds across instances). */
   create(record: QuestionRecord): Promise<void>;
   get(id: string): Promise<QuestionRecord | undefined>;
+  /** Newest first (createdAtMs, then id, both descending); with `before`, only the records after that position. */
   list(filter?: ListFilter): Promise<QuestionRecord[]>;
   /** Compare-and-set from pending: the first resolution wins, every later one changes nothing. */
   resolve(id: string, resolution: Resolution): Promise<ResolveOutcome>;
