@@ -34,6 +34,11 @@ function redactUrl(url: string): string {
   return parsed.toString();
 }
 
+/** The Control UI for this configuration: it also answers to GATEWAY_PUBLIC_URL's host. */
+function controlUi(config: Config) {
+  return (ctx: { token: string }) => createControlUi({ ...ctx, ...(config.GATEWAY_PUBLIC_URL ? { publicUrl: config.GATEWAY_PUBLIC_URL } : {}) });
+}
+
 function banner(gateway: RunningGateway, config: Config, io: IO): void {
   const store = config.DATABASE_URL
     ? `PostgreSQL store at ${redactUrl(config.DATABASE_URL)}`
@@ -41,7 +46,7 @@ function banner(gateway: RunningGateway, config: Config, io: IO): void {
       ? "in-memory store (nothing survives a restart)"
       : `SQLite store under ${config.DATA_DIR}`;
   io.out(`ask-user-bridge gateway listening on ${gateway.url} (${store})`);
-  io.out(`Control UI: ${gateway.url}/?token=<GATEWAY_TOKEN> (once; a session cookie keeps you signed in)`);
+  io.out(`Control UI: ${gateway.url}/#token=<GATEWAY_TOKEN> (or paste the token into the page; a session cookie keeps you signed in)`);
   io.out(
     gateway.tokenGenerated
       ? `GATEWAY_TOKEN was not set: generated one and saved it to ${join(config.DATA_DIR, "gateway-token")} (clients on this machine find it there).`
@@ -59,7 +64,7 @@ function firstQuestionHint(io: IO): void {
 export async function runGateway(argv: string[], config: Config, io: IO): Promise<number> {
   const { values } = parseCommandArgs(argv, {});
   if (values.help) return io.out(GATEWAY_HELP), 0;
-  const gateway = await startGateway(config, { webApp: createControlUi });
+  const gateway = await startGateway(config, { webApp: controlUi(config) });
   banner(gateway, config, io);
   const signal = await untilSignal();
   io.err(`${signal}: shutting down`);
@@ -70,7 +75,7 @@ export async function runGateway(argv: string[], config: Config, io: IO): Promis
 export async function runStart(argv: string[], config: Config, io: IO): Promise<number> {
   const { values } = parseCommandArgs(argv, {});
   if (values.help) return io.out(START_HELP), 0;
-  const gateway = await startGateway(config, { webApp: createControlUi });
+  const gateway = await startGateway(config, { webApp: controlUi(config) });
   banner(gateway, config, io);
   const children = [];
   for (const name of BOT_NAMES) {
