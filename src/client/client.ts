@@ -4,6 +4,7 @@ import type { MethodName } from "../protocol/methods.ts";
 import type { GatewayEventName } from "../protocol/methods.ts";
 import type { QuestionRecord } from "../record.ts";
 import { backoffDelay } from "./backoff.ts";
+import { listAll } from "./list-pages.ts";
 import { createPendingCalls, parseFrame } from "./pending-calls.ts";
 
 export interface ConnectOptions {
@@ -131,8 +132,9 @@ export class GatewayConnection {
         }
         this.#emit("connected");
         if (reconnect) {
-          this.call<{ questions: QuestionRecord[] }>("question.list", { status: "pending" })
-            .then(({ questions }) => this.#emit("resync", questions))
+          // Every pending question, page after page (a page holds at most 1000).
+          listAll((method, params) => this.call(method, params), { status: "pending" })
+            .then((questions) => this.#emit("resync", questions))
             .catch((error) => this.#options.log?.("resync failed", error));
         }
         resolve();

@@ -49,9 +49,21 @@ export const LIST_CURSOR_MAX_LENGTH = 512;
 const CURSOR_VERSION = 1;
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
 
+/** UTF-8 text as base64url, with the web platform's own functions (this module is bundled for the browser too). */
+function toBase64Url(text: string): string {
+  const binary = Array.from(new TextEncoder().encode(text), (byte) => String.fromCharCode(byte)).join("");
+  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+/** The inverse of toBase64Url; throws on bytes that are not UTF-8. */
+function fromBase64Url(encoded: string): string {
+  const binary = atob(encoded.replace(/-/g, "+").replace(/_/g, "/"));
+  return new TextDecoder("utf-8", { fatal: true }).decode(Uint8Array.from(binary, (char) => char.charCodeAt(0)));
+}
+
 /** The opaque cursor for "after this record": base64url JSON `{v, t, id}`. */
 export function encodeListCursor(position: ListPosition): string {
-  return Buffer.from(JSON.stringify({ v: CURSOR_VERSION, t: position.createdAtMs, id: position.id })).toString("base64url");
+  return toBase64Url(JSON.stringify({ v: CURSOR_VERSION, t: position.createdAtMs, id: position.id }));
 }
 
 /** The position a cursor names, or undefined for anything `encodeListCursor` did not make. Never throws. */
@@ -59,7 +71,7 @@ export function decodeListCursor(cursor: unknown): ListPosition | undefined {
   if (typeof cursor !== "string" || cursor.length > LIST_CURSOR_MAX_LENGTH || !BASE64URL.test(cursor)) return undefined;
   let decoded: unknown;
   try {
-    decoded = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
+    decoded = JSON.parse(fromBase64Url(cursor));
   } catch {
     return undefined;
   }

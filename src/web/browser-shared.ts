@@ -9,6 +9,7 @@ export { isStaleCopy } from "../record-freshness.ts";
 export { summarizeRecord, SUMMARY_ICONS, type AnswerSummary, type RecordSummary, type SummaryKind } from "../render/summary.ts";
 export { backoffDelay } from "../client/backoff.ts";
 export { createPendingCalls, parseFrame } from "../client/pending-calls.ts";
+export { listAll, listPages, type CallMethod } from "../client/list-pages.ts";
 export { GatewayError, type ErrorBody, type ErrorCode } from "../errors.ts";
 export type { ReadAs } from "../parse/index.ts";
 export type { QuestionRecord, ResolvedBy } from "../record.ts";

@@ -1,3 +1,4 @@
+import { listAll, listPages } from "./shared.js";
 import { createActions } from "./actions.js";
 import { createGatewayLink, toGatewayError } from "./gateway-link.js";
 import { currentRecord, forgetAll, pendingRecords, records, ui, upsert } from "./state.js";
@@ -57,20 +58,26 @@ const link = createGatewayLink({
 const actions = createActions({ call: (method, params) => link.call(method, params), render: (focus) => view.render(focus) });
 const view = createView({ els, actions, narrowQuery });
 
-/**
- * question.list: the records that pass the filter.
- * @param {object} filter
- */
-async function list(filter) {
-  return /** @type {{ questions: QuestionRecord[] }} */ (await link.call("question.list", filter));
+/** @type {import("./shared.js").CallMethod} */
+const call = (method, params) => /** @type {Promise<any>} */ (link.call(method, /** @type {object} */ (params)));
+
+/** Recent history: pages until HISTORY_LIMIT records (large records end a page early). */
+async function recentHistory() {
+  /** @type {QuestionRecord[]} */
+  const recent = [];
+  for await (const page of listPages(call, { limit: HISTORY_LIMIT })) {
+    recent.push(...page);
+    if (recent.length >= HISTORY_LIMIT) break;
+  }
+  return recent;
 }
 
 /** After every (re)connection: every pending record, recent history, and a fresh look at anything we thought pending. */
 async function resync() {
   try {
-    const [open, recent] = await Promise.all([list({ status: "pending" }), list({ limit: HISTORY_LIMIT })]);
-    const openIds = new Set(open.questions.map((r) => r.id));
-    for (const record of [...recent.questions, ...open.questions]) upsert(record);
+    const [open, recent] = await Promise.all([listAll(call, { status: "pending" }), recentHistory()]);
+    const openIds = new Set(open.map((r) => r.id));
+    for (const record of [...recent, ...open]) upsert(record);
     const stale = [...records.values()].filter((r) => r.status === "pending" && !openIds.has(r.id));
     await Promise.all(stale.map((r) => actions.refresh(r.id)));
     ui.loaded = true;
