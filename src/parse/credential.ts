@@ -47,6 +47,13 @@ export const HIGH_ENTROPY_MIN_BITS = 4;
 
 /** Characters of base64, base64url and hex: what generated secrets are made of. */
 const TOKEN_RUN = /[A-Za-z0-9+/=_-]+/gu;
+/**
+ * Identifiers and commands (`ThisIsAVeryLongPascalCaseName2024`, `NODE_OPTIONS=--max-old-space-size=4096`) are made of
+ * words: cut at every change of case, at digits and at separators, their pieces average 4 characters or more. Random
+ * base62 or base64 of 32+ characters does so about once in 10,000 (its pieces average under 2).
+ */
+const WORD_PIECE = /[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+/gu;
+const WORDS_MIN_MEAN_PIECE_LENGTH = 4;
 /** Hex digits and dashes only: UUIDs and git SHAs, never credentials. */
 const HEX_LIKE = /^[0-9a-fA-F-]+$/u;
 /** A word that is a file path: its "/" separates ordinary path segments, not base64. */
@@ -71,6 +78,12 @@ export function shannonEntropy(text: string): number {
   return bits;
 }
 
+function readsAsWords(token: string): boolean {
+  const pieces = token.match(WORD_PIECE) ?? [];
+  const letters = pieces.reduce((sum, piece) => sum + piece.length, 0);
+  return pieces.length > 0 && letters / pieces.length >= WORDS_MIN_MEAN_PIECE_LENGTH;
+}
+
 function isHighEntropyToken(token: string): boolean {
   return (
     token.length >= HIGH_ENTROPY_MIN_LENGTH &&
@@ -78,7 +91,8 @@ function isHighEntropyToken(token: string): boolean {
     /[a-z]/u.test(token) &&
     /[0-9]/u.test(token) &&
     !HEX_LIKE.test(token) &&
-    shannonEntropy(token) >= HIGH_ENTROPY_MIN_BITS
+    shannonEntropy(token) >= HIGH_ENTROPY_MIN_BITS &&
+    !readsAsWords(token)
   );
 }
 
@@ -116,8 +130,8 @@ function entropyTokens(text: string): string[] {
  * True when the text contains something that looks like a credential: a known token shape
  * (sk-, xox?-, xapp-, gh?_, github_pat_, AKIA, ASIA, a Telegram or Discord bot token, AIza, sk_live_, glpat-, npm_,
  * a PEM private key, a JWT, a Slack or Discord webhook URL), one of the prefixed shapes split by whitespace, or a token
- * of 32+ characters mixing upper case, lower case and digits with at least 4 bits of entropy per character (outside
- * the path of a URL).
+ * of 32+ characters mixing upper case, lower case and digits with at least 4 bits of entropy per character that does
+ * not read as words (outside the path of a URL).
  * UUIDs, git SHAs and ordinary words never are. Never throws; a non-string is not a credential.
  */
 export function looksLikeCredential(text: string): boolean {

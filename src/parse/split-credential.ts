@@ -5,18 +5,22 @@
  * Why only these shapes, and why not simply remove every space: once the spaces go, ordinary text turns into long
  * mixed runs. "Deploy Version 2 To Production Tonight" becomes a 32-character token with capitals, small letters and
  * a digit (the entropy rule would refuse it), and "at 12:30 we deploy the new build to prod" becomes a Telegram bot
- * token. So this pass (1) joins only pieces that are not ordinary words: a word of letters, lower case after an
- * optional capital, ends the run, since a key is cut into random chunks and a sentence into words; (2) looks only for
- * shapes that begin with a distinctive prefix and whose body must read as random (letters of both cases and a digit).
+ * token. So this pass
+ * 1. joins only pieces that are not ordinary words. A word of letters, lower case after an optional capital, ends the
+ *    run (and so does "sk-learn"): a key is cut into random chunks, a sentence into words;
+ * 2. looks only for shapes that begin with a distinctive prefix, and for most of them the joined body must read as
+ *    random (letters of both cases and a digit).
  * AWS key ids are left out: their alphabet (capitals and digits) is that of ordinary upper-case text once the spaces
- * are gone ("ASIA PACIFIC Q3 REVENUE"), and the id names a key rather than being the secret. The entropy rule is not
+ * are gone ("ASIA PACIFIC Q3 REVENUE"), and an id names a key rather than being the secret. The entropy rule is not
  * run here either. Every quantifier is bounded, so the scan stays linear on long input.
  */
 
 /** Whitespace, plus the invisible characters a pasted key may hide behind (zero-width spaces, soft hyphen, BOM). */
 const GAP = /[\s\u00AD\u180E\u200B-\u200D\u2060\uFEFF]+/u;
-/** An ordinary word: letters only, lower case after an optional capital ("deploy", "Staging"). It ends a joined run. */
+/** An ordinary word: letters, lower case after an optional capital ("deploy", "Staging"). It ends a joined run. */
 const ORDINARY_WORD = /^[A-Za-z][a-z]+$/u;
+/** Words that begin like a key and are not one, which end a joined run too: scikit-learn's nickname. */
+const FALSE_FRIEND = /^sk-learn(?![A-Za-z0-9_-])/iu;
 
 /** Letters of both cases and a digit: what a random base62 body has and a joined phrase rarely has. */
 const readsRandom = (match: string) => /[A-Z]/u.test(match) && /[a-z]/u.test(match) && /[0-9]/u.test(match);
@@ -80,7 +84,7 @@ function joinedRuns(text: string): JoinedRun[] {
   };
   for (const piece of text.split(GAP)) {
     if (piece === "") continue;
-    if (ORDINARY_WORD.test(piece)) flush();
+    if (ORDINARY_WORD.test(piece) || FALSE_FRIEND.test(piece)) flush();
     else pieces.push(piece);
   }
   flush();
