@@ -12,6 +12,7 @@ import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
 import type { WebSocket } from "ws";
 import { connectGateway } from "../src/client/index.ts";
+import { ADMIN } from "../src/gateway/credentials/principal.ts";
 import { createDispatcher } from "../src/gateway/dispatch.ts";
 import { createQuestionService } from "../src/gateway/service.ts";
 import { createMemoryStore, SQLITE_FILE_NAME, type QuestionStore } from "../src/gateway/store/index.ts";
@@ -191,7 +192,7 @@ describe("group commit, step by step", () => {
     const dispatch = createDispatcher(service);
     const socket = Object.assign(new EventEmitter(), { OPEN: 1, readyState: 1, bufferedAmount: 0, sent: [] as string[] });
     Object.assign(socket, { send: (text: string) => socket.sent.push(text), close: () => {}, terminate: () => {} });
-    const connection = createConnection({ socket: socket as unknown as WebSocket, dispatch, authenticated: true, checkToken: () => ({ ok: true }), log: () => {} });
+    const connection = createConnection({ socket: socket as unknown as WebSocket, dispatch, principal: ADMIN, checkToken: () => ({ ok: true, principal: ADMIN }), log: () => {} });
     service.subscribe((event, record) => connection.event(event, record));
 
     socket.emit("message", Buffer.from(JSON.stringify({ type: "req", id: 1, method: "question.request", params: oneQuestion() })), false);

@@ -4,7 +4,9 @@ import { startGateway, type RunningGateway } from "../gateway/run.ts";
 import { createControlUi } from "../web/index.ts";
 import { parseCommandArgs } from "./args.ts";
 import { superviseChild } from "./supervise.ts";
-import { BOT_NAMES, SURFACE_REGISTRY } from "../surfaces.ts";
+import { BOT_NAMES, SURFACE_REGISTRY, type BotName } from "../surfaces.ts";
+import { hashToken, newScopedToken } from "../gateway/credentials/principal.ts";
+import { openCredentialStore } from "../gateway/credentials/store.ts";
 
 type IO = { out: (s: string) => void; err: (s: string) => void };
 
@@ -32,6 +34,28 @@ function redactUrl(url: string): string {
   const parsed = new URL(url);
   if (parsed.password) parsed.password = "***";
   return parsed.toString();
+}
+
+/**
+ * A bot-scoped credential for each bot `start` runs, made afresh each time: the ones an earlier `start` made (by
+ * their name, `start:<bot>`) are revoked first, so they never pile up.
+ */
+async function botCredentials(config: Config, names: readonly BotName[]): Promise<Map<BotName, string>> {
+  const tokens = new Map<BotName, string>();
+  if (names.length === 0) return tokens;
+  const store = await openCredentialStore(config);
+  try {
+    for (const name of names) {
+      const label = `start:${name}`;
+      await store.revoke(label, Date.now());
+      const { id, token } = newScopedToken();
+      await store.add({ id, name: label, role: `bot:${name}`, createdAtMs: Date.now() }, hashToken(token));
+      tokens.set(name, token);
+    }
+  } finally {
+    await store.close();
+  }
+  return tokens;
 }
 
 /** The Control UI for this configuration: it also answers to GATEWAY_PUBLIC_URL's host. */
@@ -78,15 +102,18 @@ export async function runStart(argv: string[], config: Config, io: IO): Promise<
   const gateway = await startGateway(config, { webApp: controlUi(config) });
   banner(gateway, config, io);
   const children = [];
-  for (const name of BOT_NAMES) {
+  const botNames = BOT_NAMES.filter((name) => {
     const { tokenVar } = SURFACE_REGISTRY[name].bot;
     if (!config[tokenVar]) io.out(`${name} bot: off (set ${tokenVar} to turn it on)`);
-    else {
-      io.out(`${name} bot: starting`);
-      // The same CLI entry that runs `start`, started the same way (node flags included), runs each bot.
-      const entry = [...process.execArgv, process.argv[1]!, "bot", name];
-      children.push(superviseChild(`${name} bot`, process.execPath, entry, io.err));
-    }
+    return Boolean(config[tokenVar]);
+  });
+  const botTokens = await botCredentials(config, botNames);
+  for (const name of botNames) {
+    io.out(`${name} bot: starting`);
+    // The same CLI entry that runs `start`, started the same way (node flags included), runs each bot, with a
+    // credential that may act only as that bot's surface instead of the admin token.
+    const entry = [...process.execArgv, process.argv[1]!, "bot", name];
+    children.push(superviseChild(`${name} bot`, process.execPath, entry, io.err, { ...process.env, GATEWAY_TOKEN: botTokens.get(name)! }));
   }
   firstQuestionHint(io);
   const signal = await untilSignal();

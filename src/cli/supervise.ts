@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { backoffDelay } from "../client/backoff.ts";
 
 /** Runs a child process and restarts it with backoff whenever it exits, until stopped. */
-export function superviseChild(name: string, command: string, args: string[], log: (s: string) => void) {
+export function superviseChild(name: string, command: string, args: string[], log: (s: string) => void, env: NodeJS.ProcessEnv = process.env) {
   let child: ChildProcess | undefined;
   let stopped = false;
   let failures = 0;
@@ -10,7 +10,7 @@ export function superviseChild(name: string, command: string, args: string[], lo
 
   function launch(): void {
     const startedAt = Date.now();
-    child = spawn(command, args, { stdio: ["ignore", "inherit", "inherit"], env: process.env });
+    child = spawn(command, args, { stdio: ["ignore", "inherit", "inherit"], env });
     child.on("exit", (code, signal) => {
       child = undefined;
       if (stopped) return;

@@ -1,5 +1,6 @@
 import type { Config } from "../config.ts";
 import { preparePrivateDir } from "../data-dir.ts";
+import { openCredentialStore, type CredentialStore } from "./credentials/store.ts";
 import { createGatewayServer, type HttpRoute, type RequestAuthenticator } from "./server.ts";
 import { createEventHub, createQuestionService } from "./service.ts";
 import { createMemoryStore, createSqliteStore, type QuestionStore } from "./store/index.ts";
@@ -58,6 +59,14 @@ export async function startGateway(
   if (dataDir.warning) (extras.log ?? ((message: string) => console.warn(`[gateway] ${message}`)))(dataDir.warning);
   const { token, generated } = ensureGatewayToken(config.GATEWAY_TOKEN, config.DATA_DIR);
   const store = await openStore(config, extras.log);
+  let credentials: CredentialStore;
+  try {
+    credentials = await openCredentialStore(config);
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+  const closeStores = () => Promise.all([store.close(), credentials.close()]);
   const events = createEventHub();
   const service = createQuestionService({
     store,
@@ -74,7 +83,7 @@ export async function startGateway(
     await service.start();
   } catch (error) {
     service.stop();
-    await store.close();
+    await closeStores();
     throw error;
   }
   const ui = extras.webApp?.({ token });
@@ -82,6 +91,7 @@ export async function startGateway(
   const server = createGatewayServer({
     service,
     token,
+    credentials,
     host: config.GATEWAY_HOST,
     port: config.GATEWAY_PORT,
     ...(config.GATEWAY_MAX_CONNECTIONS ? { maxConnections: config.GATEWAY_MAX_CONNECTIONS } : {}),
@@ -94,7 +104,7 @@ export async function startGateway(
     address = await server.listen();
   } catch (error) {
     service.stop();
-    await store.close();
+    await closeStores();
     throw error;
   }
   return {
@@ -105,7 +115,7 @@ export async function startGateway(
     async close() {
       service.stop();
       await server.close();
-      await store.close();
+      await closeStores();
     },
   };
 }

@@ -3,8 +3,11 @@ import type { AddressInfo, Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import { WebSocketServer } from "ws";
 import { GatewayError, type ErrorBody } from "../errors.ts";
-import { bearerToken, createTokenCheck } from "./auth.ts";
-import { createAuthBackoff, createGuardedTokenCheck, lockoutMessage, retryAfterSeconds } from "./auth-backoff.ts";
+import { bearerToken } from "./auth.ts";
+import { createAuthBackoff, lockoutMessage, retryAfterSeconds } from "./auth-backoff.ts";
+import { createCredentialCheck, type AuthVerdict } from "./credentials/check.ts";
+import { WEB } from "./credentials/principal.ts";
+import type { CredentialStore } from "./credentials/store.ts";
 import { createDispatcher, toErrorBody } from "./dispatch.ts";
 import { CLOSE_HANDSHAKE_TIMEOUT_MS, createConnectionCounter, DEFAULT_MAX_CONNECTIONS, MAX_FRAME_BYTES } from "./limits.ts";
 import { isCrossOrigin } from "./origin.ts";
@@ -23,8 +26,10 @@ export interface GatewayServerOptions {
   host?: string;
   port?: number;
   routes?: HttpRoute[];
-  /** Alternative ways a request may authenticate (e.g. the UI's session cookie). */
+  /** Alternative ways a request may authenticate (e.g. the UI's session cookie): it then acts as the UI (`web`). */
   authenticate?: RequestAuthenticator;
+  /** Scoped credentials (agents, bots), besides `token`, the admin credential. */
+  credentials?: CredentialStore;
   /** Open WebSocket connections at most (GATEWAY_MAX_CONNECTIONS); 64 of them may be unauthenticated. */
   maxConnections?: number;
   log?: (message: string, error?: unknown) => void;
@@ -32,6 +37,8 @@ export interface GatewayServerOptions {
 
 const HTTP_STATUS: Partial<Record<ErrorBody["code"], number>> = {
   UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
+  QUOTA_EXCEEDED: 429,
   INVALID_PARAMS: 400,
   INVALID_FRAME: 400,
   FRAME_TOO_LARGE: 413,
@@ -91,16 +98,23 @@ export function createGatewayServer(options: GatewayServerOptions) {
   const { service } = options;
   const log = options.log ?? ((message, error) => console.error(`[gateway] ${message}`, error ?? ""));
   // Every token check goes through the per-address backoff (auth-backoff.ts).
-  const checkToken = createGuardedTokenCheck(createTokenCheck(options.token), createAuthBackoff());
+  const checkToken = createCredentialCheck({
+    adminToken: options.token,
+    backoff: createAuthBackoff(),
+    ...(options.credentials ? { credentials: options.credentials } : {}),
+    log,
+  });
   const counter = createConnectionCounter({ maxConnections: options.maxConnections ?? DEFAULT_MAX_CONNECTIONS });
 
   /** A request's credentials: a bearer token (checked with the backoff), else the web app's own (a cookie). */
-  function authorize(req: IncomingMessage): { ok: true } | { ok: false; retryAfterMs: number } {
+  async function authorize(req: IncomingMessage): Promise<AuthVerdict> {
+    const viaWebApp = (): AuthVerdict => (options.authenticate?.(req) === true ? { ok: true, principal: WEB } : { ok: false, retryAfterMs: 0 });
     const presented = bearerToken(req.headers.authorization);
-    if (presented === undefined) return options.authenticate?.(req) === true ? { ok: true } : { ok: false, retryAfterMs: 0 };
-    const verdict = checkToken(remoteAddress(req), presented);
+    if (presented === undefined) return viaWebApp();
+    const checked = checkToken(remoteAddress(req), presented);
+    const verdict = checked instanceof Promise ? await checked : checked;
     if (verdict.ok || verdict.retryAfterMs > 0) return verdict;
-    return options.authenticate?.(req) === true ? { ok: true } : verdict;
+    return viaWebApp();
   }
 
   const dispatch = createDispatcher(service);
@@ -113,7 +127,7 @@ export function createGatewayServer(options: GatewayServerOptions) {
   async function handleRpc(req: IncomingMessage, res: ServerResponse, method: string): Promise<void> {
     const requestId = req.headers["x-request-id"] ?? null;
     const fail = (error: ErrorBody) => sendJson(res, HTTP_STATUS[error.code] ?? 400, { type: "res", id: requestId, ok: false, error });
-    const auth = authorize(req);
+    const auth = await authorize(req);
     if (!auth.ok && auth.retryAfterMs > 0) {
       res.setHeader("retry-after", String(retryAfterSeconds(auth.retryAfterMs)));
       return sendJson(res, 429, { type: "res", id: requestId, ok: false, error: { code: "UNAUTHORIZED", message: lockoutMessage(auth.retryAfterMs) } });
@@ -129,7 +143,7 @@ export function createGatewayServer(options: GatewayServerOptions) {
     const controller = new AbortController();
     res.on("close", () => controller.abort());
     try {
-      const payload = await dispatch(method, params, controller.signal);
+      const payload = await dispatch(method, params, controller.signal, auth.principal);
       sendJson(res, 200, { type: "res", id: requestId, ok: true, payload });
     } catch (error) {
       fail(toErrorBody(error, log));
@@ -161,7 +175,15 @@ export function createGatewayServer(options: GatewayServerOptions) {
     if (url.pathname !== "/ws") return refuseUpgrade(socket, 404, "not found");
     // Any web page may open a WebSocket to any address (with its cookies): only the gateway's own pages may here.
     if (isCrossOrigin(req)) return refuseUpgrade(socket, 403, "WebSocket upgrades from another origin are refused");
-    const auth = authorize(req);
+    void upgrade(req, socket, head).catch((error) => {
+      log("upgrade failed", error);
+      socket.destroy();
+    });
+  });
+
+  async function upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+    const auth = await authorize(req);
+    if (socket.destroyed) return;
     if (!auth.ok && auth.retryAfterMs > 0) return refuseUpgrade(socket, 429, lockoutMessage(auth.retryAfterMs), { "Retry-After": String(retryAfterSeconds(auth.retryAfterMs)) });
     // A wrong bearer token is refused here; no credentials at all may still send a connect frame.
     if (!auth.ok && bearerToken(req.headers.authorization) !== undefined) return refuseUpgrade(socket, 401, "wrong token");
@@ -174,7 +196,7 @@ export function createGatewayServer(options: GatewayServerOptions) {
       const connection = createConnection({
         socket: ws,
         dispatch,
-        authenticated: auth.ok,
+        principal: auth.ok ? auth.principal : undefined,
         checkToken: (token) => checkToken(address, token),
         onAuthenticated: () => slot.authenticated(),
         log,
@@ -185,7 +207,7 @@ export function createGatewayServer(options: GatewayServerOptions) {
         connections.delete(connection);
       });
     });
-  });
+  }
 
   return {
     server,

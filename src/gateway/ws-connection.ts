@@ -3,7 +3,9 @@ import { GatewayError, type ErrorBody } from "../errors.ts";
 import { toErrorBody, type Dispatch } from "./dispatch.ts";
 import { isRequestFrame, parseSubscribeParams, requestFrameSchema } from "../protocol/methods.ts";
 import type { GatewayEventName } from "../protocol/methods.ts";
-import { lockoutMessage, type TokenVerdict } from "./auth-backoff.ts";
+import { lockoutMessage } from "./auth-backoff.ts";
+import type { AuthVerdict } from "./credentials/check.ts";
+import type { Principal } from "./credentials/principal.ts";
 import { CLOSE_HANDSHAKE_TIMEOUT_MS, MAX_FRAME_BYTES, PRE_AUTH_FRAME_MAX_BYTES, setFrameLimit } from "./limits.ts";
 
 const AUTH_DEADLINE_MS = 10_000;
@@ -12,9 +14,13 @@ const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
 export interface ConnectionOptions {
   socket: WebSocket;
   dispatch: Dispatch;
-  authenticated: boolean;
-  /** Checks the token of a `connect` request (with this client address's backoff). */
-  checkToken: (token: unknown) => TokenVerdict;
+  /** Who the upgrade authenticated (a bearer token or the UI's cookie); undefined until a `connect` frame does. */
+  principal: Principal | undefined;
+  /**
+   * Checks the token of a `connect` request (with this client address's backoff). The admin token is checked at
+   * once; a scoped token is looked up, so a client using one waits for the connect response before sending more.
+   */
+  checkToken: (token: unknown) => AuthVerdict | Promise<AuthVerdict>;
   /** Called once, when a connection that was not authenticated at the upgrade authenticates. */
   onAuthenticated?: () => void;
   log: (message: string, error?: unknown) => void;
@@ -42,8 +48,9 @@ function rawSocketOf(socket: WebSocket): Corkable | undefined {
 }
 
 /** One WebSocket client: authentication, request/response frames, and events with a per-connection seq. */
-export function createConnection({ socket, dispatch, authenticated, checkToken, onAuthenticated, log }: ConnectionOptions) {
-  let authed = authenticated;
+export function createConnection({ socket, dispatch, checkToken, onAuthenticated, log, ...options }: ConnectionOptions) {
+  let principal = options.principal;
+  let authed = principal !== undefined;
   let seq = 0;
   /** The events this connection asked for with events.subscribe; all of them until it does. */
   let subscribed: ReadonlySet<GatewayEventName> | undefined;
@@ -138,8 +145,11 @@ export function createConnection({ socket, dispatch, authenticated, checkToken, 
     const { id, method, params } = parsed.data;
     if (method === "connect") {
       const token = (params as { token?: unknown } | undefined)?.token;
-      const verdict = checkToken(token);
+      const checked = checkToken(token);
+      const verdict = checked instanceof Promise ? await checked : checked;
+      if (closed) return;
       if (verdict.ok) {
+        principal = verdict.principal;
         // onMessage has not awaited yet: this runs within ws's "message" event, so a frame pipelined right behind the
         // connect frame is already read with the 1 MiB limit.
         if (!authed) {
@@ -174,7 +184,7 @@ export function createConnection({ socket, dispatch, authenticated, checkToken, 
       return;
     }
     try {
-      respond(id, { payload: await dispatch(method, params, cancellation) });
+      respond(id, { payload: await dispatch(method, params, cancellation, principal) });
     } catch (error) {
       respond(id, { error: toErrorBody(error, log) });
     }

@@ -13,6 +13,8 @@ const ALLOWED: Record<Exclude<Kind, "admin">, ReadonlySet<MethodName>> = {
 };
 
 const BOT_VIAS: ReadonlySet<ResolveVia> = new Set(["button", "text", "modal"]);
+/** The Control UI answers with its stepper (`web`) or a reply typed in its composer (`text`). */
+const WEB_VIAS: ReadonlySet<ResolveVia> = new Set(["web", "text"]);
 
 function forbidden(principal: Principal, what: string): GatewayError {
   const who = principal.kind === "bot" ? `a bot:${principal.surface} credential` : principal.kind === "agent" ? "an agent credential" : "the Control UI session";
@@ -27,7 +29,7 @@ function byFor(principal: Principal, given: ResolvedBy | undefined, defaultVia: 
     case "agent":
       return { surface: "api", via: "api" };
     case "web":
-      return { surface: "web", via: "web" };
+      return { surface: "web", via: given && WEB_VIAS.has(given.via) ? given.via : "web" };
     case "bot": {
       const { user, userName, chat } = given ?? {};
       return {

@@ -2,6 +2,7 @@ import path from "node:path";
 import { preparePrivateDir, restrictFile } from "../../data-dir.ts";
 import { SQLITE_FILE_NAME } from "../store/sqlite-schema.ts";
 import type { Role } from "./principal.ts";
+import { CREDENTIALS_TABLE, CREDENTIALS_TABLE_SQL } from "../store/credentials-table.ts";
 
 /** A scoped credential as `token list` shows it; the token itself is never stored, only its hash. */
 export interface Credential {
@@ -35,15 +36,7 @@ const rowToCredential = (row: Row): Credential => ({
   ...(row.revoked_at_ms === null ? {} : { revokedAtMs: Number(row.revoked_at_ms) }),
 });
 
-const TABLE = "ask_user_bridge_credentials";
-const CREATE = `CREATE TABLE IF NOT EXISTS ${TABLE} (
-  id            TEXT PRIMARY KEY NOT NULL,
-  name          TEXT NOT NULL,
-  role          TEXT NOT NULL,
-  token_hash    TEXT NOT NULL UNIQUE,
-  created_at_ms BIGINT NOT NULL,
-  revoked_at_ms BIGINT
-)`;
+const TABLE = CREDENTIALS_TABLE;
 
 export function createMemoryCredentialStore(): CredentialStore {
   const rows = new Map<string, { credential: Credential; hash: string }>();
@@ -82,7 +75,7 @@ export async function createSqliteCredentialStore(dataDir: string): Promise<Cred
   const db = new Database(dbFile);
   db.pragma("journal_mode = WAL");
   db.pragma("busy_timeout = 5000");
-  db.exec(CREATE);
+  db.exec(CREDENTIALS_TABLE_SQL);
   const sql = {
     add: db.prepare(`INSERT INTO ${TABLE} (id, name, role, token_hash, created_at_ms) VALUES (?, ?, ?, ?, ?)`),
     find: db.prepare<[string], Row>(`SELECT * FROM ${TABLE} WHERE token_hash = ? AND revoked_at_ms IS NULL`),
@@ -113,10 +106,11 @@ export async function createSqliteCredentialStore(dataDir: string): Promise<Cred
 
 /** Credentials in the shared PostgreSQL database, on a small pool of their own. */
 export async function createPostgresCredentialStore(connectionString: string): Promise<CredentialStore> {
-  const { default: pg } = await import("pg");
+  const [{ default: pg }, { runPostgresMigrations }] = await Promise.all([import("pg"), import("../store/postgres-schema.ts")]);
   const pool = new pg.Pool({ connectionString, max: 2, connectionTimeoutMillis: 5_000, application_name: "ask-user-bridge credentials" });
   pool.on("error", () => undefined); // an idle connection lost: the pool makes a new one when asked
-  await pool.query(CREATE);
+  // The table comes with the schema migrations (run by every gateway at start-up, and by `migrate`).
+  await runPostgresMigrations(connectionString);
   return {
     async add(c, tokenHash) {
       await pool.query(`INSERT INTO ${TABLE} (id, name, role, token_hash, created_at_ms) VALUES ($1, $2, $3, $4, $5)`, [c.id, c.name, c.role, tokenHash, c.createdAtMs]);

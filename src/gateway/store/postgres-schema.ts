@@ -1,4 +1,5 @@
 import pg from "pg";
+import { CREDENTIALS_TABLE_SQL } from "./credentials-table.ts";
 import { statementError, unreachableError } from "./postgres-failure.ts";
 
 /** The NOTIFY channel every instance LISTENs on; the triggers below send one notification per committed change. */
@@ -105,6 +106,8 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
    END $$;
    CREATE TRIGGER deliveries_notify AFTER INSERT ON deliveries
      FOR EACH ROW EXECUTE FUNCTION ask_user_bridge_notify_delivery();`,
+  // Scoped credentials (ask-user-bridge token): the token's SHA-256 only. See src/gateway/credentials/store.ts.
+  `${CREDENTIALS_TABLE_SQL};`,
 ];
 
 export interface PostgresMigrationReport {
