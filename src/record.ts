@@ -53,6 +53,8 @@ export interface QuestionRecord {
   by?: ResolvedBy;
   runId?: string;
   sessionKey?: string;
+  /** The scoped agent credential (its id) that asked, for its pending-question quota; absent for the admin token. */
+  askedBy?: string;
   targets: Target[];
   deliveries: Delivery[];
 }

@@ -77,6 +77,7 @@ export async function startGateway(
     knownSecrets: [token, ...BOT_SECRETS.map((key) => config[key])],
     ...(config.ASK_ALLOWED_TARGETS?.length ? { allowedTargets: config.ASK_ALLOWED_TARGETS } : {}),
     ...(config.ASK_MAX_PENDING_PER_RUN ? { maxPendingPerRun: config.ASK_MAX_PENDING_PER_RUN } : {}),
+    ...(config.ASK_MAX_PENDING_PER_CREDENTIAL ? { maxPendingPerCredential: config.ASK_MAX_PENDING_PER_CREDENTIAL } : {}),
     ...(config.ASK_TEST_MIN_TIMEOUT_SECONDS === undefined ? {} : { minTimeoutSeconds: config.ASK_TEST_MIN_TIMEOUT_SECONDS }),
   });
   try {

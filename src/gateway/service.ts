@@ -48,6 +48,8 @@ export interface QuestionServiceOptions {
   allowedTargets?: Target[];
   /** Pending questions one run may hold, for callers other than the admin credential (ASK_MAX_PENDING_PER_RUN). */
   maxPendingPerRun?: number;
+  /** Pending questions one scoped agent credential may hold (ASK_MAX_PENDING_PER_CREDENTIAL). */
+  maxPendingPerCredential?: number;
   /** Test-only lower clamp for timeoutSeconds; the contract always says 30. */
   minTimeoutSeconds?: number;
   /** The longest a single waitAnswer long-poll may hold. */
@@ -171,6 +173,22 @@ export function createQuestionService(options: QuestionServiceOptions) {
     }
   }
 
+  /**
+   * The pending quotas of callers other than the admin: per run, and per scoped agent credential. (Counted, then
+   * created: instances racing on the last place may each take it, so a quota can be passed by a few, never more.)
+   */
+  async function checkQuotas(runId: string | undefined, askedBy: string | undefined): Promise<void> {
+    const quotas = [
+      { max: options.maxPendingPerRun, filter: runId ? { runId } : undefined, what: `run ${runId}`, variable: "ASK_MAX_PENDING_PER_RUN" },
+      { max: options.maxPendingPerCredential, filter: askedBy ? { askedBy } : undefined, what: `credential ${askedBy}`, variable: "ASK_MAX_PENDING_PER_CREDENTIAL" },
+    ];
+    for (const { max, filter, what, variable } of quotas) {
+      if (max === undefined || !filter) continue;
+      const pending = await stored(store.list({ status: "pending", ...filter, limit: max }));
+      if (pending.length >= max) throw new GatewayError("QUOTA_EXCEEDED", `${what} already has ${pending.length} pending questions (${variable} is ${max})`);
+    }
+  }
+
   /** With ASK_ALLOWED_TARGETS, a request may only reach the chats listed there (any users within them). */
   function checkAllowedTargets(targets: readonly Target[]): void {
     const allowed = options.allowedTargets;
@@ -243,12 +261,8 @@ export function createQuestionService(options: QuestionServiceOptions) {
       }
       const chosenTargets = targets ?? defaultTargets;
       checkAllowedTargets(chosenTargets);
-      if (asker.kind !== "admin" && runId && options.maxPendingPerRun !== undefined) {
-        const pending = await stored(store.list({ status: "pending", runId, limit: options.maxPendingPerRun }));
-        if (pending.length >= options.maxPendingPerRun) {
-          throw new GatewayError("QUOTA_EXCEEDED", `run ${runId} already has ${pending.length} pending questions (ASK_MAX_PENDING_PER_RUN is ${options.maxPendingPerRun})`);
-        }
-      }
+      const askedBy = asker.kind === "agent" ? asker.credentialId : undefined;
+      if (asker.kind !== "admin") await checkQuotas(runId, askedBy);
       const createdAtMs = now();
       const record: QuestionRecord = {
         id: newQuestionId(),
@@ -261,6 +275,7 @@ export function createQuestionService(options: QuestionServiceOptions) {
         deliveries: [],
         ...(runId ? { runId } : {}),
         ...(sessionKey ? { sessionKey } : {}),
+        ...(askedBy ? { askedBy } : {}),
       };
       // The store refuses a second pending question for one session (SessionBusyError), across instances too.
       await stored(store.create(record));

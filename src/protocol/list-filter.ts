@@ -12,6 +12,8 @@ export interface ListFilter {
   status?: QuestionStatus;
   runId?: string;
   sessionKey?: string;
+  /** Records a scoped agent credential asked (by its id). */
+  askedBy?: string;
   /** Records with a target on this surface. */
   surface?: Surface;
   /** Records with a target in this chat (on `surface`, when that is given too). */

@@ -24,7 +24,7 @@ async function createToken(role: string, name: string): Promise<string> {
 }
 
 beforeAll(async () => {
-  env = { DATA_DIR: tempDir("aub-roles-"), GATEWAY_PORT: String(await freePort()), ASK_MAX_PENDING_PER_RUN: "2" };
+  env = { DATA_DIR: tempDir("aub-roles-"), GATEWAY_PORT: String(await freePort()), ASK_MAX_PENDING_PER_RUN: "2", ASK_MAX_PENDING_PER_CREDENTIAL: "4" };
   gateway = await spawnGateway(env);
   [agentToken, botToken] = [await createToken("agent", "ci agent"), await createToken("bot:telegram", "tg bot")];
 }, 60_000);
@@ -77,6 +77,13 @@ describe("scoped credentials", () => {
     expect(third.status).toBe(429);
     expect(third.body).toMatchObject({ ok: false, error: { code: "QUOTA_EXCEEDED" } });
     for (let i = 0; i < 3; i++) expect((await ask(TOKEN)).body).toMatchObject({ ok: true });
+  });
+
+  it("caps a scoped agent's pending questions across its runs", async () => {
+    const token = await createToken("agent", "busy agent");
+    for (let i = 0; i < 4; i++) expect((await call("question.request", oneQuestion({ runId: `r${i}` }), token)).body).toMatchObject({ ok: true });
+    const fifth = await call("question.request", oneQuestion({ runId: "r5" }), token);
+    expect(fifth.body).toMatchObject({ ok: false, error: { code: "QUOTA_EXCEEDED", message: expect.stringContaining("ASK_MAX_PENDING_PER_CREDENTIAL is 4") } });
   });
 });
 

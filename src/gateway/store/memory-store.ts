@@ -52,6 +52,7 @@ export function createMemoryStore(): QuestionStore {
     (filter.status === undefined || record.status === filter.status) &&
     (filter.runId === undefined || record.runId === filter.runId) &&
     (filter.sessionKey === undefined || record.sessionKey === filter.sessionKey) &&
+    (filter.askedBy === undefined || record.askedBy === filter.askedBy) &&
     (filter.surface === undefined || record.targets.some((t) => t.surface === filter.surface)) &&
     (filter.chat === undefined || record.targets.some((t) => t.chat === filter.chat && (filter.surface === undefined || t.surface === filter.surface))) &&
     (filter.before === undefined || isBefore(record, filter.before));

@@ -11,7 +11,7 @@ import type { Resolution } from "./types.ts";
 export const READ_RECORD = `q.id, q.status, q.created_at_ms, q.expires_at_ms, q.resolved_at_ms, q.timeout_seconds,
   q.run_id, q.session_key, q.reason, q.detail, q.questions_json::text AS questions_json,
   q.answers_json::text AS answers_json, q.by_json::text AS by_json, q.targets_json::text AS targets_json,
-  q.partial_json::text AS partial_json,
+  q.partial_json::text AS partial_json, q.asked_by,
   (SELECT COALESCE(json_agg(json_build_array(d.surface, d.chat, d.message_ref, d.delivered_at_ms) ORDER BY d.seq), '[]')::text
    FROM deliveries d WHERE d.question_id = q.id) AS deliveries_json`;
 
@@ -33,9 +33,9 @@ export function createPostgresTypes(): pg.TypeOverrides {
 /** The create statement: the question, its chat targets and any deliveries, in one statement (one transaction). */
 export const INSERT_RECORD = `WITH q AS (
     INSERT INTO questions (id, status, created_at_ms, expires_at_ms, resolved_at_ms, timeout_seconds, run_id, session_key,
-      surfaces, reason, detail, questions_json, answers_json, by_json, targets_json, partial_json)
+      surfaces, reason, detail, questions_json, answers_json, by_json, targets_json, partial_json, asked_by)
     VALUES ($1, $2, $3::bigint, $4::bigint, $5::bigint, $6::bigint, $7, $8, $9::text[], $10, $11,
-      $12::json, $13::json, $14::json, $15::json, $16::jsonb)
+      $12::json, $13::json, $14::json, $15::json, $16::jsonb, $23)
     RETURNING id
   ), targets AS (
     INSERT INTO question_targets (chat, surface, question_id)
@@ -60,6 +60,7 @@ export function recordToValues(record: QuestionRecord): unknown[] {
     chats.map((t) => t.chat), chats.map((t) => t.surface),
     record.deliveries.map((d) => d.surface), record.deliveries.map((d) => d.chat),
     record.deliveries.map((d) => d.messageRef), record.deliveries.map((d) => d.deliveredAtMs),
+    p.asked_by ?? null,
   ];
 }
 

@@ -108,6 +108,9 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
      FOR EACH ROW EXECUTE FUNCTION ask_user_bridge_notify_delivery();`,
   // Scoped credentials (ask-user-bridge token): the token's SHA-256 only. See src/gateway/credentials/store.ts.
   `${CREDENTIALS_TABLE_SQL};`,
+  // The scoped agent credential that asked, for its pending-question quota (ASK_MAX_PENDING_PER_CREDENTIAL).
+  `ALTER TABLE questions ADD COLUMN asked_by TEXT;
+   CREATE INDEX questions_pending_asked_by ON questions (asked_by) WHERE status = 'pending' AND asked_by IS NOT NULL;`,
 ];
 
 export interface PostgresMigrationReport {

@@ -162,6 +162,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
       const where: string[] = [];
       if (filter.status !== undefined) where.push(`q.status = ${param(filter.status)}`);
       if (filter.runId !== undefined) where.push(`q.run_id = ${param(filter.runId)}`);
+      if (filter.askedBy !== undefined) where.push(`q.asked_by = ${param(filter.askedBy)}`);
       if (filter.sessionKey !== undefined) where.push(`q.session_key = ${param(filter.sessionKey)}`);
       if (filter.surface !== undefined) where.push(`q.surfaces @> ARRAY[${param(filter.surface)}::text]`);
       if (filter.chat !== undefined) {

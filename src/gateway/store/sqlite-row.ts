@@ -14,6 +14,7 @@ export interface QuestionRow {
   timeout_seconds: number;
   run_id: string | null;
   session_key: string | null;
+  asked_by?: string | null;
   surfaces: string;
   reason: string | null;
   detail: string | null;
@@ -49,6 +50,7 @@ export function recordToParams(record: QuestionRecord): QuestionRow {
     timeout_seconds: record.timeoutSeconds,
     run_id: record.runId ?? null,
     session_key: record.sessionKey ?? null,
+    asked_by: record.askedBy ?? null,
     surfaces: surfacesColumn(record.targets),
     reason: record.reason ?? null,
     detail: record.detail ?? null,
@@ -126,6 +128,7 @@ export function rowToRecord(row: QuestionRow, deliveries: DeliveryRow[]): Questi
   if (row.by_json !== null) record.by = parseColumn<ResolvedBy>(row.id, "by_json", row.by_json, isObject);
   if (row.run_id !== null) record.runId = row.run_id;
   if (row.session_key !== null) record.sessionKey = row.session_key;
+  if (row.asked_by !== null && row.asked_by !== undefined) record.askedBy = row.asked_by;
   if (row.partial_json !== null) record.partialAnswers = parseColumn(row.id, "partial_json", row.partial_json, isObject);
   return record;
 }

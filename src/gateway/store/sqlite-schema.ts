@@ -68,6 +68,9 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
      FROM questions q,
           json_each(CASE WHEN json_valid(q.targets_json) AND json_type(q.targets_json) = 'array' THEN q.targets_json ELSE '[]' END) t
      WHERE json_type(t.value) = 'object' AND json_type(t.value, '$.chat') = 'text' AND json_type(t.value, '$.surface') = 'text';`,
+  // The scoped agent credential that asked, for its pending-question quota (ASK_MAX_PENDING_PER_CREDENTIAL).
+  `ALTER TABLE questions ADD COLUMN asked_by TEXT;
+   CREATE INDEX questions_pending_asked_by ON questions (asked_by) WHERE status = 'pending' AND asked_by IS NOT NULL;`,
 ];
 
 export function applySqlitePragmas(db: Database.Database): void {

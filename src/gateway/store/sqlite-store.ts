@@ -24,7 +24,7 @@ export interface SqliteStoreOptions {
 const warnCorruptRecord = (error: CorruptRecordError): void => console.warn(`[store] skipped: ${error.message}`);
 
 const COLUMNS = `id, status, created_at_ms, expires_at_ms, resolved_at_ms, timeout_seconds, run_id, session_key,
-  surfaces, reason, detail, questions_json, answers_json, by_json, targets_json, partial_json`;
+  surfaces, reason, detail, questions_json, answers_json, by_json, targets_json, partial_json, asked_by`;
 /** What reads select: the columns, and the record's deliveries in the same statement (in the order they were recorded). */
 const READ = `${COLUMNS},
   (SELECT json_group_array(json_array(surface, chat, message_ref, delivered_at_ms) ORDER BY rowid)
@@ -147,6 +147,7 @@ export function createSqliteStore({ dataDir, onCorruptRecord = warnCorruptRecord
     if (filter.status !== undefined) where.push("status = @status");
     if (filter.runId !== undefined) where.push("run_id = @runId");
     if (filter.sessionKey !== undefined) where.push("session_key = @sessionKey");
+    if (filter.askedBy !== undefined) where.push("asked_by = @askedBy");
     if (filter.surface !== undefined) where.push("instr(surfaces, ',' || @surface || ',') > 0");
     if (filter.chat !== undefined) {
       where.push(
@@ -210,7 +211,7 @@ export function createSqliteStore({ dataDir, onCorruptRecord = warnCorruptRecord
         // Surfaces are comma-delimited in the column; a comma in the filter could never name one surface.
         if (filter.surface?.includes(",")) return [];
         const params: Record<string, unknown> = { limit: normalizeLimit(filter.limit) ?? -1 };
-        for (const key of ["status", "runId", "sessionKey", "surface", "chat"] as const) {
+        for (const key of ["status", "runId", "sessionKey", "askedBy", "surface", "chat"] as const) {
           if (filter[key] !== undefined) params[key] = filter[key];
         }
         if (filter.before !== undefined) Object.assign(params, { beforeCreatedAtMs: filter.before.createdAtMs, beforeId: filter.before.id });
