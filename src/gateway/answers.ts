@@ -1,8 +1,8 @@
-import type { AskUserQuestion } from "../contract/schema.ts";
+import { LIMITS, type AskUserQuestion } from "../contract/schema.ts";
 import { GatewayError } from "../errors.ts";
 import { looksLikeCredential } from "../parse/index.ts";
 
-const MAX_VALUE_LENGTH = 4000;
+const MAX_VALUE_LENGTH = LIMITS.answerMaxLength;
 
 /**
  * Resolve validation (PRODUCT.md §3): every question has at least one value, a single-select question has exactly

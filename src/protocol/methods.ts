@@ -1,10 +1,11 @@
 import { z } from "zod";
 import { SURFACES } from "../contract/result.ts";
 import { formatPath } from "../contract/normalize.ts";
+import { LIMITS } from "../contract/schema.ts";
 import { GatewayError } from "../errors.ts";
 import { decodeListCursor, LIST_CURSOR_MAX_LENGTH } from "./list-filter.ts";
 
-/** Frames larger than this get a FRAME_TOO_LARGE error response. */
+/** The largest frame: a larger WebSocket frame drops its connection at its header; a larger HTTP body gets FRAME_TOO_LARGE (413). */
 export const MAX_FRAME_BYTES = 1024 * 1024;
 
 const id = z.string().min(1).max(128);
@@ -55,7 +56,7 @@ export const methodParams = {
     z.strictObject({ id, answers: z.record(z.string(), answerValues), by: bySchema.optional() }),
     z.strictObject({ id, cancel: z.literal(true), reason: z.enum(["skipped", "cancelled", "aborted"]).default("cancelled"), by: bySchema.optional() }),
   ]),
-  "question.reply": z.strictObject({ id, text: z.string().max(64 * 1024), by: bySchema.optional() }),
+  "question.reply": z.strictObject({ id, text: z.string().max(LIMITS.replyMaxLength), by: bySchema.optional() }),
   "question.get": z.strictObject({ id }),
   "question.list": z.strictObject({
     status: z.enum(["pending", "answered", "expired", "cancelled"]).optional(),
