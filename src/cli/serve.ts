@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import type { Config } from "../config.ts";
 import { startGateway, type RunningGateway } from "../gateway/run.ts";
-import { createControlUi } from "../web/index.ts";
+import { createControlUi, type ControlUiOptions } from "../web/index.ts";
 import { parseCommandArgs } from "./args.ts";
 import { superviseChild } from "./supervise.ts";
 import { BOT_NAMES, SURFACE_REGISTRY, type BotName } from "../surfaces.ts";
@@ -60,7 +60,8 @@ async function botCredentials(config: Config, names: readonly BotName[]): Promis
 
 /** The Control UI for this configuration: it also answers to GATEWAY_PUBLIC_URL's host. */
 function controlUi(config: Config) {
-  return (ctx: { token: string }) => createControlUi({ ...ctx, ...(config.GATEWAY_PUBLIC_URL ? { publicUrl: config.GATEWAY_PUBLIC_URL } : {}) });
+  return (ctx: Pick<ControlUiOptions, "token" | "checkToken">) =>
+    createControlUi({ ...ctx, ...(config.GATEWAY_PUBLIC_URL ? { publicUrl: config.GATEWAY_PUBLIC_URL } : {}) });
 }
 
 function banner(gateway: RunningGateway, config: Config, io: IO): void {

@@ -1,5 +1,7 @@
 import type { Config } from "../config.ts";
 import { preparePrivateDir } from "../data-dir.ts";
+import { createTokenCheck } from "./auth.ts";
+import { createAuthBackoff, createGuardedTokenCheck, type TokenVerdict } from "./auth-backoff.ts";
 import { openCredentialStore, type CredentialStore } from "./credentials/store.ts";
 import { createGatewayServer, type HttpRoute, type RequestAuthenticator } from "./server.ts";
 import { createEventHub, createQuestionService } from "./service.ts";
@@ -52,7 +54,7 @@ export async function startGateway(
     routes?: (ctx: { token: string }) => HttpRoute[];
     log?: (message: string, error?: unknown) => void;
     /** A web app to serve, made once the token is known (`start` and `gateway` hand in the Control UI). */
-    webApp?: (ctx: { token: string }) => GatewayWebApp;
+    webApp?: (ctx: { token: string; checkToken: (address: string | undefined, presented: unknown) => TokenVerdict }) => GatewayWebApp;
   } = {},
 ): Promise<RunningGateway> {
   const dataDir = preparePrivateDir(config.DATA_DIR);
@@ -87,12 +89,15 @@ export async function startGateway(
     await closeStores();
     throw error;
   }
-  const ui = extras.webApp?.({ token });
+  // One backoff for every token check, the web app's sign-in included.
+  const backoff = createAuthBackoff();
+  const ui = extras.webApp?.({ token, checkToken: createGuardedTokenCheck(createTokenCheck(token), backoff) });
   const routes = [...(extras.routes?.({ token }) ?? []), ...(ui?.routes ?? [])];
   const server = createGatewayServer({
     service,
     token,
     credentials,
+    backoff,
     host: config.GATEWAY_HOST,
     port: config.GATEWAY_PORT,
     ...(config.GATEWAY_MAX_CONNECTIONS ? { maxConnections: config.GATEWAY_MAX_CONNECTIONS } : {}),

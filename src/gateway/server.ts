@@ -4,7 +4,7 @@ import type { Duplex } from "node:stream";
 import { WebSocketServer } from "ws";
 import { GatewayError, type ErrorBody } from "../errors.ts";
 import { bearerToken } from "./auth.ts";
-import { createAuthBackoff, lockoutMessage, retryAfterSeconds } from "./auth-backoff.ts";
+import { createAuthBackoff, lockoutMessage, retryAfterSeconds, type AuthBackoff } from "./auth-backoff.ts";
 import { createCredentialCheck, type AuthVerdict } from "./credentials/check.ts";
 import { WEB } from "./credentials/principal.ts";
 import type { CredentialStore } from "./credentials/store.ts";
@@ -30,6 +30,8 @@ export interface GatewayServerOptions {
   authenticate?: RequestAuthenticator;
   /** Scoped credentials (agents, bots), besides `token`, the admin credential. */
   credentials?: CredentialStore;
+  /** The per-address backoff for wrong tokens; pass one to share it with a web app's sign-in. */
+  backoff?: AuthBackoff;
   /** Open WebSocket connections at most (GATEWAY_MAX_CONNECTIONS); 64 of them may be unauthenticated. */
   maxConnections?: number;
   log?: (message: string, error?: unknown) => void;
@@ -100,7 +102,7 @@ export function createGatewayServer(options: GatewayServerOptions) {
   // Every token check goes through the per-address backoff (auth-backoff.ts).
   const checkToken = createCredentialCheck({
     adminToken: options.token,
-    backoff: createAuthBackoff(),
+    backoff: options.backoff ?? createAuthBackoff(),
     ...(options.credentials ? { credentials: options.credentials } : {}),
     log,
   });

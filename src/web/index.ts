@@ -15,6 +15,11 @@ export interface ControlUiOptions {
    * is accepted besides `localhost`, `127.0.0.1` and `[::1]` at the gateway's port; every other Host is refused.
    */
   publicUrl?: string | undefined;
+  /**
+   * Checks a sign-in's token for the client's address; the gateway passes its guarded check, so sign-ins share the
+   * per-address backoff of every other token check. By default: the token alone, without a backoff.
+   */
+  checkToken?: (address: string | undefined, presented: unknown) => { ok: true } | { ok: false; retryAfterMs: number };
   /** Where sessions live; by default in this process's memory (see SessionStore). */
   sessions?: SessionStore;
   now?: () => number;
@@ -77,7 +82,8 @@ const isWebSocketUpgrade = (req: IncomingMessage) => req.headers.upgrade?.toLowe
 /** The web Control UI (PRODUCT.md §2): a static page that talks the gateway's WebSocket protocol. */
 export function createControlUi(options: ControlUiOptions): ControlUi {
   const now = options.now ?? Date.now;
-  const checkToken = createTokenCheck(options.token);
+  const plainCheck = createTokenCheck(options.token);
+  const checkToken = options.checkToken ?? ((_address: string | undefined, presented: unknown) => (plainCheck(presented) ? { ok: true as const } : { ok: false as const, retryAfterMs: 0 }));
   const sessions = options.sessions ?? createMemorySessionStore();
   const sockets = createSessionSockets(sessions, now);
   const isOwnHost = createHostCheck(options.publicUrl);
@@ -142,7 +148,7 @@ export function createControlUi(options: ControlUiOptions): ControlUi {
       signOut(req, res);
     } else if (url.pathname === "/login") {
       const form = await readForm(req);
-      if (isSameOrigin(req) && checkToken(form?.get("token")?.trim())) signIn(req, res);
+      if (isSameOrigin(req) && checkToken(req.socket.remoteAddress, form?.get("token")?.trim()).ok) signIn(req, res);
       else loginPage(res, "wrong-token", false);
     } else if (url.searchParams.has("token")) {
       // A token in a URL is in the history and the logs by now: never trade it for a session.

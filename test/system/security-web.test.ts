@@ -251,6 +251,24 @@ describe("the Control UI against rebinding and session attacks (gateway as a pro
   });
 });
 
+describe("sign-in guessing (gateway as a process)", () => {
+  it("backs off the sign-in form per address, as it does every other token check", async () => {
+    const port = await freePort();
+    const gateway = await spawnGateway({ GATEWAY_PORT: String(port), DATA_DIR: tempDir("aub-websec-guess-") });
+    const base = gateway.url;
+    const guess = (token: string) =>
+      send(base, "/login", { method: "POST", headers: { ...FORM, host: hostOf(base), origin: base }, body: `token=${token}` });
+    for (let i = 0; i < 5; i++) expect((await guess(`wrong-${i}`.padEnd(40, "x"))).status).not.toBe(303);
+    // Locked out now: even the right token is refused unchecked, on the form and on the protocol alike.
+    expect((await guess(TOKEN)).status).not.toBe(303);
+    const rpc = await rpcWith(base, "question.list", { authorization: `Bearer ${TOKEN}` });
+    expect(rpc.status).toBe(429);
+    await sleep(1_100);
+    expect((await guess(TOKEN)).status).toBe(303);
+    await gateway.kill("SIGTERM");
+  });
+});
+
 describe("the Control UI with GATEWAY_PUBLIC_URL and a clock (in process)", () => {
   let clock = 1_800_000_000_000;
   let gw: RunningGateway;
