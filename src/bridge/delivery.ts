@@ -35,6 +35,12 @@ export interface DeliveryLoopOptions {
 const RECENT_MAX = 1000;
 const RECENT_PAGE = 250;
 
+/** How soon a claim or report the gateway could not take (STORE_UNAVAILABLE, TIMEOUT) is tried again. */
+const RETRY_AFTER_STORE_ERROR_MS = 2_000;
+
+/** A failure with the link up that a later try may get past. */
+const isTransient = (error: unknown): boolean => error instanceof GatewayError && (error.code === "STORE_UNAVAILABLE" || error.code === "TIMEOUT");
+
 /** What a claim says: send now, skip (delivered, resolved, or the link dropped), or look again when another bot's lease lapses. */
 type ClaimVerdict = "send" | "skip" | { retryAtMs: number };
 
@@ -56,6 +62,17 @@ export function createDeliveryLoop({ client, adapter, cache, now = Date.now, log
   let disconnectedAtMs: number | undefined;
   let firstSync = true;
 
+  /** A report the gateway could not take just now (its database is down, or it timed out) is sent again shortly. */
+  let flushTimer: NodeJS.Timeout | undefined;
+  function flushLater(): void {
+    if (flushTimer) return;
+    flushTimer = setTimeout(() => {
+      flushTimer = undefined;
+      void flushReports();
+    }, RETRY_AFTER_STORE_ERROR_MS);
+    flushTimer.unref?.();
+  }
+
   async function flushReports(): Promise<void> {
     for (const [key, report] of unreported) {
       try {
@@ -65,7 +82,12 @@ export function createDeliveryLoop({ client, adapter, cache, now = Date.now, log
         // Resolved before this copy was recorded: its question.resolved edit did not know of it, so edit it now.
         if (updated.status !== "pending") void updateCopies(cache.get(updated.id) ?? updated);
       } catch (error) {
-        if (error instanceof GatewayError && error.code === "DISCONNECTED") return;
+        if (error instanceof GatewayError && error.code === "DISCONNECTED") return; // the resync after the reconnect flushes
+        if (isTransient(error)) {
+          log("delivery report not taken yet; retrying", error);
+          flushLater();
+          return;
+        }
         unreported.delete(key); // the question is gone or the target refused: nothing to retry
         log("delivery report refused", error);
       }
@@ -81,6 +103,8 @@ export function createDeliveryLoop({ client, adapter, cache, now = Date.now, log
     } catch (error) {
       if (error instanceof GatewayError && error.code === "UNKNOWN_METHOD") return "send";
       log(`could not claim ${id} for ${surface}:${chat}`, error);
+      // The gateway's database is down (the link is up, so no resync will come): ask again shortly.
+      if (isTransient(error)) return { retryAtMs: now() + RETRY_AFTER_STORE_ERROR_MS };
       return "skip"; // the link dropped: the resync after the reconnect delivers it
     }
   }

@@ -131,12 +131,7 @@ export class GatewayConnection {
           this.call("events.subscribe", { events: this.#options.events }).catch((error) => this.#options.log?.("events.subscribe failed", error));
         }
         this.#emit("connected");
-        if (reconnect) {
-          // Every pending question, page after page (a page holds at most 1000).
-          listAll((method, params) => this.call(method, params), { status: "pending" })
-            .then((questions) => this.#emit("resync", questions))
-            .catch((error) => this.#options.log?.("resync failed", error));
-        }
+        if (reconnect) this.#resync(socket, 0);
         resolve();
       });
       socket.on("message", (data) => this.#onFrame(data.toString()));
@@ -145,6 +140,22 @@ export class GatewayConnection {
         this.#onDrop(`closed (${code}${reason.length ? ` ${reason.toString()}` : ""})`);
       });
     });
+  }
+
+  /**
+   * After a reconnect: every pending question, page after page, for the `resync` listeners. Tried again with backoff
+   * while this link stays up (the gateway's database may be down for a moment); the next link starts its own.
+   */
+  #resync(socket: WebSocket, attempt: number): void {
+    listAll((method, params) => this.call(method, params), { status: "pending" })
+      .then((questions) => this.#emit("resync", questions))
+      .catch((error) => {
+        this.#options.log?.("resync failed", error);
+        if (this.#closed || this.#socket !== socket || attempt >= 8) return;
+        setTimeout(() => {
+          if (!this.#closed && this.#socket === socket) this.#resync(socket, attempt + 1);
+        }, backoffDelay(attempt)).unref();
+      });
   }
 
   #startHeartbeat(socket: WebSocket): void {

@@ -75,6 +75,8 @@ function newQuestionId(): string {
   return id;
 }
 const chatKey = (surface: string, chat: string) => `${surface}:${chat}`;
+/** After the change feed comes back, questions resolved this recently are announced again. */
+const RESYNC_LOOKBACK_MS = 10 * 60_000;
 
 /** Store failures reach the client as a clear, retryable protocol error, never as INTERNAL. */
 async function stored<T>(write: Promise<T>): Promise<T> {
@@ -141,13 +143,32 @@ export function createQuestionService(options: QuestionServiceOptions) {
     events.emit(change.event === "question.requested" ? "question.requested" : "question.updated", record);
   }
 
-  /** The change feed was down: what other instances did meanwhile was never announced, so read it again. */
+  /**
+   * The change feed was down: what other instances did meanwhile was never announced, so read it again and announce
+   * it here. Every pending question goes out again as `question.requested` (bots and pages treat a repeat as a
+   * no-op), and every question resolved recently as `question.resolved`; waiters end, and the schedule re-arms.
+   */
   async function resync(): Promise<void> {
     for (const id of waiters.ids()) {
       const record = await store.get(id);
       if (record && record.status !== "pending") finished(record);
     }
-    for (const record of await store.pendingAwaitingDelivery()) deadlines.watchDelivery(record);
+    const since = now() - RESYNC_LOOKBACK_MS;
+    for (let before: { createdAtMs: number; id: string } | undefined, pages = 0; pages < 100; pages++) {
+      const page = await store.list({ limit: 500, ...(before ? { before } : {}) });
+      for (const record of page) {
+        if (record.status === "pending") {
+          deadlines.watchDelivery(record);
+          events.emit("question.requested", record);
+        } else if ((record.resolvedAtMs ?? 0) >= since) {
+          finished(record);
+        }
+      }
+      const last = page[page.length - 1];
+      // Records are newest first: once a page is older than the lookback and holds nothing pending, stop.
+      if (!last || page.length < 500 || (last.createdAtMs < since - 60 * 60_000 && !page.some((r) => r.status === "pending"))) break;
+      before = { createdAtMs: last.createdAtMs, id: last.id };
+    }
     await deadlines.start();
   }
 
