@@ -609,7 +609,7 @@ describe("scale-out: three gateway processes on one PostgreSQL, bots on differen
         `reply ${protocol.filter((q) => q.answer.method === "reply").length}; by people ${persons.length}: ` +
         `${PLATFORM_OF_INSTANCE.map((p) => `${p} ${persons.filter((q) => q.answer.platform === p).length}`).join(", ")}) ` +
         `records=${rows.length} (races ${rows.filter((r) => r.run_id?.startsWith("race-")).length}) answered=${answered} answers_lost=${lost} ` +
-        `resolved_twice=${resolvedTwice.length} duplicate_prompts=${duplicatePrompts} waiter_failures=${waiterFailures} never_delivered=${undelivered.length} (src bugs, see the last test) | ` +
+        `resolved_twice=${resolvedTwice.length} duplicate_prompts=${duplicatePrompts} waiter_failures=${waiterFailures} never_delivered=${undelivered.length} | ` +
         `kill -9 of instance ${KILLED} at ${at(chaos.killedAt)}, listening again at ${at(chaos.restartedAt)}; ` +
         `PostgreSQL stopping at ${at(chaos.postgresStoppedAt)}, down at ${at(chaos.postgresDownAt)}, back at ${at(chaos.postgresBackAt)} | ` +
         `retries=${JSON.stringify(retries)} http_503=${http503.count} committed_unacknowledged=${committedUnacknowledged} ` +
@@ -641,11 +641,9 @@ describe("scale-out: three gateway processes on one PostgreSQL, bots on differen
     expect([...http503.otherStatuses]).toEqual([]);
   }, 240_000);
 
-  // Skipped until src/ is fixed: through the restarts, a bot drops a delivery report or a claim that failed with
-  // STORE_UNAVAILABLE (src/bridge/delivery.ts: flushReports, claim), and an instance whose LISTEN connection was down
-  // never announces what other instances did meanwhile to its clients (src/gateway/service.ts: resync), so some
-  // prompts are never sent, never recorded, or never edited into their summary. Remove `.skip` once they are fixed.
-  it.skip("every prompt reaches its chat, is recorded as delivered, and ends as a summary, through the restarts", async () => {
+  // Through the restarts: a bot retries a claim or a delivery report the gateway could not take (STORE_UNAVAILABLE),
+  // and an instance whose LISTEN connection was down announces what the others did meanwhile to its clients.
+  it("every prompt reaches its chat, is recorded as delivered, and ends as a summary, through the restarts", async () => {
     if (!run) throw new Error("the scale run did not finish");
     const { plan, rows, prompts } = run;
     const persons = plan.filter((q): q is Planned & { answer: PersonAnswer } => q.answer.kind === "person");
