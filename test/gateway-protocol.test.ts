@@ -4,7 +4,7 @@
  * delivery and expiry in gateway-delivery.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { oneQuestion, openTransport, type ResFrame, type Transport, useTestGateway } from "./helpers/gateway.ts";
+import { oneQuestion, openTransport, sleep, type ResFrame, type Transport, useTestGateway } from "./helpers/gateway.ts";
 
 const gateway = useTestGateway();
 
@@ -118,8 +118,11 @@ describe.each(["ws", "http"] as const)("methods over %s", (kind) => {
 
   it("question.list filters by status, runId and surface, newest first", async () => {
     const runId = uid("list");
+    // Newest first is by creation time; questions created in the same millisecond are in id order, so space them.
     const web = await ask({ runId });
+    await sleep(3);
     const discord = await ask({ runId, targets: [{ surface: "discord", chat: "42" }] });
+    await sleep(3);
     payloadOf(await t.call("question.delivered", { id: discord.id, surface: "discord", chat: "42", messageRef: "m-1" }));
     const answered = await ask({ runId, targets: [{ surface: "web" }, { surface: "slack", chat: "C1" }] });
     payloadOf(await t.call("question.resolve", { id: answered.id, answers: { deploy_target: "Production" } }));

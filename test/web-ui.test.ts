@@ -617,6 +617,7 @@ describe("web Control UI", () => {
   it("pages between several pending questions with previous and next", async () => {
     const a = ask([{ ...DEPLOY, id: "a", header: "First", question: "First question?" }]);
     await a.id;
+    await new Promise((r) => setTimeout(r, 3)); // the page orders by creation time; same-millisecond ties by id
     const b = ask([{ ...DEPLOY, id: "b", header: "Second", question: "Second question?" }]);
     await b.id;
     const { page } = await openUi();
