@@ -2,26 +2,41 @@
  * Where the gateway's time goes: runs the real gateway (a child process) under `node --cpu-prof`, drives it with
  * the lean protocol at a given concurrency, and prints the profile's self time by area and by function.
  *
- *   node --import tsx bench/profile.ts [sqlite|memory] [in flight, default 1] [questions, default 5000]
+ *   node --import tsx bench/profile.ts [sqlite|memory|postgres] [in flight, default 1] [questions, default 5000]
+ *
+ * `postgres` starts an embedded PostgreSQL (bench/lib/postgres.ts) for the gateway, and also prints the statements
+ * it ran per question and PostgreSQL's CPU per question.
  */
 import { mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { closedLoop, gatewayDriver } from "./lib/drivers.ts";
+import { openBenchPostgres, statementStats, type BenchPostgres } from "./lib/postgres.ts";
 import { killChildren, removeTempDirs, spawnGateway, tempDir } from "./lib/procs.ts";
 import { summariseProfile } from "./profile-summary.ts";
 
-const store = (process.argv[2] ?? "sqlite") as "sqlite" | "memory";
+const store = (process.argv[2] ?? "sqlite") as "sqlite" | "memory" | "postgres";
 const inFlight = Number(process.argv[3] ?? 1);
 const total = Number(process.argv[4] ?? 5000);
 const dir = mkdtempSync(join(tmpdir(), "aub-prof-"));
 process.env.BENCH_NODE_FLAGS = `--cpu-prof --cpu-prof-dir=${dir}`;
+let postgres: BenchPostgres | undefined;
 try {
-  const gateway = await spawnGateway({ dataDir: tempDir(), store });
+  postgres = store === "postgres" ? await openBenchPostgres() : undefined;
+  const database = await postgres?.createDatabase();
+  const gateway = await spawnGateway({ dataDir: tempDir(), store, ...(database ? { databaseUrl: database.url } : {}) });
   const driver = await gatewayDriver(gateway.url, { subscribe: true, wait: true });
   await closedLoop(driver, Math.ceil(total / 10), inFlight);
+  const stats = database && (await statementStats(database.url));
+  await stats?.reset();
+  const pg0 = postgres?.cpuUs() ?? 0;
   const run = await closedLoop(driver, total, inFlight);
   console.log(`${store}, ${inFlight} in flight: ${Math.round(total / (run.elapsedUs / 1e6))} questions/s (profiling slows it)`);
+  if (postgres && stats) {
+    console.log(`PostgreSQL CPU ${(((postgres.cpuUs() ?? 0) - pg0) / total).toFixed(0)} µs per question; statements per question:`);
+    for (const s of await stats.read()) console.log(`  ${(s.calls / total).toFixed(2)} × ${s.kind} (${(s.execUs / s.calls).toFixed(0)} µs each in the server)`);
+    await stats.close();
+  }
   driver.close();
   await gateway.stop(); // SIGTERM: the profile is written on exit
   const file = readdirSync(dir).filter((f) => f.endsWith(".cpuprofile")).sort()[0];
@@ -34,4 +49,5 @@ try {
 } finally {
   await killChildren();
   removeTempDirs();
+  await postgres?.stop();
 }

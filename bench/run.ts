@@ -9,13 +9,16 @@ import { killChildren, removeTempDirs } from "./lib/procs.ts";
 import { formatTable, type BenchResult } from "./lib/result.ts";
 import { benchCliStartup } from "./cli-startup.ts";
 import { benchParser } from "./parser.ts";
+import { benchPgEvents } from "./pg-events.ts";
+import { benchPgRoundTrip } from "./pg-round-trip.ts";
+import { benchPgThroughput } from "./pg-throughput.ts";
 import { benchRoundTrip } from "./round-trip.ts";
 import { benchScale } from "./scale.ts";
 import { benchTelegramBurst } from "./telegram-burst.ts";
 import { benchThroughput } from "./throughput.ts";
 
 const args = new Map(process.argv.slice(2).map((a) => a.replace(/^--/, "").split("=") as [string, string]));
-const only = new Set((args.get("only") ?? "1,2,3,4,5,6").split(",").map(Number));
+const only = new Set((args.get("only") ?? "1,2,3,4,5,6,7,8,9").split(",").map(Number));
 const log = (line: string) => console.error(line);
 
 const benchmarks: Array<[number, string, () => Promise<BenchResult>]> = [
@@ -25,6 +28,10 @@ const benchmarks: Array<[number, string, () => Promise<BenchResult>]> = [
   [4, "Telegram burst", () => benchTelegramBurst({ log })],
   [5, "parser", () => benchParser({ log })],
   [6, "CLI start-up", () => benchCliStartup({ log })],
+  // 7–9 each start (and stop) their own embedded PostgreSQL; see bench/lib/postgres.ts.
+  [7, "PostgreSQL round trip", () => benchPgRoundTrip({ log })],
+  [8, "PostgreSQL throughput: 1 vs 3 instances at 1,000 in flight", () => benchPgThroughput({ log })],
+  [9, "cross-instance event latency", () => benchPgEvents({ log })],
 ];
 
 // Interrupted (Ctrl-C, a timeout): take the child gateways down too, so none is left running.

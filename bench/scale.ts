@@ -117,16 +117,19 @@ async function restartOnce(dataDir: string, size: number, perChat: number, listQ
   return { restartMs, rss, samples, listed };
 }
 
-/** The start-up work that depends on the store, in this process: open the store, start the service, first list. */
-function startupWorkMs(dataDir: string): number {
+/**
+ * The start-up work that depends on the store, in this process: open the store, start the service, first list.
+ * Both are awaited: since the store became asynchronous, start() returns a promise.
+ */
+async function startupWorkMs(dataDir: string): Promise<number> {
   const t0 = nowUs();
   const store = createSqliteStore({ dataDir });
   const service = createQuestionService({ store });
-  service.start();
-  service.list({ status: "pending", limit: 1 });
+  await service.start();
+  await service.list({ status: "pending", limit: 1 });
   const ms = (nowUs() - t0) / 1000;
   service.stop();
-  store.close();
+  await store.close();
   return ms;
 }
 
@@ -162,7 +165,7 @@ export async function benchScale(options: ScaleOptions = {}): Promise<BenchResul
       m.rss.push(r.rss);
       m.list.push(...r.samples);
       m.listed = r.listed;
-      m.startupMs.push(startupWorkMs(m.dataDir));
+      m.startupMs.push(await startupWorkMs(m.dataDir));
     }
     log(`  round ${round + 1}/${restarts}: ${all.map((m) => `${fmtInt(m.size)} restart ${fmtMs(m.restartMs.at(-1)!)}, RSS ${fmtBytes(m.rss.at(-1)!)}`).join("; ")}`);
   }

@@ -7,10 +7,14 @@ import { killChildren, removeTempDirs } from "../bench/lib/procs.ts";
 import { formatTable, type BenchResult } from "../bench/lib/result.ts";
 import { benchCliStartup } from "../bench/cli-startup.ts";
 import { benchParser } from "../bench/parser.ts";
+import { benchPgEvents } from "../bench/pg-events.ts";
+import { benchPgRoundTrip } from "../bench/pg-round-trip.ts";
+import { benchPgThroughput } from "../bench/pg-throughput.ts";
 import { benchRoundTrip } from "../bench/round-trip.ts";
 import { benchScale } from "../bench/scale.ts";
 import { benchTelegramBurst } from "../bench/telegram-burst.ts";
 import { benchThroughput } from "../bench/throughput.ts";
+import { testPostgresUrl } from "./helpers/postgres.ts";
 
 afterAll(async () => {
   await killChildren();
@@ -57,5 +61,20 @@ describe("benchmarks at a tiny size", { timeout: 30_000 }, () => {
 
   it.concurrent("6. CLI start-up", async () => {
     expectRow(await benchCliStartup({ rounds: 2 }));
+  });
+
+  // 7–9 make their databases on the test server the global setup started (createTestDatabase), and drop them.
+  it.concurrent("7. round trip on PostgreSQL", { timeout: 60_000 }, async () => {
+    expectRow(await benchPgRoundTrip({ rounds: 1, sequential: 10, inFlight: 5, concurrentTotal: 20, postgresUrl: testPostgresUrl() }));
+  });
+
+  it.concurrent("8. throughput on PostgreSQL, 1 and 3 instances", { timeout: 60_000 }, async () => {
+    const result = await benchPgThroughput({ rounds: 1, inFlight: 20, total: 60, postgresUrl: testPostgresUrl() });
+    expectRow(result);
+    expect(result.notes.join("\n")).toContain("3 instances, answered elsewhere");
+  });
+
+  it.concurrent("9. cross-instance event latency", { timeout: 60_000 }, async () => {
+    expectRow(await benchPgEvents({ rounds: 1, questions: 5, postgresUrl: testPostgresUrl() }));
   });
 });

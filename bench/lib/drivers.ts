@@ -173,3 +173,96 @@ export async function rpcClient(baseUrl: string): Promise<{ call(method: string,
   await call("events.subscribe", { events: [] });
   return { call, close: () => socket.terminate() };
 }
+
+/** A gateway connection that makes calls and hands every event to `onEvent` (after `events.subscribe {events}`). */
+export async function gatewayClient(
+  baseUrl: string,
+  events: string[],
+  onEvent: (event: string, payload: any) => void = () => {},
+): Promise<{ call(method: string, params: unknown): Promise<any>; send(method: string, params: unknown): void; close(): void }> {
+  const socket = await open(`${baseUrl.replace(/^http/, "ws")}/ws`, { authorization: `Bearer ${BENCH_TOKEN}` });
+  const waiting = new Map<number, Waiter>();
+  let next = 1;
+  socket.on("message", (raw: Buffer) => {
+    const frame = JSON.parse(raw.toString());
+    if (frame.type === "event") return onEvent(frame.event, frame.payload);
+    if (frame.type !== "res") return;
+    const wake = waiting.get(frame.id);
+    waiting.delete(frame.id);
+    if (wake) wake(frame);
+    else if (!frame.ok) throw new Error(`gateway error: ${JSON.stringify(frame.error)}`);
+  });
+  const call = (method: string, params: unknown): Promise<any> =>
+    new Promise((resolve, reject) => {
+      const id = next++;
+      waiting.set(id, (frame) =>
+        frame.ok ? resolve(frame.payload) : reject(Object.assign(new Error(`${method}: ${JSON.stringify(frame.error)}`), { code: frame.error?.code })),
+      );
+      socket.send(JSON.stringify({ type: "req", id, method, params }));
+    });
+  await call("events.subscribe", { events });
+  return {
+    call,
+    /** A request whose response nobody waits for (an error response still throws). */
+    send: (method, params) => socket.send(JSON.stringify({ type: "req", id: next++, method, params })),
+    close: () => socket.terminate(),
+  };
+}
+
+/**
+ * Agents and bots spread over gateways that share one store (benchmark 8). Lane k is an agent on `agentUrl` that asks
+ * (lean protocol: question.request {waitMs}) a question whose id is `lane_k`, and a bot on `botUrl`, subscribed to
+ * question.requested and question.resolved like a bot, that answers lane k's questions and ignores the rest: every
+ * bot receives every question, from its own gateway or, through the change feed, from the others. `ask()` takes
+ * the lanes in turn, so the questions in flight are spread evenly over them.
+ *
+ * A call refused with STORE_UNAVAILABLE (the gateway's pool stayed busy past its wait) is sent again after 10 ms, as
+ * a client would; `failures()` counts them. A resolve whose first attempt did commit is then QUESTION_ALREADY_TERMINAL,
+ * which counts as done.
+ */
+export async function laneDriver(lanes: Array<{ agentUrl: string; botUrl: string }>): Promise<Driver & { failures(): Record<string, number> }> {
+  const clients: Array<{ close(): void }> = [];
+  const agents: Array<{ agent: { call(method: string, params: unknown): Promise<any> }; question: typeof QUESTION }> = [];
+  const failures: Record<string, number> = {};
+  let closed = false;
+  async function retrying(what: string, attempt: () => Promise<any>, done: (code: string) => boolean = () => false): Promise<any> {
+    for (;;) {
+      try {
+        return await attempt();
+      } catch (error) {
+        const code = (error as { code?: string }).code ?? "";
+        if (done(code)) return undefined;
+        if (code !== "STORE_UNAVAILABLE" || closed) throw error;
+        failures[`${what} ${code}`] = (failures[`${what} ${code}`] ?? 0) + 1;
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    }
+  }
+  for (const [k, lane] of lanes.entries()) {
+    const key = `lane_${k}`;
+    const question = { ...QUESTION, id: key };
+    const answers = { [key]: ANSWERS.deploy_target };
+    const bot = await gatewayClient(lane.botUrl, ["question.requested", "question.resolved"], (event, payload) => {
+      if (event !== "question.requested" || payload.questions[0]?.id !== key) return;
+      retrying("question.resolve", () => bot.call("question.resolve", { id: payload.id, answers }), (code) => code === "QUESTION_ALREADY_TERMINAL").catch((error) => {
+        if (!closed) throw error;
+      });
+    });
+    const agent = await gatewayClient(lane.agentUrl, []);
+    clients.push(bot, agent);
+    agents.push({ agent, question });
+  }
+  let turn = 0;
+  return {
+    async ask() {
+      const { agent, question } = agents[turn++ % agents.length]!;
+      const result = await retrying("question.request", () => agent.call("question.request", { questions: [question], waitMs: 60_000 }));
+      if (result.status !== "answered") throw new Error(`unexpected result ${JSON.stringify(result)}`);
+    },
+    failures: () => ({ ...failures }),
+    close() {
+      closed = true;
+      for (const client of clients) client.close();
+    },
+  };
+}

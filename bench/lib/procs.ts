@@ -85,18 +85,27 @@ function spawnAndWait(args: string[], env: Record<string, string>, pattern: RegE
   });
 }
 
-/** The real gateway CLI on an ephemeral port. */
-export function spawnGateway(opts: { dataDir: string; store: "sqlite" | "memory"; env?: Record<string, string> }): Promise<Child> {
+/** The real gateway CLI on an ephemeral port: SQLite or memory under `dataDir`, or PostgreSQL at `databaseUrl`. */
+export function spawnGateway(opts: { dataDir: string; store: "sqlite" | "memory" | "postgres"; databaseUrl?: string; env?: Record<string, string> }): Promise<Child> {
+  if (opts.store === "postgres" && !opts.databaseUrl) throw new Error("a postgres gateway needs databaseUrl");
+  const store: Record<string, string> = opts.store === "postgres" ? { DATABASE_URL: opts.databaseUrl! } : { STORE: opts.store };
   return spawnAndWait(
     [BIN, "gateway"],
-    { GATEWAY_PORT: "0", GATEWAY_TOKEN: BENCH_TOKEN, DATA_DIR: opts.dataDir, STORE: opts.store, ...opts.env },
+    { GATEWAY_PORT: "0", GATEWAY_TOKEN: BENCH_TOKEN, DATA_DIR: opts.dataDir, ...store, ...opts.env },
     /listening on (http:\/\/\S+)/,
   );
 }
 
-/** The floor: a raw ws relay (optionally with the raw SQLite insert + compare-and-set), see floor-server.ts. */
-export function spawnFloor(dataDir: string): Promise<Child> {
-  return spawnAndWait(["--import", "tsx", join(ROOT, "bench", "floor-server.ts")], { DATA_DIR: dataDir }, /floor listening on (http:\/\/\S+)/);
+/**
+ * The floor: a raw ws relay (optionally with the raw insert + compare-and-set), see floor-server.ts. On SQLite under
+ * `dataDir`, or, with `databaseUrl`, on PostgreSQL through `pg` over one connection.
+ */
+export function spawnFloor(dataDir: string, databaseUrl?: string): Promise<Child> {
+  return spawnAndWait(
+    ["--import", "tsx", join(ROOT, "bench", "floor-server.ts")],
+    { DATA_DIR: dataDir, ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) },
+    /floor listening on (http:\/\/\S+)/,
+  );
 }
 
 /** Resident set size of a process in bytes (VmRSS). */
