@@ -133,7 +133,9 @@ export function createQuestionService(options: QuestionServiceOptions) {
   async function onRemoteChange(change: StoreChange): Promise<void> {
     const record = await store.get(change.id);
     if (!record) return;
-    if (record.status !== "pending") return finished(record);
+    // Each change is announced once: a question resolved before this instance read its "requested" (or "updated")
+    // change is announced by the "resolved" change that follows it, never twice.
+    if (record.status !== "pending") return change.event === "question.resolved" ? finished(record) : undefined;
     if (change.event === "question.requested") {
       deadlines.expiresAt(record.expiresAtMs);
       deadlines.watchDelivery(record);
