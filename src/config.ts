@@ -26,6 +26,19 @@ const idList = z
 /** A shorter shared secret is refused at start (issue #17: tokens were guessed at thousands a second). */
 export const GATEWAY_TOKEN_MIN_LENGTH = 32;
 
+/** Comma-separated targets (`telegram:123,slack:C0123ABCD:U1+U2,web`), each checked by parseTargetList. */
+const targetList = z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      try {
+        return parseTargetList(v ?? "");
+      } catch (error) {
+        ctx.addIssue({ code: "custom", message: (error as Error).message });
+        return z.NEVER;
+      }
+    });
+
 export const configSchema = z.object({
   GATEWAY_HOST: z.string().trim().min(1).default("127.0.0.1"),
   GATEWAY_PORT: port.default(8787),
@@ -58,29 +71,9 @@ export const configSchema = z.object({
     .pipe(z.url({ protocol: /^postgres(ql)?$/, error: "must be a postgres:// or postgresql:// URL" }).optional())
     .optional(),
   DELIVERY_TIMEOUT_SECONDS: z.coerce.number().positive().max(3600).default(30),
-  ASK_DEFAULT_TARGETS: z
-    .string()
-    .optional()
-    .transform((v, ctx) => {
-      try {
-        return parseTargetList(v ?? "");
-      } catch (error) {
-        ctx.addIssue({ code: "custom", message: (error as Error).message });
-        return z.NEVER;
-      }
-    }),
+  ASK_DEFAULT_TARGETS: targetList,
   /** Every target a question may reach; empty: any target. */
-  ASK_ALLOWED_TARGETS: z
-    .string()
-    .optional()
-    .transform((v, ctx) => {
-      try {
-        return parseTargetList(v ?? "");
-      } catch (error) {
-        ctx.addIssue({ code: "custom", message: (error as Error).message });
-        return z.NEVER;
-      }
-    }),
+  ASK_ALLOWED_TARGETS: targetList,
   /** Pending questions one run may hold (callers other than the admin GATEWAY_TOKEN). */
   ASK_MAX_PENDING_PER_RUN: z.coerce.number().int().min(1).max(100_000).default(50),
   /** Pending questions one scoped agent credential may hold. */
