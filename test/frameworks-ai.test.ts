@@ -7,7 +7,8 @@ import { MockLanguageModelV3 } from "ai/test";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAiSdkAskUserTool } from "../src/frameworks/ai.ts";
 import { ASK_USER_DESCRIPTION, connectGateway, type GatewayClient } from "../src/index.ts";
-import { oneQuestion, rpcOk, sleep, TOKEN, useTestGateway } from "./helpers/gateway.ts";
+import { answered, answerIn, settled } from "./helpers/frameworks.ts";
+import { oneQuestion, TOKEN, useTestGateway } from "./helpers/gateway.ts";
 
 const gateway = useTestGateway();
 let client: GatewayClient;
@@ -41,21 +42,6 @@ function finalText(text: string) {
   return { content: [{ type: "text" as const, text }], finishReason: { unified: "stop" as const, raw: "stop" }, usage, warnings: [] };
 }
 
-/** The person: answers every question asked in `sessionKey` through the gateway protocol. */
-function answerIn(sessionKey: string, answers: Record<string, string[]>): () => void {
-  return person.on("question.requested", (record) => {
-    if (record.sessionKey === sessionKey) void person.resolve({ id: record.id, answers, by: { surface: "web", via: "web" } });
-  });
-}
-
-async function settled(id: string): Promise<Record<string, unknown>> {
-  for (let i = 0; i < 50; i++) {
-    const record = await rpcOk(gateway.url, "question.get", { id });
-    if (record.status !== "pending") return record;
-    await sleep(50);
-  }
-  throw new Error(`question ${id} is still pending`);
-}
 
 describe("createAiSdkAskUserTool", () => {
   it("is ask_user with the model guidance and the ask_user JSON Schema, for the main session only", async () => {
@@ -71,7 +57,7 @@ describe("createAiSdkAskUserTool", () => {
   });
 
   it("a model's ask_user call reaches the gateway, and the person's answer is the tool result the model gets back", async () => {
-    const off = answerIn("chat-42", { deploy_target: ["Production"] });
+    const off = answerIn(person, "chat-42", { deploy_target: ["Production"] });
     const model = new MockLanguageModelV3({ doGenerate: [askUserCall(oneQuestion()), finalText("Deploying to Production.")] });
     const url = gateway.url;
     const token = TOKEN;
@@ -90,8 +76,7 @@ describe("createAiSdkAskUserTool", () => {
 
     off();
     client.close();
-    const answered = { status: "answered", answers: { answers: { deploy_target: ["Production"] } }, answeredBy: { surface: "web", via: "web" } };
-    expect(toolResult).toMatchObject({ type: "tool-result", toolName: "ask_user", toolCallId: "call_1", output: answered });
+        expect(toolResult).toMatchObject({ type: "tool-result", toolName: "ask_user", toolCallId: "call_1", output: answered });
     expect(toolResult!.output).toEqual(answered);
     expect(result.text).toBe("Deploying to Production.");
     // The second model call was sent the result as the ask_user tool output.
@@ -123,7 +108,7 @@ describe("createAiSdkAskUserTool", () => {
   });
 
   it("passes the session and default targets to the gateway, or takes an ask function instead of a client", async () => {
-    const off = answerIn("ai-targets", { deploy_target: ["Production"] });
+    const off = answerIn(person, "ai-targets", { deploy_target: ["Production"] });
     const withTargets = createAiSdkAskUserTool({ client, session: { kind: "main", key: "ai-targets", runId: "run-t" }, targets: [{ surface: "web" }] })!;
     await generateText({ model: new MockLanguageModelV3({ doGenerate: askUserCall(oneQuestion()) }), tools: { ask_user: withTargets }, prompt: "go" });
     off();
@@ -154,6 +139,6 @@ describe("createAiSdkAskUserTool", () => {
     // One step (the default stopWhen), so generateText resolves with the tool's aborted result.
     expect(result.toolResults.map((r) => r.output)).toEqual([{ status: "no_answer", reason: "aborted" }]);
     const [record] = await client.list({ sessionKey: "ai-abort" });
-    expect(await settled(record!.id)).toMatchObject({ status: "cancelled", reason: "aborted" });
+    expect(await settled(gateway.url, record!.id)).toMatchObject({ status: "cancelled", reason: "aborted" });
   });
 });

@@ -9,7 +9,8 @@ import { FakeStreamingChatModel } from "@langchain/core/utils/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLangChainAskUserTool } from "../src/frameworks/langchain.ts";
 import { ASK_USER_DESCRIPTION, askUserInputJsonSchema, connectGateway, type GatewayClient } from "../src/index.ts";
-import { oneQuestion, rpcOk, sleep, TOKEN, useTestGateway } from "./helpers/gateway.ts";
+import { answered, answerIn, settled } from "./helpers/frameworks.ts";
+import { oneQuestion, sleep, TOKEN, useTestGateway } from "./helpers/gateway.ts";
 
 const gateway = useTestGateway();
 let client: GatewayClient;
@@ -30,23 +31,7 @@ function modelCallingAskUser(args: unknown) {
   });
 }
 
-/** The person: answers every question asked in `sessionKey` through the gateway protocol. */
-function answerIn(sessionKey: string, answers: Record<string, string[]>): () => void {
-  return person.on("question.requested", (record) => {
-    if (record.sessionKey === sessionKey) void person.resolve({ id: record.id, answers, by: { surface: "web", via: "web" } });
-  });
-}
 
-async function settled(id: string): Promise<Record<string, unknown>> {
-  for (let i = 0; i < 50; i++) {
-    const record = await rpcOk(gateway.url, "question.get", { id });
-    if (record.status !== "pending") return record;
-    await sleep(50);
-  }
-  throw new Error(`question ${id} is still pending`);
-}
-
-const answered = { status: "answered", answers: { answers: { deploy_target: ["Production"] } }, answeredBy: { surface: "web", via: "web" } };
 
 describe("createLangChainAskUserTool", () => {
   it("is ask_user with the model guidance and the ask_user JSON Schema, for the main session only", () => {
@@ -61,7 +46,7 @@ describe("createLangChainAskUserTool", () => {
   });
 
   it("a chat model's ask_user call reaches the gateway, and the ToolMessage carries the person's answer", async () => {
-    const off = answerIn("thread-7", { deploy_target: ["Production"] });
+    const off = answerIn(person, "thread-7", { deploy_target: ["Production"] });
     const model = modelCallingAskUser(oneQuestion());
     const url = gateway.url;
     const token = TOKEN;
@@ -92,7 +77,7 @@ describe("createLangChainAskUserTool", () => {
   });
 
   it("plain arguments (no ToolCall) give the result as JSON text", async () => {
-    const off = answerIn("lc-plain", { deploy_target: ["Production"] });
+    const off = answerIn(person, "lc-plain", { deploy_target: ["Production"] });
     const tool = createLangChainAskUserTool({ client, session: { kind: "main", key: "lc-plain" } })!;
     const text: string = await tool.invoke(oneQuestion());
     off();
@@ -130,6 +115,6 @@ describe("createLangChainAskUserTool", () => {
     off();
     for (let i = 0; i < 50 && (await client.list({ sessionKey: "lc-abort" })).length === 0; i++) await sleep(20);
     const [record] = await client.list({ sessionKey: "lc-abort" });
-    expect(await settled(record!.id)).toMatchObject({ status: "cancelled", reason: "aborted" });
+    expect(await settled(gateway.url, record!.id)).toMatchObject({ status: "cancelled", reason: "aborted" });
   });
 });

@@ -6,7 +6,8 @@ import { Agent, run, setTracingDisabled, Usage, type AgentInputItem, type AgentO
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOpenAIAgentsAskUserTool } from "../src/frameworks/openai-agents.ts";
 import { ASK_USER_DESCRIPTION, askUserInputJsonSchema, connectGateway, type GatewayClient } from "../src/index.ts";
-import { oneQuestion, rpcOk, sleep, TOKEN, useTestGateway } from "./helpers/gateway.ts";
+import { answered, answerIn, settled } from "./helpers/frameworks.ts";
+import { oneQuestion, TOKEN, useTestGateway } from "./helpers/gateway.ts";
 
 setTracingDisabled(true);
 
@@ -64,23 +65,7 @@ afterAll(() => {
   person.close();
 });
 
-/** The person: answers every question asked in `sessionKey` through the gateway protocol. */
-function answerIn(sessionKey: string, answers: Record<string, string[]>): () => void {
-  return person.on("question.requested", (record) => {
-    if (record.sessionKey === sessionKey) void person.resolve({ id: record.id, answers, by: { surface: "web", via: "web" } });
-  });
-}
 
-async function settled(id: string): Promise<Record<string, unknown>> {
-  for (let i = 0; i < 50; i++) {
-    const record = await rpcOk(gateway.url, "question.get", { id });
-    if (record.status !== "pending") return record;
-    await sleep(50);
-  }
-  throw new Error(`question ${id} is still pending`);
-}
-
-const answered = { status: "answered", answers: { answers: { deploy_target: ["Production"] } }, answeredBy: { surface: "web", via: "web" } };
 
 describe("createOpenAIAgentsAskUserTool", () => {
   it("is ask_user with the model guidance and the ask_user JSON Schema, for the main session only", async () => {
@@ -96,7 +81,7 @@ describe("createOpenAIAgentsAskUserTool", () => {
   });
 
   it("a model's ask_user call reaches the gateway, and the person's answer is the tool output the model gets back", async () => {
-    const off = answerIn("run-1", { deploy_target: ["Production"] });
+    const off = answerIn(person, "run-1", { deploy_target: ["Production"] });
     const model = new ScriptedModel([askUserCall(oneQuestion()), finalText("Deploying to Production.")]);
     const url = gateway.url;
     const token = TOKEN;
@@ -149,6 +134,6 @@ describe("createOpenAIAgentsAskUserTool", () => {
     off();
     expect(model.requests).toHaveLength(1);
     const [record] = await client.list({ sessionKey: "oa-abort" });
-    expect(await settled(record!.id)).toMatchObject({ status: "cancelled", reason: "aborted" });
+    expect(await settled(gateway.url, record!.id)).toMatchObject({ status: "cancelled", reason: "aborted" });
   });
 });
