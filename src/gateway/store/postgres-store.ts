@@ -13,7 +13,7 @@ import {
   type PostgresQuestionRow,
 } from "./postgres-row.ts";
 import { runPostgresMigrations } from "./postgres-schema.ts";
-import { compareSoonestExpiry, normalizeLimit } from "./record-ops.ts";
+import { compareSoonestExpiry, decodeSkippingCorrupt, normalizeLimit } from "./record-ops.ts";
 import type { ClaimOutcome, ListFilter, QuestionStore, ResolveOutcome, StoreChange } from "./types.ts";
 
 export interface PostgresStoreOptions {
@@ -105,17 +105,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
   /** Rows found corrupt; each is reported once. */
   const corruptIds = new Set<string>();
   const decode = postgresRowToRecord;
-  const decodeAll = (rows: PostgresQuestionRow[]): QuestionRecord[] =>
-    rows.flatMap((row) => {
-      try {
-        return [decode(row)];
-      } catch (error) {
-        if (!(error instanceof CorruptRecordError)) throw error;
-        if (!corruptIds.has(row.id)) onCorruptRecord(error);
-        corruptIds.add(row.id);
-        return [];
-      }
-    });
+  const decodeAll = (rows: PostgresQuestionRow[]): QuestionRecord[] => decodeSkippingCorrupt(rows, decode, corruptIds, onCorruptRecord);
 
   const get = async (id: string): Promise<QuestionRecord | undefined> => {
     const [row] = await query<PostgresQuestionRow>("get", false, `SELECT ${READ_RECORD} FROM questions q WHERE q.id = $1`, [id]);

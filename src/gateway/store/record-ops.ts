@@ -1,5 +1,6 @@
 import type { Delivery, QuestionRecord } from "../../record.ts";
 import type { ListPosition } from "../../protocol/list-filter.ts";
+import { CorruptRecordError } from "./errors.ts";
 import type { ClaimOutcome, DeliveryClaim, Resolution } from "./types.ts";
 
 /**
@@ -68,4 +69,26 @@ export function claimFor(record: QuestionRecord | undefined, held: StoredClaim |
   if (record.deliveries.some((d) => d.surface === claim.surface && d.chat === claim.chat)) return { ok: false, reason: "delivered" };
   if (held && held.claimant !== claim.claimant && held.leaseUntilMs > claim.nowMs) return { ok: false, reason: "claimed", leaseUntilMs: held.leaseUntilMs };
   return { ok: true, leaseUntilMs: claim.nowMs + claim.leaseMs };
+}
+
+/**
+ * Decodes many rows, skipping (and reporting once each, through `corruptIds`) the ones that are corrupt, so one bad
+ * row never hides the rest. Single-record reads throw CorruptRecordError instead.
+ */
+export function decodeSkippingCorrupt<Row extends { id: string }>(
+  rows: readonly Row[],
+  decode: (row: Row) => QuestionRecord,
+  corruptIds: Set<string>,
+  onCorruptRecord: (error: CorruptRecordError) => void,
+): QuestionRecord[] {
+  return rows.flatMap((row) => {
+    try {
+      return [decode(row)];
+    } catch (error) {
+      if (!(error instanceof CorruptRecordError)) throw error;
+      if (!corruptIds.has(row.id)) onCorruptRecord(error);
+      corruptIds.add(row.id);
+      return [];
+    }
+  });
 }

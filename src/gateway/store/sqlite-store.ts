@@ -2,7 +2,7 @@ import { SqliteError } from "better-sqlite3";
 import type Database from "better-sqlite3";
 import type { Delivery, QuestionRecord } from "../../record.ts";
 import { CorruptRecordError, QuestionExistsError, SessionBusyError } from "./errors.ts";
-import { claimFor, normalizeLimit, type StoredClaim } from "./record-ops.ts";
+import { claimFor, decodeSkippingCorrupt, normalizeLimit, type StoredClaim } from "./record-ops.ts";
 import { openSqliteDatabase } from "./sqlite-schema.ts";
 import { deliveriesFromJson, deliveryToParams, recordToParams, resolutionToParams, rowToRecord } from "./sqlite-row.ts";
 import type { DeliveryRow, QuestionRow } from "./sqlite-row.ts";
@@ -130,17 +130,7 @@ export function createSqliteStore({ dataDir, onCorruptRecord = warnCorruptRecord
     return row && decode(row);
   };
   /** Decodes many rows, skipping (and reporting) corrupt ones so one bad row never hides the rest. */
-  const decodeAll = (rows: QuestionRow[]): QuestionRecord[] =>
-    rows.flatMap((row) => {
-      try {
-        return [decode(row)];
-      } catch (error) {
-        if (!(error instanceof CorruptRecordError)) throw error;
-        if (!corruptIds.has(row.id)) onCorruptRecord(error);
-        corruptIds.add(row.id);
-        return [];
-      }
-    });
+  const decodeAll = (rows: QuestionRow[]): QuestionRecord[] => decodeSkippingCorrupt(rows, decode, corruptIds, onCorruptRecord);
 
   const listStatement = (filter: ListFilter) => {
     const where: string[] = [];
