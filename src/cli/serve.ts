@@ -6,7 +6,7 @@ import { parseCommandArgs } from "./args.ts";
 import { superviseChild } from "./supervise.ts";
 import { BOT_NAMES, SURFACE_REGISTRY, type BotName } from "../surfaces.ts";
 import { hashToken, newScopedToken } from "../gateway/credentials/principal.ts";
-import { openCredentialStore } from "../gateway/credentials/store.ts";
+import type { CredentialStore } from "../gateway/credentials/store.ts";
 
 type IO = { out: (s: string) => void; err: (s: string) => void };
 
@@ -40,20 +40,14 @@ function redactUrl(url: string): string {
  * A bot-scoped credential for each bot `start` runs, made afresh each time: the ones an earlier `start` made (by
  * their name, `start:<bot>`) are revoked first, so they never pile up.
  */
-async function botCredentials(config: Config, names: readonly BotName[]): Promise<Map<BotName, string>> {
+async function botCredentials(store: CredentialStore, names: readonly BotName[]): Promise<Map<BotName, string>> {
   const tokens = new Map<BotName, string>();
-  if (names.length === 0) return tokens;
-  const store = await openCredentialStore(config);
-  try {
-    for (const name of names) {
-      const label = `start:${name}`;
-      await store.revoke(label, Date.now());
-      const { id, token } = newScopedToken();
-      await store.add({ id, name: label, role: `bot:${name}`, createdAtMs: Date.now() }, hashToken(token));
-      tokens.set(name, token);
-    }
-  } finally {
-    await store.close();
+  for (const name of names) {
+    const label = `start:${name}`;
+    await store.revoke(label, Date.now());
+    const { id, token } = newScopedToken();
+    await store.add({ id, name: label, role: `bot:${name}`, createdAtMs: Date.now() }, hashToken(token));
+    tokens.set(name, token);
   }
   return tokens;
 }
@@ -108,7 +102,7 @@ export async function runStart(argv: string[], config: Config, io: IO): Promise<
     if (!config[tokenVar]) io.out(`${name} bot: off (set ${tokenVar} to turn it on)`);
     return Boolean(config[tokenVar]);
   });
-  const botTokens = await botCredentials(config, botNames);
+  const botTokens = await botCredentials(gateway.credentials, botNames);
   for (const name of botNames) {
     io.out(`${name} bot: starting`);
     // The same CLI entry that runs `start`, started the same way (node flags included), runs each bot, with a

@@ -13,6 +13,8 @@ export interface RunningGateway {
   token: string;
   tokenGenerated: boolean;
   store: QuestionStore;
+  /** The scoped credentials this gateway accepts (`start` adds its bots' here). */
+  credentials: CredentialStore;
   close(): Promise<void>;
 }
 
@@ -118,6 +120,7 @@ export async function startGateway(
     token,
     tokenGenerated: generated,
     store,
+    credentials,
     async close() {
       service.stop();
       await server.close();
