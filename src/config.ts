@@ -70,6 +70,24 @@ export const configSchema = z.object({
     .transform((v) => (v === "" ? undefined : v))
     .pipe(z.url({ protocol: /^postgres(ql)?$/, error: "must be a postgres:// or postgresql:// URL" }).optional())
     .optional(),
+  /** A second token that reads /metrics only (the gateway token does too). */
+  METRICS_TOKEN: z
+    .string()
+    .trim()
+    .optional()
+    .transform((v) => (v ? v : undefined))
+    .refine((v) => v === undefined || v.length >= GATEWAY_TOKEN_MIN_LENGTH, `must be at least ${GATEWAY_TOKEN_MIN_LENGTH} characters, and random: \`openssl rand -hex 32\``),
+  /** /metrics without a token (behind a proxy or on a private network). */
+  METRICS_PUBLIC: z
+    .string()
+    .trim()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined || v === "" || /^(0|false)$/i.test(v)) return false;
+      if (/^(1|true)$/i.test(v)) return true;
+      ctx.addIssue({ code: "custom", message: 'must be "1" or "true" (or "0", "false", unset)' });
+      return z.NEVER;
+    }),
   DELIVERY_TIMEOUT_SECONDS: z.coerce.number().positive().max(3600).default(30),
   ASK_DEFAULT_TARGETS: targetList,
   /** Every target a question may reach; empty: any target. */

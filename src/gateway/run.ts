@@ -3,6 +3,7 @@ import { preparePrivateDir } from "../data-dir.ts";
 import { createTokenCheck } from "./auth.ts";
 import { createAuthBackoff, createGuardedTokenCheck, type TokenVerdict } from "./auth-backoff.ts";
 import { openCredentialStore, type CredentialStore } from "./credentials/store.ts";
+import { createGatewayMetrics, type ConnectionSnapshot } from "./metrics.ts";
 import { createGatewayServer, type HttpRoute, type RequestAuthenticator } from "./server.ts";
 import { createEventHub, createQuestionService } from "./service.ts";
 import { createMemoryStore, createSqliteStore, type QuestionStore } from "./store/index.ts";
@@ -23,6 +24,7 @@ type GatewayConfig = Pick<
   "GATEWAY_HOST" | "GATEWAY_PORT" | "GATEWAY_TOKEN" | "DATA_DIR" | "STORE" | "DATABASE_URL" | "DELIVERY_TIMEOUT_SECONDS" | "ASK_DEFAULT_TARGETS" | "ASK_TEST_MIN_TIMEOUT_SECONDS"
 > &
   Partial<Pick<Config, "ASK_ALLOWED_TARGETS" | "ASK_MAX_PENDING_PER_RUN" | "ASK_MAX_PENDING_PER_CREDENTIAL" | "GATEWAY_MAX_CONNECTIONS">> &
+  Partial<Pick<Config, "METRICS_TOKEN" | "METRICS_PUBLIC">> &
   Partial<Pick<Config, (typeof BOT_SECRETS)[number]>>;
 
 /**
@@ -72,8 +74,12 @@ export async function startGateway(
   }
   const closeStores = () => Promise.all([store.close(), credentials.close()]);
   const events = createEventHub();
+  // /metrics: the store's calls timed, the service's events counted, the server's connections read at scrape time.
+  let connectionSnapshots: () => ConnectionSnapshot[] = () => [];
+  const metrics = createGatewayMetrics({ store, connections: () => connectionSnapshots() });
+  events.subscribe(metrics.onEvent);
   const service = createQuestionService({
-    store,
+    store: metrics.timeStore(store),
     events,
     ...(extras.log ? { log: extras.log } : {}),
     deliveryTimeoutMs: config.DELIVERY_TIMEOUT_SECONDS * 1000,
@@ -106,7 +112,14 @@ export async function startGateway(
     ...(routes.length > 0 ? { routes } : {}),
     ...(ui ? { authenticate: ui.authenticate } : {}),
     ...(extras.log ? { log: extras.log } : {}),
+    health: {
+      metrics: metrics.render,
+      metricsTokens: [token, ...(config.METRICS_TOKEN ? [config.METRICS_TOKEN] : [])],
+      metricsPublic: config.METRICS_PUBLIC === true,
+      checkStore: () => store.list({ limit: 1 }),
+    },
   });
+  connectionSnapshots = server.connections;
   let address;
   try {
     address = await server.listen();

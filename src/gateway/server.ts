@@ -12,6 +12,8 @@ import { createDispatcher, toErrorBody } from "./dispatch.ts";
 import { CLOSE_HANDSHAKE_TIMEOUT_MS, createConnectionCounter, DEFAULT_MAX_CONNECTIONS, MAX_FRAME_BYTES } from "./limits.ts";
 import { isCrossOrigin } from "./origin.ts";
 import type { QuestionService } from "./service.ts";
+import type { ConnectionSnapshot } from "./metrics.ts";
+import { createHealthRoutes, type HealthOptions } from "./health-routes.ts";
 import { createConnection } from "./ws-connection.ts";
 
 /** Extra HTTP routes (the Control UI); return true when handled. */
@@ -35,6 +37,8 @@ export interface GatewayServerOptions {
   /** Open WebSocket connections at most (GATEWAY_MAX_CONNECTIONS); 64 of them may be unauthenticated. */
   maxConnections?: number;
   log?: (message: string, error?: unknown) => void;
+  /** /metrics and /readyz (see health-routes.ts); without it, /metrics is 404 and /readyz checks no store. */
+  health?: Omit<HealthOptions, "connections" | "backoff">;
 }
 
 const HTTP_STATUS: Partial<Record<ErrorBody["code"], number>> = {
@@ -100,9 +104,10 @@ export function createGatewayServer(options: GatewayServerOptions) {
   const { service } = options;
   const log = options.log ?? ((message, error) => console.error(`[gateway] ${message}`, error ?? ""));
   // Every token check goes through the per-address backoff (auth-backoff.ts).
+  const backoff = options.backoff ?? createAuthBackoff();
   const checkToken = createCredentialCheck({
     adminToken: options.token,
-    backoff: options.backoff ?? createAuthBackoff(),
+    backoff,
     ...(options.credentials ? { credentials: options.credentials } : {}),
     log,
   });
@@ -121,6 +126,18 @@ export function createGatewayServer(options: GatewayServerOptions) {
 
   const dispatch = createDispatcher(service);
   const connections = new Set<ReturnType<typeof createConnection>>();
+  /** When each connection opened, and when it last sent a frame or a pong (a bot's heartbeat, for /readyz). */
+  const seen = new Map<ReturnType<typeof createConnection>, { connectedAtMs: number; lastSeenMs: number }>();
+  function connectionSnapshots(): ConnectionSnapshot[] {
+    return [...connections].map((connection) => {
+      const principal = connection.principal;
+      const role = principal?.kind ?? "unauthenticated";
+      const surface = principal?.kind === "bot" ? principal.surface : role;
+      const times = seen.get(connection) ?? { connectedAtMs: Date.now(), lastSeenMs: Date.now() };
+      return { role, surface, ...times };
+    });
+  }
+  const health = createHealthRoutes({ ...options.health, connections: connectionSnapshots, backoff });
 
   const unsubscribe = service.subscribe((event, record) => {
     for (const connection of connections) connection.event(event, record);
@@ -155,7 +172,7 @@ export function createGatewayServer(options: GatewayServerOptions) {
   const server = createServer((req, res) => {
     void (async () => {
       const url = new URL(req.url ?? "/", "http://gateway");
-      if (url.pathname === "/healthz") return sendJson(res, 200, { ok: true });
+      if (await health(req, res, url.pathname)) return;
       const rpc = /^\/rpc\/([A-Za-z.]+)$/.exec(url.pathname);
       if (rpc) {
         if (req.method !== "POST") return sendJson(res, 405, { ok: false, error: { code: "INVALID_FRAME", message: "use POST" } });
@@ -204,15 +221,25 @@ export function createGatewayServer(options: GatewayServerOptions) {
         log,
       });
       connections.add(connection);
+      const times = { connectedAtMs: Date.now(), lastSeenMs: Date.now() };
+      seen.set(connection, times);
+      const touch = () => {
+        times.lastSeenMs = Date.now();
+      };
+      ws.on("message", touch);
+      ws.on("pong", touch);
       ws.on("close", () => {
         slot.release();
         connections.delete(connection);
+        seen.delete(connection);
       });
     });
   }
 
   return {
     server,
+    /** The open connections, for /metrics. */
+    connections: connectionSnapshots,
     async listen(): Promise<{ host: string; port: number; url: string }> {
       await new Promise<void>((resolve, reject) => {
         server.once("error", reject);

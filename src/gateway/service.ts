@@ -14,19 +14,20 @@ import { createWaiters, type Cancellation, type WaitOutcome } from "./waiters.ts
 
 export type { Cancellation, WaitOutcome } from "./waiters.ts";
 
-export type ServiceListener = (event: GatewayEventName, record: QuestionRecord) => void;
+/** `remote`: another instance committed the change (a shared store), or a resync announces it again. */
+export type ServiceListener = (event: GatewayEventName, record: QuestionRecord, remote?: boolean) => void;
 
 /** Where the service's events leave: the transports (WebSocket connections) subscribe to it. */
 export interface EventPort {
-  emit(event: GatewayEventName, record: QuestionRecord): void;
+  emit(event: GatewayEventName, record: QuestionRecord, remote?: boolean): void;
 }
 
 /** A simple in-process event port: every subscriber gets every event, in order. */
 export function createEventHub() {
   const listeners = new Set<ServiceListener>();
   return {
-    emit(event: GatewayEventName, record: QuestionRecord): void {
-      for (const listener of listeners) listener(event, record);
+    emit(event: GatewayEventName, record: QuestionRecord, remote = false): void {
+      for (const listener of listeners) listener(event, record, remote);
     },
     subscribe(listener: ServiceListener): () => void {
       listeners.add(listener);
@@ -122,11 +123,11 @@ export function createQuestionService(options: QuestionServiceOptions) {
   });
 
   /** A question resolved (here, or on another instance): wake its waiters and announce it. */
-  function finished(record: QuestionRecord): void {
+  function finished(record: QuestionRecord, remote = false): void {
     deadlines.forget(record.id);
     failedChats.delete(record.id);
     waiters.wake(record);
-    events.emit("question.resolved", record);
+    events.emit("question.resolved", record, remote);
   }
 
   /** Another instance committed a change: follow it as if it happened here. */
@@ -135,14 +136,14 @@ export function createQuestionService(options: QuestionServiceOptions) {
     if (!record) return;
     // Each change is announced once: a question resolved before this instance read its "requested" (or "updated")
     // change is announced by the "resolved" change that follows it, never twice.
-    if (record.status !== "pending") return change.event === "question.resolved" ? finished(record) : undefined;
+    if (record.status !== "pending") return change.event === "question.resolved" ? finished(record, true) : undefined;
     if (change.event === "question.requested") {
       deadlines.expiresAt(record.expiresAtMs);
       deadlines.watchDelivery(record);
     } else if (record.deliveries.length > 0) {
       deadlines.forget(record.id);
     }
-    events.emit(change.event === "question.requested" ? "question.requested" : "question.updated", record);
+    events.emit(change.event === "question.requested" ? "question.requested" : "question.updated", record, true);
   }
 
   /**
@@ -153,7 +154,7 @@ export function createQuestionService(options: QuestionServiceOptions) {
   async function resync(): Promise<void> {
     for (const id of waiters.ids()) {
       const record = await store.get(id);
-      if (record && record.status !== "pending") finished(record);
+      if (record && record.status !== "pending") finished(record, true);
     }
     const since = now() - RESYNC_LOOKBACK_MS;
     for (let before: { createdAtMs: number; id: string } | undefined, pages = 0; pages < 100; pages++) {
@@ -161,9 +162,9 @@ export function createQuestionService(options: QuestionServiceOptions) {
       for (const record of page) {
         if (record.status === "pending") {
           deadlines.watchDelivery(record);
-          events.emit("question.requested", record);
+          events.emit("question.requested", record, true);
         } else if ((record.resolvedAtMs ?? 0) >= since) {
-          finished(record);
+          finished(record, true);
         }
       }
       const last = page[page.length - 1];

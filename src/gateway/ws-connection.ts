@@ -217,6 +217,10 @@ export function createConnection({ socket, dispatch, checkToken, onAuthenticated
     get authenticated() {
       return authed;
     },
+    /** Who it authenticated as (undefined until it does): what /metrics and /readyz label it by. */
+    get principal(): Principal | undefined {
+      return principal;
+    },
     /** Sends an event (the service emits only what is durable), unless this connection unsubscribed from it. */
     event(event: GatewayEventName, payload: unknown): void {
       if (!authed || (subscribed && !subscribed.has(event))) return;
