@@ -108,6 +108,8 @@ export const configSchema = z.object({
     .optional()
     .refine((v) => v === undefined || v === "" || /^[A-Za-z0-9_-]{1,256}$/.test(v), "1-256 characters of A-Z, a-z, 0-9, _ and -"),
   TELEGRAM_WEBHOOK_PORT: port.default(8788),
+  /** The interface the webhook listener binds; unset: GATEWAY_HOST (so a loopback gateway can sit beside a proxied webhook). */
+  TELEGRAM_WEBHOOK_HOST: optionalText,
   DISCORD_BOT_TOKEN: optionalText,
   DISCORD_API_URL: url,
   DISCORD_ALLOWED_USERS: idList,
@@ -115,6 +117,8 @@ export const configSchema = z.object({
   SLACK_SIGNING_SECRET: optionalText,
   SLACK_APP_TOKEN: optionalText,
   SLACK_PORT: port.default(3000),
+  /** The interface Slack's HTTP mode binds; unset: GATEWAY_HOST. */
+  SLACK_HOST: optionalText,
   SLACK_API_URL: url,
   SLACK_ALLOWED_USERS: idList,
 });

@@ -116,6 +116,7 @@ describe.concurrent("ops commands", { timeout: 90_000 }, () => {
     // `list` runs as a child process (as `cancel` does above); the rest run main() in-process to keep the suite quick.
     const [list, get] = await Promise.all([spawnCli(["list", "--run-id", "cli_ops"], env).exited, runMain(["get", id], env)]);
     expect(list.code).toBe(0);
+    expect(list.stdout).toMatch(/^ID\s+STATUS\s+CREATED\s+TARGETS\s+QUESTION$/m);
     expect(list.stdout).toMatch(new RegExp(`^${id}\\s+pending\\s+.*web\\s+Env: Which environment\\? \\(\\+1\\)`, "m"));
     expect(get.code).toBe(0);
     expect(json(get.stdout)).toEqual(await rpcOk(gateway.url, "question.get", { id }));

@@ -90,9 +90,10 @@ async function listen(app: App, config: Config, log: Log): Promise<RunningSlackB
       },
     };
   }
-  const server = (await app.start({ port: config.SLACK_PORT, host: config.GATEWAY_HOST })) as Server;
+  const host = config.SLACK_HOST ?? config.GATEWAY_HOST;
+  const server = (await app.start({ port: config.SLACK_PORT, host })) as Server;
   const port = (server.address() as AddressInfo).port;
-  log(`HTTP mode: POST http://${config.GATEWAY_HOST}:${port}/slack/events`);
+  log(`HTTP mode: POST http://${host}:${port}/slack/events`);
   return {
     port,
     async stop() {

@@ -23,7 +23,7 @@ async function startWebhook(bot: Bot, config: Config, url: string, secret: strin
     if (req.method === "POST" && req.url === path) return void handle(req, res);
     res.writeHead(404).end();
   });
-  await new Promise<void>((resolve) => server.listen(config.TELEGRAM_WEBHOOK_PORT, config.GATEWAY_HOST, resolve));
+  await new Promise<void>((resolve) => server.listen(config.TELEGRAM_WEBHOOK_PORT, config.TELEGRAM_WEBHOOK_HOST ?? config.GATEWAY_HOST, resolve));
   const stop = async () => {
     server.closeAllConnections();
     await new Promise((r) => server.close(r));

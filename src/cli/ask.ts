@@ -5,7 +5,9 @@ import { askUser } from "../sdk.ts";
 import { parseTarget } from "../targets.ts";
 import type { Target } from "../record.ts";
 import { parseCommandArgs, UsageError } from "./args.ts";
-import { connectFromConfig } from "../client/from-config.ts";
+import { connectFromConfig, gatewayUrl } from "../client/from-config.ts";
+import { createAskProgress } from "./ask-progress.ts";
+import type { CliIO } from "./main.ts";
 
 export const ASK_HELP = `Usage: ask-user-bridge ask [--to TARGET]... [--timeout SECONDS]
          (--question TEXT --option LABEL --option LABEL... [--multi] [--header TEXT] [--id KEY] | --json FILE|-)
@@ -25,6 +27,9 @@ Asks a person through the gateway, waits, and prints the result JSON.
   --timeout SECONDS  how long to wait (default 900, clamped to 30-3600)
   --run-id ID        the agent run this question belongs to
   --session KEY      the session (at most one pending question per session)
+
+On a terminal, stderr shows where the question was delivered, targets still being tried, the time left, and the
+Control UI link for a web target. Off a terminal, stderr has only the "Asked" line; stdout has only the result.
 
 Exit codes: 0 answered, 3 no_answer, 4 delivery_failed, 1 error.`;
 
@@ -53,7 +58,7 @@ function optionsInOrder(argv: string[]): Array<{ label: string; description?: st
   return options;
 }
 
-export async function runAsk(argv: string[], config: Config, io: { out: (s: string) => void; err: (s: string) => void }): Promise<number> {
+export async function runAsk(argv: string[], config: Config, io: CliIO): Promise<number> {
   const { values } = parseCommandArgs(argv, {
     to: { type: "string", multiple: true },
     timeout: { type: "string" },
@@ -102,6 +107,7 @@ export async function runAsk(argv: string[], config: Config, io: { out: (s: stri
   });
 
   const client = await connectFromConfig(config);
+  const progress = io.tty?.err ? createAskProgress({ client, gatewayUrl: config.GATEWAY_PUBLIC_URL ?? gatewayUrl(config), err: io.err }) : undefined;
   const controller = new AbortController();
   const onSignal = () => controller.abort();
   process.once("SIGINT", onSignal);
@@ -112,7 +118,10 @@ export async function runAsk(argv: string[], config: Config, io: { out: (s: stri
       ...(targets ? { targets } : {}),
       ...(values["run-id"] ? { runId: values["run-id"] } : {}),
       ...(values.session ? { sessionKey: values.session } : {}),
-      onRequested: ({ id, expiresAtMs }) => io.err(`Asked ${id}; waiting for an answer until ${new Date(expiresAtMs).toISOString()} (Ctrl-C cancels).`),
+      onRequested: (question) => {
+        io.err(`Asked ${question.id}; waiting for an answer until ${new Date(question.expiresAtMs).toISOString()} (Ctrl-C cancels).`);
+        progress?.onRequested(question);
+      },
     });
     io.out(JSON.stringify(result, null, 2));
     return result.status === "answered" ? 0 : result.status === "no_answer" ? 3 : 4;
@@ -125,6 +134,7 @@ export async function runAsk(argv: string[], config: Config, io: { out: (s: stri
   } finally {
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
+    progress?.stop();
     client.close();
   }
 }

@@ -25,6 +25,8 @@ Run "ask-user-bridge <command> --help" for a command's options. Configuration co
 export interface CliIO {
   out: (s: string) => void;
   err: (s: string) => void;
+  /** Whether stdout and stderr are terminals: progress and one-time links show only there. */
+  tty?: { out: boolean; err: boolean };
 }
 
 type Command = (argv: string[], config: Config, io: CliIO) => Promise<number>;
@@ -52,7 +54,11 @@ type Env = Record<string, string | undefined>;
 export async function main(
   argv: string[],
   env: Env | (() => Promise<Env>),
-  io: CliIO = { out: (s) => console.log(s), err: (s) => console.error(s) },
+  io: CliIO = {
+    out: (s) => console.log(s),
+    err: (s) => console.error(s),
+    tty: { out: Boolean(process.stdout.isTTY), err: Boolean(process.stderr.isTTY) },
+  },
   bots: BotLoaders = {},
 ): Promise<number> {
   const [name, ...rest] = argv;
@@ -69,17 +75,21 @@ export async function main(
     io.err(`Unknown command "${name}".\n\n${MAIN_HELP}`);
     return 1;
   }
-  const [{ ConfigError, loadConfig }, { GatewayError }, { UsageError }] = await Promise.all([
+  const [{ ConfigError, loadConfig }, { GatewayError }, { UsageError }, { expectedErrorLine }] = await Promise.all([
     import("../config.ts"),
     import("../errors.ts"),
     import("./args.ts"),
+    import("./expected-errors.ts"),
   ]);
+  let config: Config | undefined;
   try {
     const command = await loadCommand(bots);
-    const config = rest.includes("--help") || rest.includes("-h") ? loadConfig({}) : loadConfig(typeof env === "function" ? await env() : env);
+    config = rest.includes("--help") || rest.includes("-h") ? loadConfig({}) : loadConfig(typeof env === "function" ? await env() : env);
     return await command(rest, config, io);
   } catch (error) {
-    if (error instanceof ConfigError) io.err(error.message);
+    const expected = expectedErrorLine(error, config);
+    if (expected) io.err(expected);
+    else if (error instanceof ConfigError) io.err(error.message);
     else if (error instanceof UsageError) io.err(`${name}: ${error.message}\nRun "ask-user-bridge ${name} --help" for usage.`);
     else if (error instanceof GatewayError) io.err(`${error.code}: ${error.message}`);
     else io.err(`ask-user-bridge ${name} failed: ${(error as Error)?.stack ?? String(error)}`);

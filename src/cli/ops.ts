@@ -8,7 +8,8 @@ type IO = { out: (s: string) => void; err: (s: string) => void };
 
 export const LIST_HELP = `Usage: ask-user-bridge list [--status pending|answered|expired|cancelled] [--run-id ID] [--surface S] [--limit N] [--json]
 
-Lists question records, newest first.`;
+Lists question records, newest first, as a table (ID, STATUS, CREATED, TARGETS, QUESTION);
+--json prints the records as a JSON array instead.`;
 export const GET_HELP = `Usage: ask-user-bridge get ID
 
 Prints one question record as JSON.`;
@@ -16,12 +17,21 @@ export const CANCEL_HELP = `Usage: ask-user-bridge cancel ID [--reason cancelled
 
 Cancels a pending question; the asker gets no_answer with that reason.`;
 
-function summaryLine(r: QuestionRecord): string {
+const LIST_COLUMNS = ["ID", "STATUS", "CREATED", "TARGETS", "QUESTION"] as const;
+
+function summaryRow(r: QuestionRecord): string[] {
   const first = r.questions[0];
   const what = first ? `${first.header}: ${first.question}` : "";
   const extra = r.questions.length > 1 ? ` (+${r.questions.length - 1})` : "";
   const status = r.status === "cancelled" ? `cancelled/${r.reason ?? "?"}` : r.status;
-  return `${r.id}  ${status.padEnd(22)} ${new Date(r.createdAtMs).toISOString()}  ${r.targets.map(formatTarget).join(",")}  ${what}${extra}`;
+  return [r.id, status, new Date(r.createdAtMs).toISOString(), r.targets.map(formatTarget).join(","), `${what}${extra}`];
+}
+
+/** The records as a table under a header row; each column as wide as its widest cell, the last one left ragged. */
+export function listTable(records: QuestionRecord[]): string {
+  const rows = [[...LIST_COLUMNS], ...records.map(summaryRow)];
+  const widths = LIST_COLUMNS.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
+  return rows.map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join("  ")).join("\n");
 }
 
 export async function runList(argv: string[], config: Config, io: IO): Promise<number> {
@@ -45,7 +55,7 @@ export async function runList(argv: string[], config: Config, io: IO): Promise<n
     };
     const { questions } = await client.call<{ questions: QuestionRecord[] }>("question.list", filter);
     if (values.json) io.out(JSON.stringify(questions, null, 2));
-    else io.out(questions.length ? questions.map(summaryLine).join("\n") : "No questions.");
+    else io.out(questions.length ? listTable(questions) : "No questions.");
     return 0;
   } finally {
     client.close();

@@ -7,10 +7,9 @@ import { superviseChild } from "./supervise.ts";
 import { BOT_NAMES, SURFACE_REGISTRY, type BotName } from "../surfaces.ts";
 import { hashToken, newScopedToken } from "../gateway/credentials/principal.ts";
 import type { CredentialStore } from "../gateway/credentials/store.ts";
+import type { CliIO } from "./main.ts";
 
-type IO = { out: (s: string) => void; err: (s: string) => void };
-
-
+type IO = CliIO;
 
 export const GATEWAY_HELP = `Usage: ask-user-bridge gateway
 
@@ -58,14 +57,18 @@ function controlUi(config: Config) {
     createControlUi({ ...ctx, ...(config.GATEWAY_PUBLIC_URL ? { publicUrl: config.GATEWAY_PUBLIC_URL } : {}) });
 }
 
-function banner(gateway: RunningGateway, config: Config, io: IO): void {
+/** The start-up lines: where the gateway listens, the Control UI, and where the token comes from. */
+export function banner(gateway: Pick<RunningGateway, "url" | "token" | "tokenGenerated">, config: Config, io: IO): void {
   const store = config.DATABASE_URL
     ? `PostgreSQL store at ${redactUrl(config.DATABASE_URL)}`
     : config.STORE === "memory"
       ? "in-memory store (nothing survives a restart)"
       : `SQLite store under ${config.DATA_DIR}`;
   io.out(`ask-user-bridge gateway listening on ${gateway.url} (${store})`);
-  io.out(`Control UI: ${gateway.url}/#token=<GATEWAY_TOKEN> (or paste the token into the page; a session cookie keeps you signed in)`);
+  // A token generated just now is printed once, as a sign-in link, only to a person at a terminal (never to a log
+  // file or a service manager's journal), and after the `#`, which browsers never send to a server or proxy.
+  if (gateway.tokenGenerated && io.tty?.out) io.out(`Control UI: ${gateway.url}/#token=${gateway.token} (open it to sign in; this link is shown once)`);
+  else io.out(`Control UI: ${gateway.url}/#token=<GATEWAY_TOKEN> (or paste the token into the page; a session cookie keeps you signed in)`);
   io.out(
     gateway.tokenGenerated
       ? `GATEWAY_TOKEN was not set: generated one and saved it to ${join(config.DATA_DIR, "gateway-token")} (clients on this machine find it there).`

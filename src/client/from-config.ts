@@ -9,12 +9,19 @@ export function gatewayUrl(config: Config): string {
   return `http://${host.includes(":") ? `[${host}]` : host}:${config.GATEWAY_PORT}`;
 }
 
+/** No GATEWAY_TOKEN and no token file under DATA_DIR: a configuration problem, reported as one line. */
+export class MissingTokenError extends Error {
+  readonly code = "NO_GATEWAY_TOKEN";
+  constructor(dataDir: string) {
+    super(`no gateway token: set GATEWAY_TOKEN or run on the gateway's machine (with its DATA_DIR; ${dataDir}/gateway-token was not found)`);
+    this.name = "MissingTokenError";
+  }
+}
+
 /** The client token: GATEWAY_TOKEN, or the one a local gateway saved under DATA_DIR. */
 export function gatewayToken(config: Config): string {
   const token = config.GATEWAY_TOKEN ?? readTokenFile(config.DATA_DIR);
-  if (!token) {
-    throw new Error(`GATEWAY_TOKEN: is required (set it in .env, or run the gateway once with this DATA_DIR (${config.DATA_DIR}) so it writes one)`);
-  }
+  if (!token) throw new MissingTokenError(config.DATA_DIR);
   return token;
 }
 

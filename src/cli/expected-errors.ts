@@ -1,0 +1,40 @@
+import type { Config } from "../config.ts";
+
+/** The port variable that names `port` in this configuration, so the message says which one to change. */
+function portVariable(port: number | undefined, config: Config | undefined): string {
+  if (config && port !== undefined) {
+    if (port === config.TELEGRAM_WEBHOOK_PORT && port !== config.GATEWAY_PORT) return "TELEGRAM_WEBHOOK_PORT";
+    if (port === config.SLACK_PORT && port !== config.GATEWAY_PORT) return "SLACK_PORT";
+  }
+  return "GATEWAY_PORT";
+}
+
+const FILE_PROBLEMS: Record<string, string> = {
+  ENOENT: "no such file",
+  EACCES: "permission denied",
+  EISDIR: "it is a folder",
+};
+
+/**
+ * One line that says what went wrong and what to do, for the errors a person can fix (a port in use, no token, a
+ * missing file, an unreachable gateway); undefined for anything else, which keeps its stack.
+ */
+export function expectedErrorLine(error: unknown, config: Config | undefined): string | undefined {
+  if (!(error instanceof Error)) return undefined;
+  const { code } = error as NodeJS.ErrnoException;
+  if (code === "EADDRINUSE") {
+    const port = (error as NodeJS.ErrnoException & { port?: number }).port;
+    return `port ${port ?? "?"} is in use: set ${portVariable(port, config)} or stop the other process`;
+  }
+  if (code === "EADDRNOTAVAIL") {
+    const address = (error as NodeJS.ErrnoException & { address?: string }).address;
+    return `cannot listen on ${address ?? "that address"}: it is not this machine's; set GATEWAY_HOST (or the bot's own host variable)`;
+  }
+  if (code === "NO_GATEWAY_TOKEN") return error.message;
+  const path = (error as NodeJS.ErrnoException).path;
+  if (code && path && Object.hasOwn(FILE_PROBLEMS, code)) return `cannot read ${path}: ${FILE_PROBLEMS[code]}`;
+  if (code === "DISCONNECTED") {
+    return `DISCONNECTED: ${error.message}. Is the gateway running? Start it with \`ask-user-bridge start\`, or set GATEWAY_URL`;
+  }
+  return undefined;
+}
