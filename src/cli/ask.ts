@@ -7,7 +7,7 @@ import type { Target } from "../record.ts";
 import { parseCommandArgs, UsageError } from "./args.ts";
 import { connectFromConfig, gatewayUrl } from "../client/from-config.ts";
 import { createAskProgress } from "./ask-progress.ts";
-import type { CliIO } from "./main.ts";
+import type { CliIO } from "./io.ts";
 
 export const ASK_HELP = `Usage: ask-user-bridge ask [--to TARGET]... [--timeout SECONDS]
          (--question TEXT --option LABEL --option LABEL... [--multi] [--header TEXT] [--id KEY] | --json FILE|-)

@@ -1,4 +1,5 @@
 import type { Config } from "../config.ts";
+import type { CliIO } from "./io.ts";
 import type { BotLoaders } from "./bot.ts";
 import { packageVersion } from "./version.ts";
 
@@ -22,12 +23,7 @@ Commands:
 Run "ask-user-bridge <command> --help" for a command's options. Configuration comes from .env
 (see .env.example).`;
 
-export interface CliIO {
-  out: (s: string) => void;
-  err: (s: string) => void;
-  /** Whether stdout and stderr are terminals: progress and one-time links show only there. */
-  tty?: { out: boolean; err: boolean };
-}
+export type { CliIO } from "./io.ts";
 
 type Command = (argv: string[], config: Config, io: CliIO) => Promise<number>;
 

@@ -7,7 +7,7 @@ import { superviseChild } from "./supervise.ts";
 import { BOT_NAMES, SURFACE_REGISTRY, type BotName } from "../surfaces.ts";
 import { hashToken, newScopedToken } from "../gateway/credentials/principal.ts";
 import type { CredentialStore } from "../gateway/credentials/store.ts";
-import type { CliIO } from "./main.ts";
+import type { CliIO } from "./io.ts";
 
 type IO = CliIO;
 
