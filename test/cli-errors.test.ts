@@ -7,7 +7,7 @@ import { createServer, type AddressInfo } from "node:net";
 import { afterAll, describe, expect, it } from "vitest";
 import { main } from "../src/cli/main.ts";
 import { expectedErrorLine } from "../src/cli/expected-errors.ts";
-import { cleanup, spawnCli, tempDir, TOKEN } from "./helpers/gateway.ts";
+import { cleanup, spawnCli, startTestGateway, tempDir, TOKEN } from "./helpers/gateway.ts";
 
 afterAll(cleanup);
 
@@ -38,6 +38,31 @@ describe("expected errors: one line, exit 1", { timeout: 90_000 }, () => {
       expect(code).toBe(1);
     } finally {
       occupier.close();
+    }
+  });
+
+  it("a taken Telegram webhook port names TELEGRAM_WEBHOOK_PORT instead of hanging (child `bot telegram`)", async () => {
+    const gateway = await startTestGateway({ STORE: "memory" });
+    const occupier = createServer().listen(0, "127.0.0.1");
+    await once(occupier, "listening");
+    const { port } = occupier.address() as AddressInfo;
+    try {
+      const { code, stderr } = await spawnCli(["bot", "telegram"], {
+        GATEWAY_URL: gateway.url,
+        GATEWAY_TOKEN: TOKEN,
+        DATA_DIR: tempDir("aub-hook-"),
+        TELEGRAM_BOT_TOKEN: "123456:TEST-TOKEN-not-real",
+        TELEGRAM_API_ROOT: `http://127.0.0.1:${await closedPort()}`,
+        TELEGRAM_WEBHOOK_URL: "https://bot.example.test/telegram",
+        TELEGRAM_WEBHOOK_SECRET: "s3cret-webhook-token",
+        TELEGRAM_WEBHOOK_PORT: String(port),
+        TELEGRAM_WEBHOOK_HOST: "127.0.0.1",
+      }, { timeoutMs: 30_000 }).exited;
+      expect(stderr.trim().split("\n").at(-1)).toBe(`port ${port} is in use: set TELEGRAM_WEBHOOK_PORT or stop the other process`);
+      expect(code).toBe(1);
+    } finally {
+      occupier.close();
+      await gateway.close();
     }
   });
 

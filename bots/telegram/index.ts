@@ -23,7 +23,14 @@ async function startWebhook(bot: Bot, config: Config, url: string, secret: strin
     if (req.method === "POST" && req.url === path) return void handle(req, res);
     res.writeHead(404).end();
   });
-  await new Promise<void>((resolve) => server.listen(config.TELEGRAM_WEBHOOK_PORT, config.TELEGRAM_WEBHOOK_HOST ?? config.GATEWAY_HOST, resolve));
+  // A taken port or an address this machine does not have fails the start (the CLI names it), instead of hanging.
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(config.TELEGRAM_WEBHOOK_PORT, config.TELEGRAM_WEBHOOK_HOST ?? config.GATEWAY_HOST, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
   const stop = async () => {
     server.closeAllConnections();
     await new Promise((r) => server.close(r));
