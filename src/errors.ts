@@ -10,6 +10,8 @@ export const ERROR_CODES = [
   "SESSION_HAS_PENDING_QUESTION",
   /** An answer looked like a credential, so nothing was recorded (the bots then delete the person's message). */
   "CREDENTIAL_REFUSED",
+  /** This platform message (surface, chat, messageRef) was already taken as a reply: nothing changed. */
+  "DUPLICATE_REPLY",
   /** A scoped credential or run reached its limit of pending questions (ASK_MAX_PENDING_PER_*). */
   "QUOTA_EXCEEDED",
   /** The database is unreachable: nothing was recorded; try again (the gateway reconnects by itself). */

@@ -19,6 +19,21 @@ export interface Delivery {
   chat: string;
   messageRef: string;
   deliveredAtMs: number;
+  /** An opaque fingerprint of what the copy shows now (question.copyRendered), so a restart edits only copies behind. */
+  rendered?: string;
+}
+
+/**
+ * A chat target's delivery trouble, as its bot reported it: `retrying` (a send failed and will be tried again,
+ * next at `retryAtMs`) or `failed` (the chat can never receive it). A delivered copy for the chat supersedes it.
+ */
+export interface TargetState {
+  surface: Surface;
+  chat: string;
+  state: "retrying" | "failed";
+  reason: string;
+  atMs: number;
+  retryAtMs?: number;
 }
 
 export type ResolveVia = "button" | "text" | "web" | "api" | "modal";
@@ -57,6 +72,8 @@ export interface QuestionRecord {
   askedBy?: string;
   targets: Target[];
   deliveries: Delivery[];
+  /** Targets whose delivery is retrying or failed (none delivered for that chat); absent when there are none. */
+  targetStates?: TargetState[];
 }
 
 /** The ask_user result a terminal record stands for, or undefined while it is pending. */

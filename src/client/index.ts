@@ -14,10 +14,11 @@ type ByInput = { surface: string; user?: string; userName?: string; chat?: strin
 interface MethodInputs {
   "question.request": Omit<MethodParams<"question.request">, "questions"> & { questions: unknown };
   "question.resolve":
-    | { id: string; answers: Record<string, string | string[]>; by?: ByInput }
+    | { id: string; answers: Record<string, string | string[]>; by?: ByInput; messageRef?: string }
     | { id: string; cancel: true; reason?: "skipped" | "cancelled" | "aborted"; by?: ByInput };
   "question.delivered": MethodParams<"question.delivered">;
   "question.deliveryFailed": MethodParams<"question.deliveryFailed">;
+  "question.copyRendered": MethodParams<"question.copyRendered">;
   "question.claimDelivery": Omit<MethodParams<"question.claimDelivery">, "leaseMs"> & { leaseMs?: number };
 }
 
@@ -30,7 +31,8 @@ export interface GatewayClient {
   waitAnswer(params: { id: string; timeoutMs?: number }): Promise<WaitAnswerPayload>;
   resolve(params: In<"question.resolve">): Promise<QuestionRecord>;
   /** A typed reply, parsed by the gateway's shared parser (partial answers are held with the record). */
-  reply(params: { id: string; text: string; by?: ByInput }): Promise<ReplyOutcome>;
+  /** `messageRef` (the platform's message id, with `by.chat`): a re-delivered message is refused with DUPLICATE_REPLY. */
+  reply(params: { id: string; text: string; by?: ByInput; messageRef?: string }): Promise<ReplyOutcome>;
   get(id: string): Promise<QuestionRecord>;
   /** One page of question.list (`limit` records, default 100, newest first); `listPage` also gives its `nextCursor`. */
   list(query?: ListQuery): Promise<QuestionRecord[]>;
@@ -40,7 +42,10 @@ export interface GatewayClient {
   /** Every record `query` matches, paged through. */
   listAll(query?: ListQuery): Promise<QuestionRecord[]>;
   delivered(params: In<"question.delivered">): Promise<QuestionRecord>;
+  /** `permanent: false` (with `retryAtMs`): the bot will retry; the target shows as retrying with the reason. */
   deliveryFailed(params: In<"question.deliveryFailed">): Promise<QuestionRecord>;
+  /** Records what one delivered copy shows now (an opaque fingerprint, 1..128 characters). */
+  copyRendered(params: In<"question.copyRendered">): Promise<QuestionRecord>;
   /** Before sending a copy: whether this claimant may send it (exactly one bot per copy, across processes). */
   claimDelivery(params: In<"question.claimDelivery">): Promise<ClaimOutcome>;
   abortRun(runId: string): Promise<{ cancelled: string[] }>;
@@ -69,6 +74,7 @@ export async function connectGateway(options: ConnectOptions): Promise<GatewayCl
     listAll: (query) => listAll(call, query),
     delivered: (params) => link.call("question.delivered", params),
     deliveryFailed: (params) => link.call("question.deliveryFailed", params),
+    copyRendered: (params) => link.call("question.copyRendered", params),
     claimDelivery: (params) => link.call("question.claimDelivery", params),
     abortRun: (runId) => link.call("run.abort", { runId }),
     close: () => link.close(),

@@ -29,6 +29,7 @@ export function createDispatcher(service: QuestionService) {
     "question.delivered": (params) => service.delivered(params),
     "question.deliveryFailed": (params) => service.deliveryFailed(params),
     "question.claimDelivery": (params) => service.claimDelivery(params),
+    "question.copyRendered": (params) => service.copyRendered(params),
     "run.abort": ({ runId }) => service.abortRun(runId),
   };
 

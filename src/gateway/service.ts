@@ -229,7 +229,17 @@ export function createQuestionService(options: QuestionServiceOptions) {
     return new GatewayError("QUESTION_ALREADY_TERMINAL", `question ${record.id} is already ${record.status}`);
   }
 
+  /** A `messageRef` is only a key together with the chat it was written in. */
+  function checkMessageRef(params: { messageRef?: string; by?: { chat?: string } }): void {
+    if (params.messageRef !== undefined && params.by?.chat === undefined) {
+      throw new GatewayError("INVALID_PARAMS", "messageRef needs by.chat (the chat the message was written in)", {
+        issues: [{ path: "by.chat", message: "is required with messageRef" }],
+      });
+    }
+  }
+
   async function resolveQuestion(params: MethodParams<"question.resolve">): Promise<QuestionRecord> {
+    if ("answers" in params) checkMessageRef(params);
     const record = await mustGet(params.id);
     if (record.status !== "pending") throw notPending(record);
     const by = params.by ?? { surface: "api", via: "api" as const };
@@ -317,6 +327,7 @@ export function createQuestionService(options: QuestionServiceOptions) {
      * the rest arrive; an invalid reply (e.g. a credential) records nothing.
      */
     async reply(params: MethodParams<"question.reply">): Promise<ReplyOutcome> {
+      checkMessageRef(params);
       const record = await mustGet(params.id);
       if (record.status !== "pending") throw notPending(record);
       // Refused before parsing, so that no part of it is held as a partial answer either.
@@ -364,6 +375,7 @@ export function createQuestionService(options: QuestionServiceOptions) {
     async deliveryFailed(params: MethodParams<"question.deliveryFailed">): Promise<QuestionRecord> {
       const record = await mustGet(params.id);
       checkTarget(record, params.surface, params.chat);
+      if (params.permanent === false) return record;
       if (record.status !== "pending" || record.deliveries.length > 0 || !record.targets.every(isChatTarget)) return record;
       const failures = failedChats.get(record.id) ?? new Map<string, string>();
       failures.set(chatKey(params.surface, params.chat), params.reason.slice(0, 300));
@@ -371,6 +383,13 @@ export function createQuestionService(options: QuestionServiceOptions) {
       const everyTargetFailed = record.targets.every((t) => failures.has(chatKey(t.surface, t.chat ?? "")));
       if (everyTargetFailed) await failDelivery(record, "every send failed");
       return mustGet(record.id);
+    },
+
+    /** A bot records what one delivered copy shows now (bookkeeping: no event). */
+    async copyRendered(params: MethodParams<"question.copyRendered">): Promise<QuestionRecord> {
+      const record = await mustGet(params.id);
+      checkTarget(record, params.surface, params.chat);
+      return record;
     },
 
     /** A bot asks to send one copy: exactly one bot gets it, until it reports the delivery or its lease lapses. */

@@ -11,6 +11,8 @@ export const MAX_FRAME_BYTES = 1024 * 1024;
 const id = z.string().min(1).max(128);
 const surface = z.enum(SURFACES);
 const text = z.string().min(1).max(256);
+/** An opaque fingerprint of what a delivered copy shows now (question.copyRendered). */
+const rendered = z.string().min(1).max(128);
 
 export const targetSchema = z
   .strictObject({
@@ -53,10 +55,15 @@ export const methodParams = {
   }),
   "question.waitAnswer": z.strictObject({ id, timeoutMs: z.number().int().min(0).max(10 * 60_000).optional() }),
   "question.resolve": z.union([
-    z.strictObject({ id, answers: z.record(z.string(), answerValues), by: bySchema.optional() }),
+    /** `messageRef`: the platform's id of the person's message; with `by.surface` and `by.chat`, taken once only. */
+    z.strictObject({ id, answers: z.record(z.string(), answerValues), by: bySchema.optional(), messageRef: text.optional() }),
     z.strictObject({ id, cancel: z.literal(true), reason: z.enum(["skipped", "cancelled", "aborted"]).default("cancelled"), by: bySchema.optional() }),
   ]),
-  "question.reply": z.strictObject({ id, text: z.string().max(LIMITS.replyMaxLength), by: bySchema.optional() }),
+  /**
+   * `messageRef`: the platform's id of the person's message. With `by.surface` and `by.chat` it is a key the gateway
+   * takes once: a re-delivered copy of the same message is refused with DUPLICATE_REPLY, on any question.
+   */
+  "question.reply": z.strictObject({ id, text: z.string().max(LIMITS.replyMaxLength), by: bySchema.optional(), messageRef: text.optional() }),
   "question.get": z.strictObject({ id }),
   "question.list": z.strictObject({
     status: z.enum(["pending", "answered", "expired", "cancelled"]).optional(),
@@ -70,8 +77,21 @@ export const methodParams = {
     /** A previous page's `nextCursor`: the next page, older records. The payload is `{questions, nextCursor?}`. */
     cursor: listCursor.optional(),
   }),
-  "question.delivered": z.strictObject({ id, surface, chat: text, messageRef: text }),
-  "question.deliveryFailed": z.strictObject({ id, surface, chat: text, reason: z.string().max(1000) }),
+  "question.delivered": z.strictObject({ id, surface, chat: text, messageRef: text, rendered: rendered.optional() }),
+  /**
+   * A bot reports a failed send. `permanent` (default true): the chat can never receive it, so that target fails at
+   * once. `permanent: false`: the bot keeps retrying (next at `retryAtMs`); the target is `retrying`, with the reason.
+   */
+  "question.deliveryFailed": z.strictObject({
+    id,
+    surface,
+    chat: text,
+    reason: z.string().max(1000),
+    permanent: z.boolean().optional(),
+    retryAtMs: z.number().int().min(0).optional(),
+  }),
+  /** A bot records what one delivered copy shows now (an opaque fingerprint), so a restart edits only copies behind. */
+  "question.copyRendered": z.strictObject({ id, surface, chat: text, rendered }),
   /**
    * A bot asks to send one copy before sending it: `{ok: true, leaseUntilMs}` for exactly one claimant (its own
    * repeat renews it), `{ok: false, reason}` for every other. A claim whose bot never reports the delivery lapses
