@@ -55,5 +55,13 @@ function rebuildWhenStale(): void {
     // never built
   }
   const sourcesAt = Math.max(...SOURCES.map((s) => newestMtime(join(ROOT, s))));
-  if (sourcesAt > builtAt || !existsSync(BUNDLE)) execFileSync("npm", ["run", "build", "--silent"], { cwd: ROOT, stdio: "inherit" });
+  if (sourcesAt <= builtAt && existsSync(BUNDLE)) return;
+  try {
+    execFileSync("npm", ["run", "build", "--silent"], { cwd: ROOT, stdio: "inherit" });
+  } catch (error) {
+    // A type error fails the build; `npm test` type-checks first, so that gate is kept. Here an older dist/ still
+    // serves the tests that spawn the CLI, so a run of some test files during an edit is not blocked by another file.
+    if (!existsSync(BUILT) || !existsSync(BUNDLE)) throw error;
+    console.warn("[global-setup] the build failed (see above); tests that spawn the CLI use the previous dist/");
+  }
 }
