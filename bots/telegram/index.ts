@@ -60,7 +60,10 @@ export async function startTelegramBot(config: Config, options: TelegramBotOptio
   const log = options.log ?? createLog("telegram");
   const bot = new Bot(TELEGRAM_BOT_TOKEN, config.TELEGRAM_API_ROOT ? { client: { apiRoot: config.TELEGRAM_API_ROOT.replace(/\/+$/, "") } } : {});
   bot.api.config.use(apiThrottler(options.throttle));
-  bot.api.config.use(autoRetry({ maxRetryAttempts: 5, maxDelaySeconds: 120 }));
+  // auto-retry waits out 429s and network errors; a 5xx goes back to the bridge at once, which retries the send with
+  // its own backoff (1 s, 2 s, 4 s …) and records the target as retrying meanwhile (auto-retry would wait 3 s, 6 s …
+  // 48 s in silence first).
+  bot.api.config.use(autoRetry({ maxRetryAttempts: 5, maxDelaySeconds: 120, rethrowInternalServerErrors: true }));
   const { TELEGRAM_WEBHOOK_URL: webhookUrl, TELEGRAM_WEBHOOK_SECRET: webhookSecret } = config;
 
   return startBridgeBot({
