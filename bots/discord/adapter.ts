@@ -12,6 +12,7 @@ const PERMANENT_CODES = new Set<number>([
   RESTJSONErrorCodes.UnknownUser,
   RESTJSONErrorCodes.MissingAccess,
   RESTJSONErrorCodes.CannotSendMessagesToThisUser,
+  RESTJSONErrorCodes.InvalidRecipients,
   RESTJSONErrorCodes.CannotSendMessagesInNonTextChannel,
   RESTJSONErrorCodes.MissingPermissions,
 ]);
@@ -68,6 +69,7 @@ export function createDiscordAdapter(client: Client, log: Log): SurfaceAdapter {
 
   return {
     surface: "discord",
+    renderedOf: (record) => (record.status === "pending" ? renderDiscordPrompt(record) : renderDiscordSummary(record)),
     async sendPrompt(record, target) {
       const channelId = await channelFor(target.chat!);
       try {

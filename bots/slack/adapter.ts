@@ -84,6 +84,7 @@ export type SlackConversations = ReturnType<typeof createSlackConversations>;
 export function createSlackAdapter(client: webApi.WebClient, conversations: SlackConversations, log: Log): SurfaceAdapter {
   return {
     surface: "slack",
+    renderedOf: (record) => (record.status === "pending" ? renderSlackPrompt(record) : renderSlackSummary(record)),
     async sendPrompt(record, target) {
       const chat = target.chat!;
       const { text, blocks } = renderSlackPrompt(record);

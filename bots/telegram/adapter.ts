@@ -9,6 +9,7 @@ const PERMANENT = /chat not found|bot was blocked|bot was kicked|user is deactiv
 export function createTelegramAdapter(api: Api): SurfaceAdapter {
   return {
     surface: "telegram",
+    renderedOf: (record) => (record.status === "pending" ? renderTelegramPrompt(record) : renderTelegramSummary(record)),
     async sendPrompt(record, target) {
       const { text, reply_markup } = renderTelegramPrompt(record);
       try {

@@ -3,7 +3,10 @@ import type { GatewayClient } from "../client/index.ts";
 import type { Surface } from "../contract/result.ts";
 import { GatewayError } from "../errors.ts";
 import type { Delivery, QuestionRecord, Target } from "../record.ts";
+import { createClaimKeeper } from "./claim-keeper.ts";
+import { renderedFingerprint } from "./copy-fingerprint.ts";
 import type { RecordCache } from "./record-cache.ts";
+import { SEND_RETRY, sendFailureReason, sendRetryDelayMs, type SendRetryPolicy } from "./send-retry.ts";
 
 /** The four things a platform does for the bridge. */
 export interface SurfaceAdapter {
@@ -12,6 +15,11 @@ export interface SurfaceAdapter {
   sendPrompt(record: QuestionRecord, target: Target): Promise<string>;
   /** Edits one delivered copy into the record's current state (the summary once terminal). */
   updatePrompt(record: QuestionRecord, delivery: Delivery): Promise<void>;
+  /**
+   * What a copy of this record shows now, as the platform's payload (the prompt while pending, the summary once
+   * terminal). Its fingerprint is kept on the record, so that only copies that are behind get edited.
+   */
+  renderedOf?(record: QuestionRecord): unknown;
 }
 
 /** A send that will never succeed (chat not found, bot blocked): report it instead of retrying. */
@@ -29,6 +37,8 @@ export interface DeliveryLoopOptions {
   claimant?: string;
   /** How long a claim holds before another bot may take the copy over (default 60 s). */
   claimLeaseMs?: number;
+  /** How a send that failed for a passing reason is tried again (default 1 s, 2 s, 4 s … up to 60 s). */
+  sendRetry?: SendRetryPolicy;
 }
 
 /** After a reconnect, copies of up to this many recent questions are checked for a missed resolution. */
@@ -54,11 +64,23 @@ export function createDeliveryLoop({ client, adapter, cache, now = Date.now, log
   const { surface } = adapter;
   const claimant = options.claimant ?? `${surface}-${randomBytes(6).toString("hex")}`;
   const claimLeaseMs = options.claimLeaseMs ?? 60_000;
+  const sendRetry = options.sendRetry ?? SEND_RETRY;
+  /** Failed tries so far of each copy still to send (a successful send forgets it). */
+  const attempts = new Map<string, number>();
+  /** Copies being edited now, with the fingerprint they are being edited to: the same edit is not started twice. */
+  const editing = new Map<string, string>();
+  const keeper = createClaimKeeper({
+    leaseMs: claimLeaseMs,
+    now,
+    renew: (id, chat) => client.claimDelivery({ id, surface, chat, claimant, leaseMs: claimLeaseMs }),
+  });
+  const fingerprintOf = (record: QuestionRecord): string | undefined =>
+    adapter.renderedOf ? renderedFingerprint(adapter.renderedOf(record)) : undefined;
   /** Copies another bot holds: looked at again when its lease lapses. */
   const retries = new Map<string, NodeJS.Timeout>();
   const inFlight = new Set<string>();
   /** Sends whose question.delivered report has not reached the gateway yet (it was down): re-sent first. */
-  const unreported = new Map<string, { id: string; chat: string; messageRef: string }>();
+  const unreported = new Map<string, { id: string; chat: string; messageRef: string; rendered?: string }>();
   let disconnectedAtMs: number | undefined;
   let firstSync = true;
 
@@ -76,7 +98,8 @@ export function createDeliveryLoop({ client, adapter, cache, now = Date.now, log
   async function flushReports(): Promise<void> {
     for (const [key, report] of unreported) {
       try {
-        const updated = await client.delivered({ id: report.id, surface, chat: report.chat, messageRef: report.messageRef });
+        const { id, chat, messageRef, rendered } = report;
+        const updated = await client.delivered({ id, surface, chat, messageRef, ...(rendered ? { rendered } : {}) });
         cache.put(updated);
         unreported.delete(key);
         // Resolved before this copy was recorded: its question.resolved edit did not know of it, so edit it now.
@@ -109,12 +132,12 @@ export function createDeliveryLoop({ client, adapter, cache, now = Date.now, log
     }
   }
 
-  function retryLater(record: QuestionRecord, key: string, atMs: number): void {
+  function retryLater(record: QuestionRecord, key: string, atMs: number, slackMs = 250): void {
     if (retries.has(key)) return;
     const timer = setTimeout(() => {
       retries.delete(key);
       void deliver(cache.get(record.id) ?? record);
-    }, Math.max(0, atMs - now()) + 250);
+    }, Math.max(0, atMs - now()) + slackMs);
     timer.unref?.();
     retries.set(key, timer);
   }
@@ -138,17 +161,26 @@ export function createDeliveryLoop({ client, adapter, cache, now = Date.now, log
           continue;
         }
         let messageRef: string;
+        const rendered = fingerprintOf(record);
+        keeper.hold(key, record.id, target.chat);
         try {
           messageRef = await adapter.sendPrompt(record, target);
-          cache.addSent(record.id, { surface, chat: target.chat, messageRef, deliveredAtMs: now() });
+          cache.addSent(record.id, { surface, chat: target.chat, messageRef, deliveredAtMs: now(), ...(rendered ? { rendered } : {}) });
+          attempts.delete(key);
         } catch (error) {
           log(`could not send ${record.id} to ${surface}:${target.chat}`, error);
           if (error instanceof PermanentSendError) {
-            await client.deliveryFailed({ id: record.id, surface, chat: target.chat, reason: error.message }).catch(() => {});
+            attempts.delete(key);
+            await client.deliveryFailed({ id: record.id, surface, chat: target.chat, reason: error.message, permanent: true }).catch(() => {});
+          } else {
+            await sendFailed(record, target.chat, key, error);
           }
           continue;
+        } finally {
+          keeper.release(key);
+          keeper.progressed();
         }
-        unreported.set(key, { id: record.id, chat: target.chat, messageRef });
+        unreported.set(key, { id: record.id, chat: target.chat, messageRef, ...(rendered ? { rendered } : {}) });
         await flushReports();
       } finally {
         inFlight.delete(key);
@@ -156,14 +188,53 @@ export function createDeliveryLoop({ client, adapter, cache, now = Date.now, log
     }
   }
 
+  /**
+   * A send failed for a reason a later try may get past, after the framework's own retries: the target is recorded
+   * as retrying (with the reason and when), and tried again with backoff while the question is pending.
+   */
+  async function sendFailed(record: QuestionRecord, chat: string, key: string, error: unknown): Promise<void> {
+    const attempt = (attempts.get(key) ?? 0) + 1;
+    const latest = cache.get(record.id) ?? record;
+    const retryAtMs = now() + sendRetryDelayMs(attempt, sendRetry);
+    const willRetry = latest.status === "pending" && retryAtMs < latest.expiresAtMs;
+    if (willRetry) attempts.set(key, attempt);
+    else attempts.delete(key);
+    const reason = sendFailureReason(error);
+    await client
+      .deliveryFailed({ id: record.id, surface, chat, reason, permanent: false, ...(willRetry ? { retryAtMs } : {}) })
+      .catch((reportError) => log(`could not report the failed send of ${record.id} to ${surface}:${chat}`, reportError));
+    if (willRetry) retryLater(latest, key, retryAtMs, 0);
+  }
+
+  /** Edits every copy of `record` this bot delivered whose recorded rendering differs from what it shows now. */
   async function updateCopies(record: QuestionRecord): Promise<void> {
+    const rendered = fingerprintOf(record);
     for (const delivery of record.deliveries) {
       if (delivery.surface !== surface) continue;
+      if (rendered && delivery.rendered === rendered) continue; // already shows this
+      const key = `${record.id}\u0000${delivery.chat}`;
+      if (rendered && editing.get(key) === rendered) continue; // being edited to this now
+      if (rendered) editing.set(key, rendered);
       try {
         await adapter.updatePrompt(record, delivery);
       } catch (error) {
         log(`could not update ${record.id} in ${surface}:${delivery.chat}`, error);
+        continue;
+      } finally {
+        keeper.progressed();
+        if (editing.get(key) === rendered) editing.delete(key);
       }
+      if (rendered) await copyRendered(record.id, delivery.chat, rendered);
+    }
+  }
+
+  /** Records what a copy shows now, here and at the gateway, so a restart does not edit it again. */
+  async function copyRendered(id: string, chat: string, rendered: string): Promise<void> {
+    cache.setRendered(id, surface, chat, rendered);
+    try {
+      await client.copyRendered({ id, surface, chat, rendered });
+    } catch (error) {
+      log(`could not record what the copy of ${id} in ${surface}:${chat} shows`, error);
     }
   }
 

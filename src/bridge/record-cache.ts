@@ -41,6 +41,14 @@ export function createRecordCache(now: () => number = Date.now) {
       const known = records.get(id);
       if (known) records.set(id, withSent(known));
     },
+    /** A copy now shows `rendered` (a fingerprint): the cached record and this bot's own copies say so from now on. */
+    setRendered(id: string, surface: Surface, chat: string, rendered: string): void {
+      const mark = (deliveries: Delivery[]) => deliveries.map((d) => (d.surface === surface && d.chat === chat ? { ...d, rendered } : d));
+      const mine = sent.get(id);
+      if (mine) sent.set(id, mark(mine));
+      const known = records.get(id);
+      if (known) records.set(id, { ...known, deliveries: mark(known.deliveries) });
+    },
     get: (id: string) => records.get(id),
     /** The record whose prompt is that message in that chat. */
     byMessageRef(surface: Surface, chat: string, messageRef: string): QuestionRecord | undefined {
