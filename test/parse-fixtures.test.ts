@@ -8,7 +8,7 @@ import { parseReply, type ParseOutcome } from "../src/parse/index.ts";
 
 /**
  * The parser fixture suite (issue 3). Every `test/fixtures/parse/*.json` file is an array of
- * `{ name, questions, reply, expect }`; `expect` is the outcome without `message` and `readAs`.
+ * `{ name, questions, answered?, reply, expect }`; `expect` is the outcome without `message` and `readAs`.
  * Adding a case is adding JSON. `multiSelect` may be omitted (false).
  */
 const FIXTURE_DIR = join(import.meta.dirname, "fixtures", "parse");
@@ -27,12 +27,14 @@ const fixtureCaseSchema = z.strictObject({
       multiSelect: z.boolean().default(false),
     }),
   ),
+  /** Ids answered by an earlier reply (a partial answer): parseReply's `answered` option. */
+  answered: idList.optional(),
   reply: z.string(),
   expect: z.discriminatedUnion("kind", [
     z.strictObject({ kind: z.literal("answered"), answers }),
     z.strictObject({ kind: z.literal("partial"), answers, missing: idList.min(1) }),
     z.strictObject({ kind: z.literal("skip") }),
-    z.strictObject({ kind: z.literal("invalid"), reason: z.enum(["empty", "credential", "too_many_lines"]) }),
+    z.strictObject({ kind: z.literal("invalid"), reason: z.enum(["empty", "credential", "too_many_lines", "not_open"]) }),
   ]),
 });
 type FixtureCase = z.infer<typeof fixtureCaseSchema>;
@@ -106,9 +108,9 @@ describe("parser fixtures", () => {
       });
       continue;
     }
-    const { questions, reply, expect: expected } = entry.fixture;
+    const { questions, reply, answered, expect: expected } = entry.fixture;
     it(entry.title, () => {
-      const outcome = parseReply(questions as AskUserQuestion[], reply);
+      const outcome = parseReply(questions as AskUserQuestion[], reply, answered ? { answered } : {});
       expect(comparable(outcome)).toEqual(expected);
     });
   }

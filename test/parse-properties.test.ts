@@ -68,7 +68,7 @@ const outcomeSchema = z.discriminatedUnion("kind", [
   z.strictObject({ kind: z.literal("answered"), answers: answersSchema, readAs: readAsSchema }),
   z.strictObject({ kind: z.literal("partial"), answers: answersSchema, missing: z.array(z.string()).min(1), readAs: readAsSchema }),
   z.strictObject({ kind: z.literal("skip") }),
-  z.strictObject({ kind: z.literal("invalid"), reason: z.enum(["empty", "credential", "too_many_lines"]), message: z.string().min(1) }),
+  z.strictObject({ kind: z.literal("invalid"), reason: z.enum(["empty", "credential", "too_many_lines", "not_open"]), message: z.string().min(1) }),
 ]);
 
 /** Throws unless the outcome is a well-formed answer to these questions. */

@@ -204,7 +204,9 @@ describe("createKeyedLineReader", () => {
     ["14:30", null],
     ["2026-07-08", null],
     ["1.", null],
-    ["3: now", null],
+    // A number past the last question still names a position: the parser refuses the line (it is not text).
+    ["3: now", { questionIndex: 2, value: "now" }],
+    ["10: now", null],
     ["env. staging", null],
     ["https://example.com", null],
     ["C:\\temp", null],

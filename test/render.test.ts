@@ -1,12 +1,15 @@
 import { describe, it, expect } from "vitest";
 import {
   chooseLayout,
+  GROUP_REPLY_HINTS,
   renderDiscordPrompt,
   renderMissingPrompt,
   renderPromptText,
   renderSlackPrompt,
   renderTelegramPrompt,
   renderTelegramMissingPrompt,
+  renderSlackMissingPrompt,
+  renderTelegramSummary,
 } from "../src/render/index.ts";
 import { question, record } from "./helpers/records.ts";
 
@@ -19,7 +22,7 @@ const SINGLE_FOOTER = "None of these? Reply in your own words.\nReply with a num
 const MULTI_FOOTER =
   "None of these? Reply in your own words.\nPick one or more: reply with numbers or labels, comma-separated (e.g. 1, 2), or your own words.\nReply skip to skip.";
 const SEVERAL_FOOTER =
-  'None of these? Reply in your own words.\nReply with one line per question, e.g. "1: 2" for option 2 of question 1.\nReply skip to skip.';
+  'None of these? Reply in your own words.\nReply with one line per question: a number, a label, or your own words, e.g. "1: 2" for option 2 of question 1.\nReply skip to skip.';
 
 describe("chooseLayout", () => {
   const multi = question({ multiSelect: true });
@@ -126,12 +129,37 @@ describe("several questions (text)", () => {
     for (const qs of [[a], [c], [a, b], [a, b, c]]) expect(renderPromptText(qs)).not.toMatch(/\b(tap|press)/iu);
   });
 
-  it("asks only for the missing questions, numbered among themselves", () => {
+  it("asks only for the missing questions, under their original numbers", () => {
     const text = `Thanks! One more answer is needed.\n\nSize\nHow big?\n\n1. Small\n2. Large - Costs more\n\n${SINGLE_FOOTER}`;
     expect(renderMissingPrompt([a, b, c], ["size"])).toBe(text);
     expect(renderTelegramMissingPrompt(record([a, b, c]), ["size"])).toEqual({ text });
     expect(renderMissingPrompt([a, b, c], ["regions", "target"])).toMatch(/^Thanks! 2 more answers are needed\.\n\nQuestion 1: Deployment t\n/u);
     expect(() => renderMissingPrompt([a], ["nope"])).toThrow(/no question matches/u);
+    // Question 1 was answered: the rest keep the numbers 2 and 3, and the example names question 2.
+    const rest = renderMissingPrompt([a, b, c], [b.id, c.id]);
+    expect(rest).toMatch(/^Thanks! 2 more answers are needed\.\n\nQuestion 2: Size\n/u);
+    expect(rest).toContain(`\n\nQuestion 3: ${c.header}`);
+    expect(rest).toContain('e.g. "2: 2" for option 2 of question 2.');
+    expect(rest).not.toMatch(/Question 1:/u);
+  });
+
+  it("each platform's prompt in a group says how a typed answer counts there; a direct chat's does not", () => {
+    const r = record([a, b]);
+    expect(renderTelegramSummary(r, { chat: "group" }).text).toContain(GROUP_REPLY_HINTS.telegram);
+    expect(renderDiscordPrompt(record([a]), { chat: "group" }).content).toContain(GROUP_REPLY_HINTS.discord);
+    expect(renderSlackPrompt(r, { chat: "group" }).text).toContain("this message's thread");
+    expect(renderSlackMissingPrompt(r, [b.id], { chat: "group" }).text).toContain("this message's thread");
+    for (const text of [renderTelegramSummary(r, { chat: "direct" }).text, renderDiscordPrompt(record([a])).content, renderSlackPrompt(r).text]) {
+      expect(text).not.toMatch(/counts only/u);
+    }
+  });
+
+  it("says how a typed answer counts in the chat when given a reply hint", () => {
+    const hint = "Typed answers count here only as a reply to this message.";
+    for (const text of [renderPromptText([a]), renderPromptText([a, b])]) expect(text).not.toContain(hint);
+    for (const text of [renderPromptText([a], { replyHint: hint }), renderPromptText([a, b, c], { replyHint: hint }), renderMissingPrompt([a, b, c], [c.id], { replyHint: hint })]) {
+      expect(text).toContain(`\n\n${hint}\nNone of these? Reply in your own words.`);
+    }
   });
 });
 

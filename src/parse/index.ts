@@ -1,4 +1,4 @@
-export { parseReply } from "./parse-reply.ts";
+export { parseReply, type ParseOptions } from "./parse-reply.ts";
 export { readValue } from "./read-value.ts";
 export { looksLikeCredential, shannonEntropy, HIGH_ENTROPY_MIN_BITS, HIGH_ENTROPY_MIN_LENGTH } from "./credential.ts";
 export { createKnownSecretMatcher, KNOWN_SECRET_MIN_LENGTH } from "./known-secrets.ts";

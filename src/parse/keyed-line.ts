@@ -3,7 +3,10 @@ import { looseKey } from "../text.ts";
 
 /** A line of a several-question reply that names its question (rule 9). */
 export interface KeyedLine {
-  /** 0-based index of the question the key names. */
+  /**
+   * 0-based index of the question the key names. A number key up to MAX_NUMBER_KEY names a position even past the
+   * last question (`4: GitHub` with three questions): the parser refuses such a line rather than read it as text.
+   */
   questionIndex: number;
   /** The text after the separator, trimmed; may be blank. */
   value: string;
@@ -31,6 +34,8 @@ const SEPARATORS: ReadonlyMap<string, SeparatorKind> = new Map([
 ]);
 const WHITESPACE = /\s/u;
 const DIGITS = /^[0-9]+$/u;
+/** The largest number read as a question key: one digit, since a prompt holds at most three questions. */
+const MAX_NUMBER_KEY = 9;
 
 /** Keys are searched only this far into a line: past any loose spelling of the longest key. */
 const KEY_LENGTH_FACTOR = 4;
@@ -52,6 +57,7 @@ function countSeparators(text: string): number {
  * loosely, the question's 1-based number, its id, its header or its full question text, and SEP is `:`, `=` or ` - `
  * (after a number also `.` or `)`, and after a number the separator must be followed by a space).
  * The key is the text before the first separator whose prefix is a known key; anything else is an unkeyed line.
+ * A number always means the question's position in the full list, even when some were answered before.
  */
 export function createKeyedLineReader(questions: readonly AskUserQuestion[]): (line: string) => KeyedLine | null {
   // A reader depends only on the questions' ids, headers and texts: reuse it for the same questions.
@@ -87,7 +93,7 @@ function buildKeyedLineReader(questions: readonly AskUserQuestion[]): (line: str
     const key = looseKey(prefix);
     if (DIGITS.test(key)) {
       const n = Number(key);
-      return n >= 1 && n <= questions.length ? { index: n - 1, byNumber: true } : null;
+      return n >= 1 && n <= Math.max(questions.length, MAX_NUMBER_KEY) ? { index: n - 1, byNumber: true } : null;
     }
     const index = named.get(key);
     return index === undefined ? null : { index, byNumber: false };

@@ -12,7 +12,8 @@ export interface ReadValue {
 /** How each answered question's values were read, keyed by question id. Bots echo it ("read '2' as Production"). */
 export type ReadAs = Record<string, ReadValue[]>;
 
-export type InvalidReason = "empty" | "credential" | "too_many_lines";
+/** `not_open`: a keyed line named a question answered before (a partial answer), or a number past the last one. */
+export type InvalidReason = "empty" | "credential" | "too_many_lines" | "not_open";
 
 export interface AnsweredOutcome {
   kind: "answered";

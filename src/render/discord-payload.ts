@@ -7,6 +7,7 @@ import { toDiscordContent } from "./platform-escaping.ts";
 import { promptButtons, type PromptButton } from "./prompt-buttons.ts";
 import { missingPromptParts, promptTextParts } from "./prompt-text.ts";
 import { renderSummary } from "./summary.ts";
+import { replyHint, type ChatOptions } from "./reply-hint.ts";
 
 export const DISCORD_CONTENT_MAX = 2000;
 export const DISCORD_BUTTON_LABEL_MAX = 80;
@@ -65,19 +66,19 @@ function message(content: string, components: DiscordActionRow[]): DiscordMessag
 }
 
 /** The prompt: buttons in action rows for one single-select question, otherwise numbered text with no components. */
-export function renderDiscordPrompt(record: QuestionRecord): DiscordMessage {
+export function renderDiscordPrompt(record: QuestionRecord, options: ChatOptions = {}): DiscordMessage {
   const layout = chooseLayout(record.questions, "discord");
-  const content = fitPromptText(promptTextParts(record.questions, { layout }), DISCORD_CONTENT_MAX, toDiscordContent);
+  const content = fitPromptText(promptTextParts(record.questions, { layout, replyHint: replyHint("discord", options) }), DISCORD_CONTENT_MAX, toDiscordContent);
   return message(content, layout === "buttons" ? buttonRows(record) : []);
 }
 
 /** The follow-up asking only for the missing questions of a partial reply. */
-export function renderDiscordMissingPrompt(record: QuestionRecord, missingIds: readonly string[]): DiscordMessage {
-  return message(fitPromptText(missingPromptParts(record.questions, missingIds), DISCORD_CONTENT_MAX, toDiscordContent), []);
+export function renderDiscordMissingPrompt(record: QuestionRecord, missingIds: readonly string[], options: ChatOptions = {}): DiscordMessage {
+  return message(fitPromptText(missingPromptParts(record.questions, missingIds, { replyHint: replyHint("discord", options) }), DISCORD_CONTENT_MAX, toDiscordContent), []);
 }
 
 /** The summary that replaces the prompt, with no components. A pending record renders its prompt. */
-export function renderDiscordSummary(record: QuestionRecord): DiscordMessage {
-  if (record.status === "pending") return renderDiscordPrompt(record);
+export function renderDiscordSummary(record: QuestionRecord, options: ChatOptions = {}): DiscordMessage {
+  if (record.status === "pending") return renderDiscordPrompt(record, options);
   return message(cutToFit(renderSummary(record), DISCORD_CONTENT_MAX, toDiscordContent), []);
 }

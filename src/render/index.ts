@@ -14,6 +14,7 @@ export {
   BUTTONS_GUIDANCE,
   type PromptTextOptions,
 } from "./prompt-text.ts";
+export { replyHint, GROUP_REPLY_HINTS, type ChatKind, type ChatOptions } from "./reply-hint.ts";
 export { promptButtons, OTHER_BUTTON_TEXT, SKIP_BUTTON_TEXT, type PromptButton } from "./prompt-buttons.ts";
 export { cutToFit, fitPromptText, joinPromptText, type PromptText, type ToPlatformText } from "./text-width.ts";
 export { toTelegramText, toDiscordContent, toSlackText, slackTextToPlain, neutralizeBroadcastMentions } from "./platform-escaping.ts";

@@ -11,13 +11,21 @@ export const SKIP_LINE = "Reply skip to skip.";
 export const SINGLE_GUIDANCE = "Reply with a number, a label, or your own words.";
 export const MULTI_SELECT_GUIDANCE =
   "Pick one or more: reply with numbers or labels, comma-separated (e.g. 1, 2), or your own words.";
-export const SEVERAL_GUIDANCE = 'Reply with one line per question, e.g. "1: 2" for option 2 of question 1.';
+export const SEVERAL_GUIDANCE = 'Reply with one line per question: a number, a label, or your own words, e.g. "1: 2" for option 2 of question 1.';
 export const SEVERAL_MULTI_SELECT_MARK = "(one or more, comma-separated)";
 export const BUTTONS_GUIDANCE = "Choose a button below, or reply in your own words.";
 
 export interface PromptTextOptions {
   /** Defaults to "text". "buttons" needs exactly one single-select question. */
   layout?: PromptLayout;
+  /** How a typed answer counts in this chat (a group: only as a reply to the prompt); the footer's first line. */
+  replyHint?: string;
+}
+
+/** The guidance for several questions, numbered as in the original prompt (`numbers[i]` is question i's number). */
+function severalGuidance(numbers: readonly number[]): string {
+  const first = numbers[0] ?? 1;
+  return first === 1 ? SEVERAL_GUIDANCE : SEVERAL_GUIDANCE.replace('"1: 2" for option 2 of question 1', `"${first}: 2" for option 2 of question ${first}`);
 }
 
 function optionLine(option: AskUserOption, index: number): string {
@@ -43,12 +51,17 @@ function singleQuestionPrompt(question: AskUserQuestion): PromptText {
   return { body, footer: [OWN_WORDS_LINE, guidance, SKIP_LINE].join("\n") };
 }
 
-function severalQuestionsPrompt(questions: readonly AskUserQuestion[]): PromptText {
+/** Several questions; `numbers[i]` is question i's number (after a partial answer, the numbers of the first prompt). */
+function severalQuestionsPrompt(questions: readonly AskUserQuestion[], numbers: readonly number[] = questions.map((_, i) => i + 1)): PromptText {
   const blocks = questions.map((q, i) => {
-    const title = `Question ${i + 1}: ${q.header}${q.multiSelect ? ` ${SEVERAL_MULTI_SELECT_MARK}` : ""}`;
+    const title = `Question ${numbers[i]}: ${q.header}${q.multiSelect ? ` ${SEVERAL_MULTI_SELECT_MARK}` : ""}`;
     return [title, q.question, ...optionLines(q)].join("\n");
   });
-  return { body: blocks.join("\n\n"), footer: [OWN_WORDS_LINE, SEVERAL_GUIDANCE, SKIP_LINE].join("\n") };
+  return { body: blocks.join("\n\n"), footer: [OWN_WORDS_LINE, severalGuidance(numbers), SKIP_LINE].join("\n") };
+}
+
+function withReplyHint(parts: PromptText, replyHint: string | undefined): PromptText {
+  return replyHint ? { body: parts.body, footer: `${replyHint}\n${parts.footer}` } : parts;
 }
 
 /** The prompt as a body (may be cut to fit a platform) and a footer with the reply guidance (kept whole). */
@@ -57,9 +70,9 @@ export function promptTextParts(questions: readonly AskUserQuestion[], opts: Pro
   if (first === undefined) throw new Error("renderPromptText: at least one question is required");
   if (opts.layout === "buttons") {
     if (!fitsButtons(questions)) throw new Error("renderPromptText: the buttons layout needs exactly one single-select question");
-    return buttonsPrompt(first);
+    return withReplyHint(buttonsPrompt(first), opts.replyHint);
   }
-  return questions.length === 1 ? singleQuestionPrompt(first) : severalQuestionsPrompt(questions);
+  return withReplyHint(questions.length === 1 ? singleQuestionPrompt(first) : severalQuestionsPrompt(questions), opts.replyHint);
 }
 
 /** The prompt as plain text: header, question, `N. Label - description`, own-words line, reply guidance, skip line. */
@@ -67,16 +80,20 @@ export function renderPromptText(questions: readonly AskUserQuestion[], opts?: P
   return joinPromptText(promptTextParts(questions, opts));
 }
 
-/** The follow-up for a partial answer: only the missing questions, numbered among themselves. */
-export function missingPromptParts(questions: readonly AskUserQuestion[], missingIds: readonly string[]): PromptText {
-  const missing = questions.filter((q) => missingIds.includes(q.id));
+/**
+ * The follow-up for a partial answer: only the missing questions, under the numbers they had in the first prompt (a
+ * reply's `3: …` still means question 3). A single missing question is asked as a question on its own.
+ */
+export function missingPromptParts(questions: readonly AskUserQuestion[], missingIds: readonly string[], opts: Pick<PromptTextOptions, "replyHint"> = {}): PromptText {
+  const numbers = questions.flatMap((q, i) => (missingIds.includes(q.id) ? [i + 1] : []));
+  const missing = numbers.map((n) => questions[n - 1]!);
   if (missing.length === 0) throw new Error("renderMissingPrompt: no question matches the missing ids");
   const intro = missing.length === 1 ? "Thanks! One more answer is needed." : `Thanks! ${missing.length} more answers are needed.`;
-  const parts = promptTextParts(missing);
+  const parts = withReplyHint(missing.length === 1 ? singleQuestionPrompt(missing[0]!) : severalQuestionsPrompt(missing, numbers), opts.replyHint);
   return { body: `${intro}\n\n${parts.body}`, footer: parts.footer };
 }
 
 /** The "still missing" follow-up as plain text. The reply to it is parsed against the missing questions alone. */
-export function renderMissingPrompt(questions: readonly AskUserQuestion[], missingIds: readonly string[]): string {
-  return joinPromptText(missingPromptParts(questions, missingIds));
+export function renderMissingPrompt(questions: readonly AskUserQuestion[], missingIds: readonly string[], opts?: Pick<PromptTextOptions, "replyHint">): string {
+  return joinPromptText(missingPromptParts(questions, missingIds, opts));
 }

@@ -7,6 +7,7 @@ import { toSlackText } from "./platform-escaping.ts";
 import { promptButtons, type PromptButton } from "./prompt-buttons.ts";
 import { missingPromptParts, promptTextParts } from "./prompt-text.ts";
 import { renderSummary } from "./summary.ts";
+import { replyHint, type ChatOptions } from "./reply-hint.ts";
 
 /** A section block's text: at most 3000 characters. */
 export const SLACK_SECTION_TEXT_MAX = 3000;
@@ -69,9 +70,9 @@ function section(text: string): SlackSectionBlock {
 }
 
 /** The prompt: a section with the text, plus ONE actions block for one single-select question. */
-export function renderSlackPrompt(record: QuestionRecord): SlackMessage {
+export function renderSlackPrompt(record: QuestionRecord, options: ChatOptions = {}): SlackMessage {
   const layout = chooseLayout(record.questions, "slack");
-  const text = fitPromptText(promptTextParts(record.questions, { layout }), SLACK_SECTION_TEXT_MAX, toSlackText);
+  const text = fitPromptText(promptTextParts(record.questions, { layout, replyHint: replyHint("slack", options) }), SLACK_SECTION_TEXT_MAX, toSlackText);
   if (layout === "text") return { text, blocks: [section(text)] };
   const actions: SlackActionsBlock = {
     type: "actions",
@@ -82,14 +83,14 @@ export function renderSlackPrompt(record: QuestionRecord): SlackMessage {
 }
 
 /** The follow-up asking only for the missing questions of a partial reply. */
-export function renderSlackMissingPrompt(record: QuestionRecord, missingIds: readonly string[]): SlackMessage {
-  const text = fitPromptText(missingPromptParts(record.questions, missingIds), SLACK_SECTION_TEXT_MAX, toSlackText);
+export function renderSlackMissingPrompt(record: QuestionRecord, missingIds: readonly string[], options: ChatOptions = {}): SlackMessage {
+  const text = fitPromptText(missingPromptParts(record.questions, missingIds, { replyHint: replyHint("slack", options) }), SLACK_SECTION_TEXT_MAX, toSlackText);
   return { text, blocks: [section(text)] };
 }
 
 /** The summary that replaces the prompt: one section, no actions block. A pending record renders its prompt. */
-export function renderSlackSummary(record: QuestionRecord): SlackMessage {
-  if (record.status === "pending") return renderSlackPrompt(record);
+export function renderSlackSummary(record: QuestionRecord, options: ChatOptions = {}): SlackMessage {
+  if (record.status === "pending") return renderSlackPrompt(record, options);
   const text = cutToFit(renderSummary(record), SLACK_SECTION_TEXT_MAX, toSlackText);
   return { text, blocks: [section(text)] };
 }

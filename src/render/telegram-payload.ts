@@ -7,6 +7,7 @@ import { toTelegramText } from "./platform-escaping.ts";
 import { promptButtons } from "./prompt-buttons.ts";
 import { missingPromptParts, promptTextParts } from "./prompt-text.ts";
 import { renderSummary } from "./summary.ts";
+import { replyHint, type ChatOptions } from "./reply-hint.ts";
 
 /** Telegram message text: 1-4096 characters. */
 export const TELEGRAM_TEXT_MAX = 4096;
@@ -23,9 +24,9 @@ export interface TelegramMessage {
 }
 
 /** The prompt: one full-width row per button in the buttons layout; no reply_markup in the text layout. */
-export function renderTelegramPrompt(record: QuestionRecord): TelegramMessage {
+export function renderTelegramPrompt(record: QuestionRecord, options: ChatOptions = {}): TelegramMessage {
   const layout = chooseLayout(record.questions, "telegram");
-  const text = fitPromptText(promptTextParts(record.questions, { layout }), TELEGRAM_TEXT_MAX, toTelegramText);
+  const text = fitPromptText(promptTextParts(record.questions, { layout, replyHint: replyHint("telegram", options) }), TELEGRAM_TEXT_MAX, toTelegramText);
   if (layout === "text") return { text };
   const inline_keyboard = promptButtons(record).map((button) => [
     { text: button.text, callback_data: encodeTelegramCallbackData({ questionId: record.id, action: button.action }) },
@@ -34,12 +35,12 @@ export function renderTelegramPrompt(record: QuestionRecord): TelegramMessage {
 }
 
 /** The follow-up asking only for the missing questions of a partial reply. */
-export function renderTelegramMissingPrompt(record: QuestionRecord, missingIds: readonly string[]): TelegramMessage {
-  return { text: fitPromptText(missingPromptParts(record.questions, missingIds), TELEGRAM_TEXT_MAX, toTelegramText) };
+export function renderTelegramMissingPrompt(record: QuestionRecord, missingIds: readonly string[], options: ChatOptions = {}): TelegramMessage {
+  return { text: fitPromptText(missingPromptParts(record.questions, missingIds, { replyHint: replyHint("telegram", options) }), TELEGRAM_TEXT_MAX, toTelegramText) };
 }
 
 /** The summary that replaces the prompt, with an empty keyboard. A pending record renders its prompt. */
-export function renderTelegramSummary(record: QuestionRecord): TelegramMessage {
-  if (record.status === "pending") return renderTelegramPrompt(record);
+export function renderTelegramSummary(record: QuestionRecord, options: ChatOptions = {}): TelegramMessage {
+  if (record.status === "pending") return renderTelegramPrompt(record, options);
   return { text: cutToFit(renderSummary(record), TELEGRAM_TEXT_MAX, toTelegramText), reply_markup: { inline_keyboard: [] } };
 }

@@ -26,7 +26,7 @@ function isValid(outcome: ParseOutcome, asked: AskUserQuestion[]): boolean {
     case "skip":
       return true;
     case "invalid":
-      return ["empty", "credential", "too_many_lines"].includes(outcome.reason) && typeof outcome.message === "string";
+      return ["empty", "credential", "too_many_lines", "not_open"].includes(outcome.reason) && typeof outcome.message === "string";
     case "answered":
       return ids.every((id) => (outcome.answers[id]?.length ?? 0) > 0) && Object.keys(outcome.answers).every((id) => ids.includes(id));
     case "partial":
