@@ -372,6 +372,121 @@ export function runStoreContract(name: string, makeStore: () => Promise<StoreHar
       });
     });
 
+    describe("live claims", () => {
+      beforeEach(() => store.create(pendingRecord("q1", { targets: [{ surface: "telegram", chat: "1" }, { surface: "slack", chat: "C" }] })));
+      const claim = (claimant: string, nowMs: number, extra: Partial<DeliveryClaim> = {}): DeliveryClaim => ({
+        id: "q1", surface: "telegram", chat: "1", claimant, nowMs, leaseMs: 500, ...extra,
+      });
+      const live = async (nowMs: number) =>
+        (await store.liveClaims("q1", nowMs)).sort((a, b) => a.surface.localeCompare(b.surface));
+
+      it("lists the claims whose lease runs past now, with when each was last taken or renewed", async () => {
+        expect(await store.liveClaims("q1", 0)).toEqual([]);
+        await store.claimDelivery(claim("bot-a", 1_000));
+        await store.claimDelivery(claim("bot-b", 1_100, { surface: "slack", chat: "C" }));
+        expect(await live(1_200)).toEqual([
+          { surface: "slack", chat: "C", claimant: "bot-b", claimedAtMs: 1_100, leaseUntilMs: 1_600 },
+          { surface: "telegram", chat: "1", claimant: "bot-a", claimedAtMs: 1_000, leaseUntilMs: 1_500 },
+        ]);
+        await store.claimDelivery(claim("bot-a", 1_400)); // a renewal
+        expect(await live(1_500)).toEqual([
+          { surface: "slack", chat: "C", claimant: "bot-b", claimedAtMs: 1_100, leaseUntilMs: 1_600 },
+          { surface: "telegram", chat: "1", claimant: "bot-a", claimedAtMs: 1_400, leaseUntilMs: 1_900 },
+        ]);
+        expect(await live(1_600)).toEqual([{ surface: "telegram", chat: "1", claimant: "bot-a", claimedAtMs: 1_400, leaseUntilMs: 1_900 }]);
+        await store.addDelivery("q1", { surface: "telegram", chat: "1", messageRef: "m", deliveredAtMs: 1_650 });
+        expect(await live(1_700)).toEqual([]);
+        expect(await store.liveClaims("nope", 0)).toEqual([]);
+      });
+    });
+
+    describe("target states", () => {
+      const targets = [{ surface: "telegram" as const, chat: "1" }, { surface: "slack" as const, chat: "C" }];
+      beforeEach(() => store.create(pendingRecord("q1", { targets })));
+
+      it("keeps one state per chat: a later report replaces an earlier one, but retrying never replaces failed", async () => {
+        expect((await store.get("q1"))?.targetStates).toBeUndefined();
+        const retrying = { surface: "telegram" as const, chat: "1", state: "retrying" as const, reason: "502 Bad Gateway", atMs: 10, retryAtMs: 2_010 };
+        expect((await store.setTargetState("q1", retrying))?.targetStates).toEqual([retrying]);
+        const again = { ...retrying, reason: "ECONNREFUSED", atMs: 20 };
+        const { retryAtMs: _r, ...noRetry } = again;
+        expect((await store.setTargetState("q1", noRetry))?.targetStates).toEqual([noRetry]);
+        const failed = { surface: "slack" as const, chat: "C", state: "failed" as const, reason: "channel_not_found", atMs: 30 };
+        expect((await store.setTargetState("q1", failed))?.targetStates).toEqual([noRetry, failed]);
+        await store.setTargetState("q1", { ...failed, state: "retrying", reason: "ratelimited", atMs: 40 });
+        expect((await store.get("q1"))?.targetStates).toEqual([noRetry, failed]);
+        expect(await store.setTargetState("nope", failed)).toBeUndefined();
+        if (harness.reopen) store = await harness.reopen();
+        expect((await store.get("q1"))?.targetStates).toEqual([noRetry, failed]);
+        expect((await store.list({ status: "pending" }))[0]?.targetStates).toEqual([noRetry, failed]);
+      });
+
+      it("leaves out the state of a chat with a delivered copy (delivered wins), before or after the report", async () => {
+        await store.setTargetState("q1", { surface: "telegram", chat: "1", state: "retrying", reason: "502", atMs: 10 });
+        const delivered = await store.addDelivery("q1", { surface: "telegram", chat: "1", messageRef: "m1", deliveredAtMs: 20 });
+        expect(delivered?.targetStates).toBeUndefined();
+        const late = await store.setTargetState("q1", { surface: "telegram", chat: "1", state: "retrying", reason: "a late report", atMs: 30 });
+        expect(late?.targetStates).toBeUndefined();
+        await store.setTargetState("q1", { surface: "slack", chat: "C", state: "failed", reason: "not_in_channel", atMs: 40 });
+        const resolved = await store.resolve("q1", answered());
+        expect(resolved.ok && resolved.record.targetStates).toEqual([{ surface: "slack", chat: "C", state: "failed", reason: "not_in_channel", atMs: 40 }]);
+      });
+    });
+
+    describe("rendered copies", () => {
+      it("stores what a delivered copy shows, given with the delivery or later, and keeps it through reopen", async () => {
+        await store.create(pendingRecord("q1", { targets: [{ surface: "telegram", chat: "1" }, { surface: "slack", chat: "C" }] }));
+        await store.addDelivery("q1", { surface: "telegram", chat: "1", messageRef: "m1", deliveredAtMs: 5, rendered: "prompt:v1" });
+        await store.addDelivery("q1", { surface: "slack", chat: "C", messageRef: "ts.1", deliveredAtMs: 6 });
+        expect((await store.get("q1"))?.deliveries).toEqual([
+          { surface: "telegram", chat: "1", messageRef: "m1", deliveredAtMs: 5, rendered: "prompt:v1" },
+          { surface: "slack", chat: "C", messageRef: "ts.1", deliveredAtMs: 6 },
+        ]);
+        await store.resolve("q1", answered());
+        const updated = await store.setRendered("q1", "slack", "C", "summary:abc");
+        expect(updated?.deliveries[1]).toEqual({ surface: "slack", chat: "C", messageRef: "ts.1", deliveredAtMs: 6, rendered: "summary:abc" });
+        await store.setRendered("q1", "telegram", "1", "summary:abc");
+        expect(await store.setRendered("q1", "discord", "9", "x")).toMatchObject({ id: "q1" }); // no such copy: nothing changes
+        expect(await store.setRendered("nope", "slack", "C", "x")).toBeUndefined();
+        if (harness.reopen) store = await harness.reopen();
+        expect((await store.get("q1"))?.deliveries.map((d) => d.rendered)).toEqual(["summary:abc", "summary:abc"]);
+        expect((await store.get("q1"))?.deliveries).toHaveLength(2);
+      });
+    });
+
+    describe("reply keys", () => {
+      // Unique per run: a shared database keeps keys across the cases of one file.
+      const run = `${Date.now()}-${Math.random().toString(36).slice(2)}`;
+      const key = (messageRef: string, chat = "42") => ({ surface: "telegram", chat, messageRef: `${run}-${messageRef}` });
+
+      it("takes each (surface, chat, messageRef) once, until it is given back", async () => {
+        expect(await store.markReplySeen(key("1"), 1_000)).toBe(true);
+        expect(await store.markReplySeen(key("1"), 1_001)).toBe(false);
+        expect(await store.markReplySeen(key("1", "43"), 1_002)).toBe(true);
+        expect(await store.markReplySeen({ ...key("1"), surface: "discord" }, 1_003)).toBe(true);
+        const racing = await Promise.all(Array.from({ length: 6 }, () => store.markReplySeen(key("2"), 1_004)));
+        expect(racing.filter(Boolean)).toHaveLength(1);
+        await store.unmarkReplySeen(key("1"));
+        expect(await store.markReplySeen(key("1"), 1_005)).toBe(true);
+      });
+
+      it("forgets keys taken before the prune time, and keeps the rest across reopen and on other instances", async () => {
+        await store.markReplySeen(key("old"), 10);
+        await store.markReplySeen(key("new"), 5_000);
+        expect(await store.pruneRepliesSeen(1_000)).toBeGreaterThanOrEqual(1);
+        if (harness.reopen) store = await harness.reopen();
+        expect(await store.markReplySeen(key("old"), 6_000)).toBe(true);
+        expect(await store.markReplySeen(key("new"), 6_000)).toBe(false);
+        if (harness.openAnother) {
+          const other = await harness.openAnother();
+          expect(await other.markReplySeen(key("new"), 6_001)).toBe(false);
+          expect(await other.markReplySeen(key("third"), 6_001)).toBe(true);
+          expect(await store.markReplySeen(key("third"), 6_002)).toBe(false);
+          await other.close();
+        }
+      });
+    });
+
     it("returns copies: mutating inputs or results never changes the store", async () => {
       const input = fullRecord("q1");
       await store.create(input);

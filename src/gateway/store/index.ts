@@ -1,4 +1,4 @@
-export type { ClaimOutcome, DeliveryClaim, ListFilter, QuestionStore, Resolution, ResolveOutcome, StoreChange } from "./types.ts";
+export type { ClaimOutcome, DeliveryClaim, HeldClaim, ListFilter, ReplyKey, QuestionStore, Resolution, ResolveOutcome, StoreChange } from "./types.ts";
 export { createMemoryStore } from "./memory-store.ts";
 export { createSqliteStore, type SqliteStoreOptions } from "./sqlite-store.ts";
 export { SQLITE_FILE_NAME, SQLITE_MIGRATIONS, SQLITE_PRAGMAS, applySqlitePragmas } from "./sqlite-schema.ts";

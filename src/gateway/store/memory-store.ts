@@ -3,12 +3,13 @@ import { QuestionExistsError, SessionBusyError } from "./errors.ts";
 import {
   addDeliveryTo,
   applyResolution,
-  claimFor,
   compareNewestFirst,
   compareSoonestExpiry,
+  createClaimTable,
   isBefore,
+  mergeTargetState,
   normalizeLimit,
-  type StoredClaim,
+  withVisibleStates,
 } from "./record-ops.ts";
 import type { ListFilter, QuestionStore } from "./types.ts";
 
@@ -29,13 +30,16 @@ export function createMemoryStore(): QuestionStore {
   const pending = new Map<string, number>();
   /** sessionKey → the id of its pending record. */
   const pendingSessions = new Map<string, string>();
-  const claims = new Map<string, StoredClaim>();
+  const claims = createClaimTable();
+  /** Reply keys taken (`surface\nchat\nmessageRef`) → when. */
+  const replyKeys = new Map<string, number>();
+  const replyKeyText = (key: { surface: string; chat: string; messageRef: string }) => `${key.surface}\n${key.chat}\n${key.messageRef}`;
   let closed = false;
 
   const assertOpen = (): void => {
     if (closed) throw new Error("the memory question store is closed");
   };
-  const copy = (record: QuestionRecord): QuestionRecord => structuredClone(record);
+  const copy = (record: QuestionRecord): QuestionRecord => withVisibleStates(structuredClone(record));
 
   const put = (record: QuestionRecord): void => {
     records.set(record.id, record);
@@ -44,6 +48,7 @@ export function createMemoryStore(): QuestionStore {
       if (record.sessionKey !== undefined) pendingSessions.set(record.sessionKey, record.id);
     } else {
       pending.delete(record.id);
+      claims.forget(record.id);
       if (record.sessionKey !== undefined && pendingSessions.get(record.sessionKey) === record.id) pendingSessions.delete(record.sessionKey);
     }
   };
@@ -149,11 +154,55 @@ export function createMemoryStore(): QuestionStore {
 
     async claimDelivery(claim) {
       assertOpen();
-      const record = records.get(claim.id);
-      const key = `${claim.id}\n${claim.surface}\n${claim.chat}`;
-      const outcome = claimFor(record, claims.get(key), claim);
-      if (outcome.ok) claims.set(key, { claimant: claim.claimant, leaseUntilMs: outcome.leaseUntilMs });
-      return outcome;
+      return claims.claim(records.get(claim.id), claim);
+    },
+
+    async liveClaims(id, nowMs) {
+      assertOpen();
+      return claims.live(records.get(id), nowMs);
+    },
+
+    async setTargetState(id, state) {
+      assertOpen();
+      const record = records.get(id);
+      if (!record) return undefined;
+      const merged = mergeTargetState(record.targetStates ?? [], toStored(state));
+      if (merged) record.targetStates = merged;
+      return copy(record);
+    },
+
+    async setRendered(id, surface, chat, rendered) {
+      assertOpen();
+      const record = records.get(id);
+      if (!record) return undefined;
+      const delivery = record.deliveries.find((d) => d.surface === surface && d.chat === chat);
+      if (delivery) delivery.rendered = rendered;
+      return copy(record);
+    },
+
+    async markReplySeen(key, atMs) {
+      assertOpen();
+      const text = replyKeyText(key);
+      if (replyKeys.has(text)) return false;
+      replyKeys.set(text, atMs);
+      return true;
+    },
+
+    async unmarkReplySeen(key) {
+      assertOpen();
+      replyKeys.delete(replyKeyText(key));
+    },
+
+    async pruneRepliesSeen(beforeMs) {
+      assertOpen();
+      let pruned = 0;
+      for (const [text, atMs] of replyKeys) {
+        if (atMs < beforeMs) {
+          replyKeys.delete(text);
+          pruned++;
+        }
+      }
+      return pruned;
     },
 
     async close() {
@@ -162,6 +211,7 @@ export function createMemoryStore(): QuestionStore {
       pending.clear();
       pendingSessions.clear();
       claims.clear();
+      replyKeys.clear();
     },
   };
 }

@@ -12,8 +12,12 @@ export const READ_RECORD = `q.id, q.status, q.created_at_ms, q.expires_at_ms, q.
   q.run_id, q.session_key, q.reason, q.detail, q.questions_json::text AS questions_json,
   q.answers_json::text AS answers_json, q.by_json::text AS by_json, q.targets_json::text AS targets_json,
   q.partial_json::text AS partial_json, q.asked_by,
-  (SELECT COALESCE(json_agg(json_build_array(d.surface, d.chat, d.message_ref, d.delivered_at_ms) ORDER BY d.seq), '[]')::text
-   FROM deliveries d WHERE d.question_id = q.id) AS deliveries_json`;
+  (SELECT COALESCE(json_agg(json_build_array(d.surface, d.chat, d.message_ref, d.delivered_at_ms, d.rendered) ORDER BY d.seq), '[]')::text
+   FROM deliveries d WHERE d.question_id = q.id) AS deliveries_json,
+  (SELECT json_agg(json_build_array(s.surface, s.chat, s.state, s.reason, s.at_ms, s.retry_at_ms) ORDER BY s.seq)::text
+   FROM target_states s WHERE s.question_id = q.id
+     AND NOT EXISTS (SELECT 1 FROM deliveries sd WHERE sd.question_id = s.question_id AND sd.surface = s.surface AND sd.chat = s.chat)
+  ) AS states_json`;
 
 /** A row as READ_RECORD selects it. */
 export type PostgresQuestionRow = Omit<QuestionRow, "surfaces" | "deliveries_json"> & { deliveries_json: string };
@@ -42,9 +46,9 @@ export const INSERT_RECORD = `WITH q AS (
     SELECT t.chat, t.surface, q.id FROM q, unnest($17::text[], $18::text[]) AS t (chat, surface)
     ON CONFLICT DO NOTHING
   ), delivered AS (
-    INSERT INTO deliveries (question_id, surface, chat, message_ref, delivered_at_ms)
-    SELECT q.id, d.surface, d.chat, d.message_ref, d.delivered_at_ms
-    FROM q, unnest($19::text[], $20::text[], $21::text[], $22::bigint[]) WITH ORDINALITY AS d (surface, chat, message_ref, delivered_at_ms, n)
+    INSERT INTO deliveries (question_id, surface, chat, message_ref, delivered_at_ms, rendered)
+    SELECT q.id, d.surface, d.chat, d.message_ref, d.delivered_at_ms, d.rendered
+    FROM q, unnest($19::text[], $20::text[], $21::text[], $22::bigint[], $24::text[]) WITH ORDINALITY AS d (surface, chat, message_ref, delivered_at_ms, rendered, n)
     ORDER BY d.n
     ON CONFLICT DO NOTHING
   )
@@ -60,7 +64,7 @@ export function recordToValues(record: QuestionRecord): unknown[] {
     chats.map((t) => t.chat), chats.map((t) => t.surface),
     record.deliveries.map((d) => d.surface), record.deliveries.map((d) => d.chat),
     record.deliveries.map((d) => d.messageRef), record.deliveries.map((d) => d.deliveredAtMs),
-    p.asked_by ?? null,
+    p.asked_by ?? null, record.deliveries.map((d) => d.rendered ?? null),
   ];
 }
 

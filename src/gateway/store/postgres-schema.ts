@@ -111,6 +111,39 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   // The scoped agent credential that asked, for its pending-question quota (ASK_MAX_PENDING_PER_CREDENTIAL).
   `ALTER TABLE questions ADD COLUMN asked_by TEXT;
    CREATE INDEX questions_pending_asked_by ON questions (asked_by) WHERE status = 'pending' AND asked_by IS NOT NULL;`,
+  // What each delivered copy shows now (question.copyRendered); when a claim was last taken or renewed; each chat
+  // target's delivery trouble (retrying or failed, with the bot's reason), announced as question.updated; and the
+  // platform messages already taken as replies (surface, chat, message id), shared by every instance.
+  `ALTER TABLE deliveries ADD COLUMN rendered TEXT;
+   ALTER TABLE delivery_claims ADD COLUMN claimed_at_ms BIGINT;
+   CREATE TABLE target_states (
+     question_id TEXT NOT NULL REFERENCES questions (id) ON DELETE CASCADE,
+     surface     TEXT NOT NULL,
+     chat        TEXT NOT NULL,
+     state       TEXT NOT NULL CHECK (state IN ('retrying', 'failed')),
+     reason      TEXT NOT NULL,
+     at_ms       BIGINT NOT NULL,
+     retry_at_ms BIGINT,
+     seq         BIGINT GENERATED ALWAYS AS IDENTITY,
+     PRIMARY KEY (question_id, surface, chat)
+   );
+   CREATE TABLE reply_keys (
+     surface     TEXT NOT NULL,
+     chat        TEXT NOT NULL,
+     message_ref TEXT NOT NULL,
+     seen_at_ms  BIGINT NOT NULL,
+     PRIMARY KEY (surface, chat, message_ref)
+   );
+   CREATE INDEX reply_keys_by_seen ON reply_keys (seen_at_ms);
+
+   CREATE FUNCTION ask_user_bridge_notify_target_state() RETURNS trigger LANGUAGE plpgsql AS $$
+   BEGIN
+     PERFORM pg_notify('${POSTGRES_CHANNEL}',
+       json_build_object('event', 'question.updated', 'id', NEW.question_id, 'origin', current_setting('application_name'))::text);
+     RETURN NULL;
+   END $$;
+   CREATE TRIGGER target_states_notify AFTER INSERT OR UPDATE ON target_states
+     FOR EACH ROW EXECUTE FUNCTION ask_user_bridge_notify_target_state();`,
 ];
 
 export interface PostgresMigrationReport {

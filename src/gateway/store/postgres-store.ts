@@ -14,7 +14,7 @@ import {
 } from "./postgres-row.ts";
 import { runPostgresMigrations } from "./postgres-schema.ts";
 import { compareSoonestExpiry, decodeSkippingCorrupt, normalizeLimit } from "./record-ops.ts";
-import type { ClaimOutcome, ListFilter, QuestionStore, ResolveOutcome, StoreChange } from "./types.ts";
+import type { ClaimOutcome, HeldClaim, ListFilter, QuestionStore, ResolveOutcome, StoreChange } from "./types.ts";
 
 export interface PostgresStoreOptions {
   /** `postgres://user:password@host:5432/database` (any libpq-style URL node-postgres accepts). */
@@ -212,10 +212,10 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
       await query(
         "addDelivery",
         true,
-        `INSERT INTO deliveries (question_id, surface, chat, message_ref, delivered_at_ms)
-         SELECT $1, $2, $3, $4, $5::bigint WHERE EXISTS (SELECT 1 FROM questions WHERE id = $1)
+        `INSERT INTO deliveries (question_id, surface, chat, message_ref, delivered_at_ms, rendered)
+         SELECT $1, $2, $3, $4, $5::bigint, $6 WHERE EXISTS (SELECT 1 FROM questions WHERE id = $1)
          ON CONFLICT DO NOTHING`,
-        [id, delivery.surface, delivery.chat, delivery.messageRef, delivery.deliveredAtMs],
+        [id, delivery.surface, delivery.chat, delivery.messageRef, delivery.deliveredAtMs, delivery.rendered ?? null],
       );
       return get(id);
     },
@@ -255,13 +255,15 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
         `WITH q AS MATERIALIZED (SELECT status FROM questions WHERE id = $1 FOR SHARE),
          delivered AS MATERIALIZED (SELECT 1 FROM deliveries WHERE question_id = $1 AND surface = $2 AND chat = $3),
          claim AS (
-           INSERT INTO delivery_claims AS c (question_id, surface, chat, claimant, lease_until_ms)
-           SELECT $1, $2, $3, $4, $6::bigint
+           INSERT INTO delivery_claims AS c (question_id, surface, chat, claimant, lease_until_ms, claimed_at_ms)
+           SELECT $1, $2, $3, $4, $6::bigint, $5::bigint
            WHERE EXISTS (SELECT 1 FROM q WHERE status = 'pending') AND NOT EXISTS (SELECT 1 FROM delivered)
            ON CONFLICT (question_id, surface, chat) DO UPDATE SET
              claimant = CASE WHEN c.claimant = EXCLUDED.claimant OR c.lease_until_ms <= $5::bigint THEN EXCLUDED.claimant ELSE c.claimant END,
              lease_until_ms = CASE WHEN c.claimant = EXCLUDED.claimant OR c.lease_until_ms <= $5::bigint
-                                   THEN EXCLUDED.lease_until_ms ELSE c.lease_until_ms END
+                                   THEN EXCLUDED.lease_until_ms ELSE c.lease_until_ms END,
+             claimed_at_ms = CASE WHEN c.claimant = EXCLUDED.claimant OR c.lease_until_ms <= $5::bigint
+                                  THEN EXCLUDED.claimed_at_ms ELSE c.claimed_at_ms END
            RETURNING c.claimant, c.lease_until_ms
          )
          SELECT (SELECT status FROM q) AS status, EXISTS (SELECT 1 FROM delivered) AS delivered,
@@ -273,6 +275,65 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
       if (row.delivered) return { ok: false, reason: "delivered" };
       if (row.claimant === claim.claimant) return { ok: true, leaseUntilMs };
       return row.lease_until_ms === null ? { ok: false, reason: "claimed" } : { ok: false, reason: "claimed", leaseUntilMs: row.lease_until_ms };
+    },
+
+    async liveClaims(id, nowMs): Promise<HeldClaim[]> {
+      const rows = await query<{ surface: string; chat: string; claimant: string; claimed_at_ms: number; lease_until_ms: number }>(
+        "liveClaims",
+        false,
+        `SELECT c.surface, c.chat, c.claimant, COALESCE(c.claimed_at_ms, 0) AS claimed_at_ms, c.lease_until_ms
+         FROM delivery_claims c
+         WHERE c.question_id = $1 AND c.lease_until_ms > $2::bigint
+           AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.question_id = c.question_id AND d.surface = c.surface AND d.chat = c.chat)
+         ORDER BY c.surface, c.chat`,
+        [id, nowMs],
+      );
+      return rows.map((r) => ({ surface: r.surface, chat: r.chat, claimant: r.claimant, claimedAtMs: r.claimed_at_ms, leaseUntilMs: r.lease_until_ms }));
+    },
+
+    async setTargetState(id, state) {
+      // One state per chat; `retrying` never replaces `failed`.
+      await query(
+        "setTargetState",
+        true,
+        `INSERT INTO target_states AS t (question_id, surface, chat, state, reason, at_ms, retry_at_ms)
+         SELECT $1, $2, $3, $4, $5, $6::bigint, $7::bigint WHERE EXISTS (SELECT 1 FROM questions WHERE id = $1)
+         ON CONFLICT (question_id, surface, chat) DO UPDATE SET
+           state = EXCLUDED.state, reason = EXCLUDED.reason, at_ms = EXCLUDED.at_ms, retry_at_ms = EXCLUDED.retry_at_ms
+         WHERE NOT (t.state = 'failed' AND EXCLUDED.state = 'retrying')`,
+        [id, state.surface, state.chat, state.state, state.reason, state.atMs, state.retryAtMs ?? null],
+      );
+      return get(id);
+    },
+
+    async setRendered(id, surface, chat, rendered) {
+      await query("setRendered", true, `UPDATE deliveries SET rendered = $4 WHERE question_id = $1 AND surface = $2 AND chat = $3`, [id, surface, chat, rendered]);
+      return get(id);
+    },
+
+    async markReplySeen(key, atMs) {
+      const rows = await query(
+        "markReplySeen",
+        true,
+        `INSERT INTO reply_keys (surface, chat, message_ref, seen_at_ms) VALUES ($1, $2, $3, $4::bigint)
+         ON CONFLICT DO NOTHING RETURNING 1 AS taken`,
+        [key.surface, key.chat, key.messageRef, atMs],
+      );
+      return rows.length === 1;
+    },
+
+    async unmarkReplySeen(key) {
+      await query("unmarkReplySeen", true, `DELETE FROM reply_keys WHERE surface = $1 AND chat = $2 AND message_ref = $3`, [key.surface, key.chat, key.messageRef]);
+    },
+
+    async pruneRepliesSeen(beforeMs) {
+      const [row] = await query<{ pruned: number }>(
+        "pruneRepliesSeen",
+        true,
+        `WITH gone AS (DELETE FROM reply_keys WHERE seen_at_ms < $1::bigint RETURNING 1) SELECT count(*)::int AS pruned FROM gone`,
+        [beforeMs],
+      );
+      return row?.pruned ?? 0;
     },
 
     onRemoteChange: changes.onRemoteChange,

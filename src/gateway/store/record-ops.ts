@@ -1,7 +1,7 @@
-import type { Delivery, QuestionRecord } from "../../record.ts";
+import type { Delivery, QuestionRecord, TargetState } from "../../record.ts";
 import type { ListPosition } from "../../protocol/list-filter.ts";
 import { CorruptRecordError } from "./errors.ts";
-import type { ClaimOutcome, DeliveryClaim, Resolution } from "./types.ts";
+import type { ClaimOutcome, DeliveryClaim, HeldClaim, Resolution } from "./types.ts";
 
 /**
  * Pure helpers shared by every store, so that each implementation has the same semantics.
@@ -32,6 +32,29 @@ export function addDeliveryTo(deliveries: Delivery[], delivery: Delivery): boole
   return true;
 }
 
+/**
+ * One state per (surface, chat): `next` replaces the one held, except that `retrying` never replaces `failed` (a
+ * chat that can never receive stays failed). Returns the new list, or undefined when nothing changes.
+ */
+export function mergeTargetState(states: readonly TargetState[], next: TargetState): TargetState[] | undefined {
+  const index = states.findIndex((s) => s.surface === next.surface && s.chat === next.chat);
+  if (index < 0) return [...states, next];
+  if (states[index]?.state === "failed" && next.state === "retrying") return undefined;
+  return states.map((s, i) => (i === index ? next : s));
+}
+
+/** A delivered copy supersedes its chat's trouble: the states of chats with a delivery are left out. */
+export function undeliveredStates(states: readonly TargetState[] | undefined, deliveries: readonly Delivery[]): TargetState[] {
+  return (states ?? []).filter((s) => !deliveries.some((d) => d.surface === s.surface && d.chat === s.chat));
+}
+
+/** The record as reads return it: `targetStates` only with the states still standing, absent when none. */
+export function withVisibleStates(record: QuestionRecord): QuestionRecord {
+  const states = undeliveredStates(record.targetStates, record.deliveries);
+  const { targetStates: _held, ...rest } = record;
+  return states.length > 0 ? { ...rest, targetStates: states } : rest;
+}
+
 /** `undefined` means no limit; anything else is a whole number of records, at least 0. */
 export function normalizeLimit(limit: number | undefined): number | undefined {
   if (limit === undefined || !Number.isFinite(limit)) return undefined;
@@ -57,6 +80,8 @@ export function compareSoonestExpiry(a: QuestionRecord, b: QuestionRecord): numb
 export interface StoredClaim {
   claimant: string;
   leaseUntilMs: number;
+  /** When the claimant last took or renewed it. */
+  claimedAtMs: number;
 }
 
 /**
@@ -69,6 +94,41 @@ export function claimFor(record: QuestionRecord | undefined, held: StoredClaim |
   if (record.deliveries.some((d) => d.surface === claim.surface && d.chat === claim.chat)) return { ok: false, reason: "delivered" };
   if (held && held.claimant !== claim.claimant && held.leaseUntilMs > claim.nowMs) return { ok: false, reason: "claimed", leaseUntilMs: held.leaseUntilMs };
   return { ok: true, leaseUntilMs: claim.nowMs + claim.leaseMs };
+}
+
+/** The in-process claims (memory and SQLite): question id → `surface\nchat` → the claim held. */
+export function createClaimTable() {
+  const byQuestion = new Map<string, Map<string, StoredClaim>>();
+  const chatKey = (surface: string, chat: string) => `${surface}\n${chat}`;
+  return {
+    claim(record: QuestionRecord | undefined, claim: DeliveryClaim): ClaimOutcome {
+      const held = byQuestion.get(claim.id);
+      const outcome = claimFor(record, held?.get(chatKey(claim.surface, claim.chat)), claim);
+      if (outcome.ok) {
+        const claims = held ?? new Map<string, StoredClaim>();
+        claims.set(chatKey(claim.surface, claim.chat), { claimant: claim.claimant, leaseUntilMs: outcome.leaseUntilMs, claimedAtMs: claim.nowMs });
+        byQuestion.set(claim.id, claims);
+      }
+      return outcome;
+    },
+    live(record: QuestionRecord | undefined, nowMs: number): HeldClaim[] {
+      if (!record) return [];
+      return [...(byQuestion.get(record.id) ?? [])].flatMap(([key, held]) => {
+        const cut = key.indexOf("\n");
+        const surface = key.slice(0, cut);
+        const chat = key.slice(cut + 1);
+        const delivered = record.deliveries.some((d) => d.surface === surface && d.chat === chat);
+        return held.leaseUntilMs > nowMs && !delivered ? [{ surface, chat, ...held }] : [];
+      });
+    },
+    /** The question is no longer pending: its claims can never be granted again. */
+    forget(id: string): void {
+      byQuestion.delete(id);
+    },
+    clear(): void {
+      byQuestion.clear();
+    },
+  };
 }
 
 /**

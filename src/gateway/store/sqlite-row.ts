@@ -1,4 +1,4 @@
-import type { Delivery, QuestionRecord, QuestionStatus, RecordReason, ResolvedBy, Target } from "../../record.ts";
+import type { Delivery, QuestionRecord, QuestionStatus, RecordReason, ResolvedBy, Target, TargetState } from "../../record.ts";
 import type { AskUserQuestion } from "../../contract/schema.ts";
 import type { Surface } from "../../contract/result.ts";
 import { CorruptRecordError } from "./errors.ts";
@@ -23,8 +23,13 @@ export interface QuestionRow {
   by_json: string | null;
   targets_json: string;
   partial_json: string | null;
-  /** Reads only: `[[surface, chat, message_ref, delivered_at_ms], …]` from the deliveries table (json_group_array). */
+  /** Reads only: `[[surface, chat, message_ref, delivered_at_ms, rendered], …]` from the deliveries table (json_group_array). */
   deliveries_json?: string;
+  /**
+   * Reads only: `[[surface, chat, state, reason, at_ms, retry_at_ms], …]` from the target_states table, without the
+   * chats that have a delivered copy. Absent or null: none.
+   */
+  states_json?: string | null;
 }
 
 export interface DeliveryRow {
@@ -32,6 +37,7 @@ export interface DeliveryRow {
   chat: string;
   message_ref: string;
   delivered_at_ms: number;
+  rendered?: string | null;
 }
 
 /** `,telegram,web,`: every target surface once, comma-delimited on both ends for `instr`. */
@@ -69,6 +75,7 @@ export function deliveryToParams(questionId: string, delivery: Delivery): Delive
     chat: delivery.chat,
     message_ref: delivery.messageRef,
     delivered_at_ms: delivery.deliveredAtMs,
+    rendered: delivery.rendered ?? null,
   };
 }
 
@@ -87,8 +94,22 @@ export function resolutionToParams(id: string, resolution: Resolution): Record<s
 
 /** The deliveries a read selected as JSON (SQLite builds it from typed columns, so it is never corrupt). */
 export function deliveriesFromJson(text: string): DeliveryRow[] {
-  const rows = JSON.parse(text) as Array<[string, string, string, number]>;
-  return rows.map(([surface, chat, message_ref, delivered_at_ms]) => ({ surface, chat, message_ref, delivered_at_ms }));
+  const rows = JSON.parse(text) as Array<[string, string, string, number, (string | null)?]>;
+  return rows.map(([surface, chat, message_ref, delivered_at_ms, rendered]) => ({ surface, chat, message_ref, delivered_at_ms, rendered: rendered ?? null }));
+}
+
+/** The target states a read selected as JSON (built from typed columns, like the deliveries). */
+export function targetStatesFromJson(text: string | null | undefined): TargetState[] {
+  if (!text) return [];
+  const rows = JSON.parse(text) as Array<[string, string, TargetState["state"], string, number, number | null]>;
+  return rows.map(([surface, chat, state, reason, atMs, retryAtMs]) => ({
+    surface: surface as Surface,
+    chat,
+    state,
+    reason,
+    atMs,
+    ...(retryAtMs === null || retryAtMs === undefined ? {} : { retryAtMs }),
+  }));
 }
 
 const isObject = (value: unknown): boolean => typeof value === "object" && value !== null && !Array.isArray(value);
@@ -119,8 +140,11 @@ export function rowToRecord(row: QuestionRow, deliveries: DeliveryRow[]): Questi
       chat: d.chat,
       messageRef: d.message_ref,
       deliveredAtMs: d.delivered_at_ms,
+      ...(d.rendered === null || d.rendered === undefined ? {} : { rendered: d.rendered }),
     })),
   };
+  const states = targetStatesFromJson(row.states_json);
+  if (states.length > 0) record.targetStates = states;
   if (row.resolved_at_ms !== null) record.resolvedAtMs = row.resolved_at_ms;
   if (row.answers_json !== null) record.answers = parseColumn(row.id, "answers_json", row.answers_json, isObject);
   if (row.reason !== null) record.reason = row.reason as RecordReason;

@@ -71,6 +71,27 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   // The scoped agent credential that asked, for its pending-question quota (ASK_MAX_PENDING_PER_CREDENTIAL).
   `ALTER TABLE questions ADD COLUMN asked_by TEXT;
    CREATE INDEX questions_pending_asked_by ON questions (asked_by) WHERE status = 'pending' AND asked_by IS NOT NULL;`,
+  // What each delivered copy shows now (question.copyRendered); each chat target's delivery trouble (retrying or
+  // failed, with the bot's reason); and the platform messages already taken as replies (surface, chat, message id).
+  `ALTER TABLE deliveries ADD COLUMN rendered TEXT;
+   CREATE TABLE target_states (
+     question_id TEXT NOT NULL REFERENCES questions (id) ON DELETE CASCADE,
+     surface     TEXT NOT NULL,
+     chat        TEXT NOT NULL,
+     state       TEXT NOT NULL CHECK (state IN ('retrying', 'failed')),
+     reason      TEXT NOT NULL,
+     at_ms       INTEGER NOT NULL,
+     retry_at_ms INTEGER,
+     PRIMARY KEY (question_id, surface, chat)
+   );
+   CREATE TABLE reply_keys (
+     surface     TEXT NOT NULL,
+     chat        TEXT NOT NULL,
+     message_ref TEXT NOT NULL,
+     seen_at_ms  INTEGER NOT NULL,
+     PRIMARY KEY (surface, chat, message_ref)
+   ) WITHOUT ROWID;
+   CREATE INDEX reply_keys_by_seen ON reply_keys (seen_at_ms);`,
 ];
 
 export function applySqlitePragmas(db: Database.Database): void {

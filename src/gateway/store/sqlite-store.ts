@@ -2,7 +2,7 @@ import { SqliteError } from "better-sqlite3";
 import type Database from "better-sqlite3";
 import type { Delivery, QuestionRecord } from "../../record.ts";
 import { CorruptRecordError, QuestionExistsError, SessionBusyError } from "./errors.ts";
-import { claimFor, decodeSkippingCorrupt, normalizeLimit, type StoredClaim } from "./record-ops.ts";
+import { createClaimTable, decodeSkippingCorrupt, normalizeLimit } from "./record-ops.ts";
 import { openSqliteDatabase } from "./sqlite-schema.ts";
 import { deliveriesFromJson, deliveryToParams, recordToParams, resolutionToParams, rowToRecord } from "./sqlite-row.ts";
 import type { DeliveryRow, QuestionRow } from "./sqlite-row.ts";
@@ -27,8 +27,12 @@ const COLUMNS = `id, status, created_at_ms, expires_at_ms, resolved_at_ms, timeo
   surfaces, reason, detail, questions_json, answers_json, by_json, targets_json, partial_json, asked_by`;
 /** What reads select: the columns, and the record's deliveries in the same statement (in the order they were recorded). */
 const READ = `${COLUMNS},
-  (SELECT json_group_array(json_array(surface, chat, message_ref, delivered_at_ms) ORDER BY rowid)
-   FROM deliveries WHERE question_id = questions.id) AS deliveries_json`;
+  (SELECT json_group_array(json_array(surface, chat, message_ref, delivered_at_ms, rendered) ORDER BY rowid)
+   FROM deliveries WHERE question_id = questions.id) AS deliveries_json,
+  (SELECT json_group_array(json_array(s.surface, s.chat, s.state, s.reason, s.at_ms, s.retry_at_ms) ORDER BY s.rowid)
+   FROM target_states s WHERE s.question_id = questions.id
+     AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.question_id = s.question_id AND d.surface = s.surface AND d.chat = s.chat)
+  ) AS states_json`;
 
 /**
  * The durable store: one better-sqlite3 connection in WAL mode (see SQLITE_PRAGMAS), for one gateway process.
@@ -48,7 +52,7 @@ export function createSqliteStore({ dataDir, onCorruptRecord = warnCorruptRecord
     exists: db.prepare<[string], { found: 1 }>(`SELECT 1 AS found FROM questions WHERE id = ?`),
     sessionBusy: db.prepare<[string], { found: 1 }>(`SELECT 1 AS found FROM questions WHERE session_key = ? AND status = 'pending' LIMIT 1`),
     deliveries: db.prepare<[string], DeliveryRow>(
-      `SELECT surface, chat, message_ref, delivered_at_ms FROM deliveries WHERE question_id = ? ORDER BY rowid`,
+      `SELECT surface, chat, message_ref, delivered_at_ms, rendered FROM deliveries WHERE question_id = ? ORDER BY rowid`,
     ),
     insertTarget: db.prepare<[string, string, string]>(
       `INSERT OR IGNORE INTO question_targets (chat, surface, question_id) VALUES (?, ?, ?)`,
@@ -63,9 +67,23 @@ export function createSqliteStore({ dataDir, onCorruptRecord = warnCorruptRecord
        ORDER BY created_at_ms, id`,
     ),
     insertDelivery: db.prepare(
-      `INSERT OR IGNORE INTO deliveries (question_id, surface, chat, message_ref, delivered_at_ms)
-       VALUES (@question_id, @surface, @chat, @message_ref, @delivered_at_ms)`,
+      `INSERT OR IGNORE INTO deliveries (question_id, surface, chat, message_ref, delivered_at_ms, rendered)
+       VALUES (@question_id, @surface, @chat, @message_ref, @delivered_at_ms, @rendered)`,
     ),
+    /** One state per chat; `retrying` never replaces `failed`. */
+    upsertTargetState: db.prepare(
+      `INSERT INTO target_states (question_id, surface, chat, state, reason, at_ms, retry_at_ms)
+       VALUES (@question_id, @surface, @chat, @state, @reason, @at_ms, @retry_at_ms)
+       ON CONFLICT (question_id, surface, chat) DO UPDATE SET
+         state = excluded.state, reason = excluded.reason, at_ms = excluded.at_ms, retry_at_ms = excluded.retry_at_ms
+       WHERE NOT (target_states.state = 'failed' AND excluded.state = 'retrying')`,
+    ),
+    setRendered: db.prepare<[string, string, string, string]>(`UPDATE deliveries SET rendered = ? WHERE question_id = ? AND surface = ? AND chat = ?`),
+    markReplySeen: db.prepare<[string, string, string, number]>(
+      `INSERT OR IGNORE INTO reply_keys (surface, chat, message_ref, seen_at_ms) VALUES (?, ?, ?, ?)`,
+    ),
+    unmarkReplySeen: db.prepare<[string, string, string]>(`DELETE FROM reply_keys WHERE surface = ? AND chat = ? AND message_ref = ?`),
+    pruneRepliesSeen: db.prepare<[number]>(`DELETE FROM reply_keys WHERE seen_at_ms < ?`),
     /** The compare-and-set; RETURNING gives the resolved row without a second read. */
     resolve: db.prepare<[Record<string, string | number | null>], QuestionRow>(
       `UPDATE questions SET status = @status, resolved_at_ms = @resolved_at_ms,
@@ -86,7 +104,7 @@ export function createSqliteStore({ dataDir, onCorruptRecord = warnCorruptRecord
   /** Rows found corrupt on this connection; nextExpiryMs skips them so the scheduler cannot spin on one. */
   const corruptIds = new Set<string>();
 
-  const claims = new Map<string, StoredClaim>();
+  const claims = createClaimTable();
 
   /** The open group-commit transaction: callbacks waiting for its COMMIT. */
   let batch: Array<(error?: unknown) => void> | undefined;
@@ -161,7 +179,10 @@ export function createSqliteStore({ dataDir, onCorruptRecord = warnCorruptRecord
 
   const resolve = db.transaction((id: string, resolution: Resolution): ResolveOutcome => {
     const row = sql.resolve.get(resolutionToParams(id, resolution));
-    if (row) return { ok: true, record: decode(row) };
+    if (row) {
+      claims.forget(id);
+      return { ok: true, record: decode(row) };
+    }
     const record = read(id);
     return record ? { ok: false, code: "QUESTION_ALREADY_TERMINAL", record } : { ok: false, code: "QUESTION_NOT_FOUND" };
   });
@@ -244,12 +265,45 @@ export function createSqliteStore({ dataDir, onCorruptRecord = warnCorruptRecord
         return durable(read(id));
       }),
     pendingAwaitingDelivery: () => run(() => decodeAll(sql.awaitingDelivery.all())),
-    claimDelivery: (claim) =>
+    claimDelivery: (claim) => run(() => claims.claim(read(claim.id), claim)),
+    liveClaims: (id, nowMs) => run(() => claims.live(read(id), nowMs)),
+    setTargetState: (id, state) =>
       run(() => {
-        const key = `${claim.id}\n${claim.surface}\n${claim.chat}`;
-        const outcome = claimFor(read(claim.id), claims.get(key), claim);
-        if (outcome.ok) claims.set(key, { claimant: claim.claimant, leaseUntilMs: outcome.leaseUntilMs });
-        return outcome;
+        if (!sql.exists.get(id)) return undefined;
+        beginWrite();
+        sql.upsertTargetState.run({
+          question_id: id,
+          surface: state.surface,
+          chat: state.chat,
+          state: state.state,
+          reason: state.reason,
+          at_ms: state.atMs,
+          retry_at_ms: state.retryAtMs ?? null,
+        });
+        return durable(read(id));
+      }),
+    setRendered: (id, surface, chat, rendered) =>
+      run(() => {
+        if (!sql.exists.get(id)) return undefined;
+        beginWrite();
+        sql.setRendered.run(rendered, id, surface, chat);
+        return durable(read(id));
+      }),
+    markReplySeen: (key, atMs) =>
+      run(() => {
+        beginWrite();
+        return durable(sql.markReplySeen.run(key.surface, key.chat, key.messageRef, atMs).changes === 1);
+      }),
+    unmarkReplySeen: (key) =>
+      run(() => {
+        beginWrite();
+        sql.unmarkReplySeen.run(key.surface, key.chat, key.messageRef);
+        return durable(undefined);
+      }),
+    pruneRepliesSeen: (beforeMs) =>
+      run(() => {
+        beginWrite();
+        return durable(sql.pruneRepliesSeen.run(beforeMs).changes);
       }),
     async close() {
       if (!db.open) return;

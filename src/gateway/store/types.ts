@@ -1,4 +1,4 @@
-import type { Delivery, QuestionRecord, RecordReason, ResolvedBy } from "../../record.ts";
+import type { Delivery, QuestionRecord, RecordReason, ResolvedBy, TargetState } from "../../record.ts";
 import type { ClaimOutcome } from "../../protocol/claim.ts";
 import type { ListFilter } from "../../protocol/list-filter.ts";
 
@@ -26,6 +26,23 @@ export interface DeliveryClaim {
 }
 
 export type { ClaimOutcome };
+
+/** A live delivery claim on one copy of a question, as `liveClaims` reports it. */
+export interface HeldClaim {
+  surface: string;
+  chat: string;
+  claimant: string;
+  /** When the claimant last took or renewed it. */
+  claimedAtMs: number;
+  leaseUntilMs: number;
+}
+
+/** A platform message taken as a reply: the platform's message id, in the chat it was written in. */
+export interface ReplyKey {
+  surface: string;
+  chat: string;
+  messageRef: string;
+}
 
 /**
  * The durable store of question records, shared by every gateway instance that opens the same database.
@@ -66,6 +83,25 @@ export interface QuestionStore {
   pendingAwaitingDelivery(): Promise<QuestionRecord[]>;
   /** Takes (or renews) the right to send one copy; see ClaimOutcome. */
   claimDelivery(claim: DeliveryClaim): Promise<ClaimOutcome>;
+  /** The claims on a record's copies whose lease runs past `nowMs`, for copies not delivered yet. */
+  liveClaims(id: string, nowMs: number): Promise<HeldClaim[]>;
+  /**
+   * Records a chat target's delivery trouble, one state per (surface, chat): a later report replaces an earlier one,
+   * except that `retrying` never replaces `failed`. Reads leave out the state of a chat that has a delivered copy.
+   * Returns undefined for an unknown id.
+   */
+  setTargetState(id: string, state: TargetState): Promise<QuestionRecord | undefined>;
+  /** Stores what one delivered copy shows now; undefined for an unknown id. No copy for that chat: changes nothing. */
+  setRendered(id: string, surface: string, chat: string, rendered: string): Promise<QuestionRecord | undefined>;
+  /**
+   * Takes a reply key, insert-if-absent: true when this call took it, false when it was taken before (by any
+   * instance, before any restart). Durable like every write.
+   */
+  markReplySeen(key: ReplyKey, atMs: number): Promise<boolean>;
+  /** Gives a key back (its reply failed before anything was decided), so a retry of that message is taken. */
+  unmarkReplySeen(key: ReplyKey): Promise<void>;
+  /** Forgets keys taken before `beforeMs`; returns how many. */
+  pruneRepliesSeen(beforeMs: number): Promise<number>;
   /**
    * Stores shared by several gateway instances (PostgreSQL) announce what the other instances commit, so that each
    * instance's events, waiters and schedule follow the shared state. Single-process stores leave it out.
