@@ -27,15 +27,21 @@ export function createDeadlines(options: DeadlinesOptions) {
   const { store, now, deliveryTimeoutMs } = options;
   /** Question id → delivery deadline, in deadline order (the timeout is constant, so insertion order is enough). */
   const deliveryDeadlines = new Map<string, number>();
+  /** Question id → when to look again at a question queued behind a bot's live claim (any order: scanned whole). */
+  const rechecks = new Map<string, number>();
+  const soonestRecheck = (): number | undefined => {
+    let soonest: number | undefined;
+    for (const at of rechecks.values()) if (soonest === undefined || at < soonest) soonest = at;
+    return soonest;
+  };
 
   const scheduler = createScheduler({
     now,
     onError: options.onError,
     async next() {
       const expiry = await store.nextExpiryMs();
-      const delivery = deliveryDeadlines.values().next().value;
-      if (expiry === undefined) return delivery;
-      return delivery === undefined ? expiry : Math.min(expiry, delivery);
+      const times = [expiry, deliveryDeadlines.values().next().value, soonestRecheck()].filter((t): t is number => t !== undefined);
+      return times.length > 0 ? Math.min(...times) : undefined;
     },
     async tick(nowMs) {
       for (;;) {
@@ -43,10 +49,24 @@ export function createDeadlines(options: DeadlinesOptions) {
         for (const record of expired) options.onExpired(record);
         if (expired.length < EXPIRE_BATCH) break;
       }
+      const due: string[] = [];
       for (const [id, deadline] of deliveryDeadlines) {
         if (deadline > nowMs) break;
         deliveryDeadlines.delete(id);
-        await options.onDeliveryOverdue(id);
+        due.push(id);
+      }
+      for (const [id, at] of rechecks) {
+        if (at > nowMs) continue;
+        rechecks.delete(id);
+        due.push(id);
+      }
+      for (const id of due) {
+        try {
+          await options.onDeliveryOverdue(id);
+        } catch (error) {
+          options.onError(error);
+          rechecks.set(id, nowMs + 1_000); // the store is unavailable: look again in a second
+        }
       }
     },
   });
@@ -62,14 +82,21 @@ export function createDeadlines(options: DeadlinesOptions) {
     /** Watches a question's first delivery when every target is a chat (the web UI always shows pending questions). */
     watchDelivery(record: QuestionRecord, startedAtMs = now()): void {
       if (record.status !== "pending" || !record.targets.every(isChatTarget) || record.deliveries.length > 0) return;
-      if (deliveryDeadlines.has(record.id)) return;
+      if (deliveryDeadlines.has(record.id) || rechecks.has(record.id)) return;
       const deadline = startedAtMs + deliveryTimeoutMs;
       deliveryDeadlines.set(record.id, deadline);
       scheduler.poke(deadline);
     },
+    /** Past its delivery deadline, but queued behind a bot's live claim: look again at `atMs` (when that lease ends). */
+    recheckDelivery(id: string, atMs: number): void {
+      deliveryDeadlines.delete(id);
+      rechecks.set(id, atMs);
+      scheduler.poke(atMs);
+    },
     /** Delivered, or resolved: nothing more to watch. */
     forget(id: string): void {
       deliveryDeadlines.delete(id);
+      rechecks.delete(id);
     },
   };
 }

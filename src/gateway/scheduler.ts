@@ -1,5 +1,9 @@
-/** setTimeout's own ceiling; longer waits re-arm. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
+/**
+ * The longest single timer. setTimeout runs on the monotonic clock, which stands still while the host is suspended,
+ * so a long timer would fire late by the length of the sleep: each wake re-reads the wall clock (`now`, no store
+ * call) and sleeps again only if the deadline is still ahead.
+ */
+export const MAX_TIMER_MS = 1_000;
 
 /**
  * One timer for the whole gateway: it wakes at the earliest deadline it is told about, runs `tick`, and asks `next`
@@ -8,11 +12,13 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  * that is out of date by the time it arrives can wake the gateway early (harmless: the tick finds nothing due),
  * never late.
  */
-export function createScheduler({ now, tick, next, onError }: {
+export function createScheduler({ now, tick, next, onError, maxTimerMs = MAX_TIMER_MS }: {
   now: () => number;
   tick: (nowMs: number) => Promise<void>;
   next: () => Promise<number | undefined>;
   onError: (error: unknown) => void;
+  /** The longest single timer (default MAX_TIMER_MS). */
+  maxTimerMs?: number;
 }) {
   let timer: NodeJS.Timeout | undefined;
   let armedFor: number | undefined;
@@ -37,7 +43,12 @@ export function createScheduler({ now, tick, next, onError }: {
     if (timer && armedFor !== undefined && armedFor <= at) return;
     clear();
     armedFor = at;
-    timer = setTimeout(() => void fire(), Math.min(MAX_TIMER_MS, Math.max(0, at - now())));
+    wait(at);
+  }
+
+  /** Sleeps at most MAX_TIMER_MS at a time, and fires once the wall clock has reached `at`. */
+  function wait(at: number): void {
+    timer = setTimeout(() => (now() < at ? wait(at) : void fire()), Math.min(maxTimerMs, Math.max(0, at - now())));
     timer.unref?.();
   }
 

@@ -1,13 +1,15 @@
 import { randomBytes } from "node:crypto";
 import { normalizeAskUserInput } from "../contract/normalize.ts";
 import { GatewayError } from "../errors.ts";
-import type { QuestionRecord, Target } from "../record.ts";
+import type { QuestionRecord, Target, TargetState } from "../record.ts";
 import { formatTarget, isChatTarget } from "../targets.ts";
 import { createKnownSecretMatcher, INVALID_MESSAGES, parseReply } from "../parse/index.ts";
 import type { GatewayEventName, ListFilter, MethodParams, ReplyOutcome } from "../protocol/index.ts";
 import { validateAnswers } from "./answers.ts";
 import { ADMIN, type Principal } from "./credentials/principal.ts";
 import { createDeadlines } from "./deadlines.ts";
+import { describeTargets, everyChatTargetFailed, queuedUntil } from "./delivery-states.ts";
+import { createReplyKeys } from "./reply-keys.ts";
 import { SessionBusyError, StoreUnavailableError } from "./store/errors.ts";
 import type { ClaimOutcome, QuestionStore, StoreChange } from "./store/types.ts";
 import { createWaiters, type Cancellation, type WaitOutcome } from "./waiters.ts";
@@ -75,7 +77,6 @@ function newQuestionId(): string {
   idOffset += ID_BYTES;
   return id;
 }
-const chatKey = (surface: string, chat: string) => `${surface}:${chat}`;
 /** After the change feed comes back, questions resolved this recently are announced again. */
 const RESYNC_LOOKBACK_MS = 10 * 60_000;
 
@@ -103,7 +104,6 @@ export function createQuestionService(options: QuestionServiceOptions) {
   const defaultTargets = options.defaultTargets?.length ? options.defaultTargets : [{ surface: "web" as const }];
   const events = options.events ?? createEventHub();
   const holdsKnownSecret = createKnownSecretMatcher(options.knownSecrets ?? []);
-  const failedChats = new Map<string, Map<string, string>>();
   const unsubscribe: Array<() => void> = [];
 
   const read = (id: string) => stored(store.get(id));
@@ -113,19 +113,13 @@ export function createQuestionService(options: QuestionServiceOptions) {
     now,
     deliveryTimeoutMs,
     onExpired: finished,
-    onDeliveryOverdue: async (id) => {
-      const record = await store.get(id);
-      if (record?.status === "pending" && !record.deliveries.some((d) => d.surface !== "web")) {
-        await failDelivery(record, `no connected bot delivered the question within ${Math.round(deliveryTimeoutMs / 1000)} s`);
-      }
-    },
+    onDeliveryOverdue,
     onError: (error) => log("deadline check failed", error),
   });
 
   /** A question resolved (here, or on another instance): wake its waiters and announce it. */
   function finished(record: QuestionRecord, remote = false): void {
     deadlines.forget(record.id);
-    failedChats.delete(record.id);
     waiters.wake(record);
     events.emit("question.resolved", record, remote);
   }
@@ -175,12 +169,38 @@ export function createQuestionService(options: QuestionServiceOptions) {
     await deadlines.start();
   }
 
+  /** Ends a question `delivery_failed`, its detail naming each undelivered target's state and reason. */
   async function failDelivery(record: QuestionRecord, why: string): Promise<void> {
     const targets = record.targets.filter(isChatTarget).map(formatTarget).join(", ");
-    const failures = [...(failedChats.get(record.id)?.entries() ?? [])].map(([chat, reason]) => `${chat}: ${reason}`);
-    const detail = `${why} (targets: ${targets})${failures.length ? `; ${failures.join("; ")}` : ""}`;
+    const detail = [`${why} (targets: ${targets})`, ...describeTargets(record)].join("; ").slice(0, 4_000);
     const outcome = await stored(store.resolve(record.id, { status: "cancelled", reason: "delivery_failed", detail, resolvedAtMs: now() }));
     if (outcome.ok) finished(outcome.record);
+  }
+
+  /**
+   * The delivery deadline passed with no chat copy delivered. "Queued" is not "cannot send": when a bot holds a live
+   * claim on a copy (it is sending, or waiting its turn behind the platform's rate limit, renewing the claim), look
+   * again when that lease ends. Otherwise the question ends `delivery_failed`, naming each target's state.
+   */
+  async function onDeliveryOverdue(id: string): Promise<void> {
+    const record = await store.get(id);
+    if (record?.status !== "pending" || record.deliveries.some((d) => d.surface !== "web")) return;
+    const until = queuedUntil(record, await store.liveClaims(id, now()));
+    if (until !== undefined) return deadlines.recheckDelivery(id, until);
+    await failDelivery(record, `no connected bot delivered the question within ${Math.round(deliveryTimeoutMs / 1000)} s`);
+  }
+
+  /**
+   * An answer at or past the question's expiry is late: the question expires now (the store's compare-and-set, then
+   * the usual announcement) and the answer is refused.
+   */
+  async function refuseIfExpired(record: QuestionRecord): Promise<void> {
+    const nowMs = now();
+    if (record.status !== "pending" || nowMs < record.expiresAtMs) return;
+    const outcome = await stored(store.resolve(record.id, { status: "expired", reason: "expired", resolvedAtMs: nowMs }));
+    if (outcome.ok) finished(outcome.record);
+    const over = nowMs - record.expiresAtMs;
+    throw new GatewayError("QUESTION_ALREADY_TERMINAL", `question ${record.id} expired ${over} ms before this answer (at ${new Date(record.expiresAtMs).toISOString()})`);
   }
 
   async function mustGet(id: string): Promise<QuestionRecord> {
@@ -229,19 +249,12 @@ export function createQuestionService(options: QuestionServiceOptions) {
     return new GatewayError("QUESTION_ALREADY_TERMINAL", `question ${record.id} is already ${record.status}`);
   }
 
-  /** A `messageRef` is only a key together with the chat it was written in. */
-  function checkMessageRef(params: { messageRef?: string; by?: { chat?: string } }): void {
-    if (params.messageRef !== undefined && params.by?.chat === undefined) {
-      throw new GatewayError("INVALID_PARAMS", "messageRef needs by.chat (the chat the message was written in)", {
-        issues: [{ path: "by.chat", message: "is required with messageRef" }],
-      });
-    }
-  }
+  const replyOnce = createReplyKeys({ store, now, log });
 
   async function resolveQuestion(params: MethodParams<"question.resolve">): Promise<QuestionRecord> {
-    if ("answers" in params) checkMessageRef(params);
     const record = await mustGet(params.id);
     if (record.status !== "pending") throw notPending(record);
+    await refuseIfExpired(record);
     const by = params.by ?? { surface: "api", via: "api" as const };
     const outcome = await stored(
       "cancel" in params
@@ -253,6 +266,39 @@ export function createQuestionService(options: QuestionServiceOptions) {
     }
     finished(outcome.record);
     return outcome.record;
+  }
+
+  /**
+   * A typed reply, parsed by the shared parser against the questions still unanswered. Partial answers are merged
+   * into those held with the record (in the store, so concurrent replies never lose each other's) until the rest
+   * arrive; an invalid reply (e.g. a credential) records nothing.
+   */
+  async function reply(params: MethodParams<"question.reply">): Promise<ReplyOutcome> {
+    const record = await mustGet(params.id);
+    if (record.status !== "pending") throw notPending(record);
+    await refuseIfExpired(record);
+    // Refused before parsing, so that no part of it is held as a partial answer either.
+    if (holdsKnownSecret(params.text)) return { kind: "invalid", reason: "credential", message: INVALID_MESSAGES.credential };
+    const held = record.partialAnswers ?? {};
+    const remaining = record.questions.filter((q) => !Object.hasOwn(held, q.id));
+    const outcome = parseReply(remaining, params.text);
+    const by = params.by ?? { surface: "api", via: "text" as const };
+    if (outcome.kind === "invalid") return outcome;
+    if (outcome.kind === "skip") return { kind: "skip", record: await resolveQuestion({ id: record.id, cancel: true, reason: "skipped", by }) };
+    if (outcome.kind === "answered") {
+      const answers = { ...held, ...outcome.answers };
+      return { ...outcome, answers, record: await resolveQuestion({ id: record.id, answers, by }) };
+    }
+    const updated = await stored(store.mergePartial(record.id, outcome.answers));
+    if (!updated) throw new GatewayError("QUESTION_NOT_FOUND", `no question with id ${params.id}`);
+    if (updated.status !== "pending") throw notPending(updated);
+    const answers = updated.partialAnswers ?? {};
+    // Another reply, merged at the same moment, may have supplied the rest.
+    if (updated.questions.every((q) => Object.hasOwn(answers, q.id))) {
+      return { ...outcome, kind: "answered", answers, record: await resolveQuestion({ id: record.id, answers, by }) };
+    }
+    events.emit("question.updated", updated);
+    return { ...outcome, answers, record: updated };
   }
 
   return {
@@ -319,40 +365,12 @@ export function createQuestionService(options: QuestionServiceOptions) {
       return { id: record.id, expiresAtMs: record.expiresAtMs, record };
     },
 
-    resolve: resolveQuestion,
+    /** An answer or a cancel; an answer's `messageRef` is taken once (DUPLICATE_REPLY for a re-delivered message). */
+    resolve: (params: MethodParams<"question.resolve">): Promise<QuestionRecord> =>
+      "answers" in params ? replyOnce(params, () => resolveQuestion(params)) : resolveQuestion(params),
 
-    /**
-     * A typed reply, parsed by the shared parser against the questions still unanswered. Partial answers are
-     * merged into those held with the record (in the store, so concurrent replies never lose each other's) until
-     * the rest arrive; an invalid reply (e.g. a credential) records nothing.
-     */
-    async reply(params: MethodParams<"question.reply">): Promise<ReplyOutcome> {
-      checkMessageRef(params);
-      const record = await mustGet(params.id);
-      if (record.status !== "pending") throw notPending(record);
-      // Refused before parsing, so that no part of it is held as a partial answer either.
-      if (holdsKnownSecret(params.text)) return { kind: "invalid", reason: "credential", message: INVALID_MESSAGES.credential };
-      const held = record.partialAnswers ?? {};
-      const remaining = record.questions.filter((q) => !Object.hasOwn(held, q.id));
-      const outcome = parseReply(remaining, params.text);
-      const by = params.by ?? { surface: "api", via: "text" as const };
-      if (outcome.kind === "invalid") return outcome;
-      if (outcome.kind === "skip") return { kind: "skip", record: await resolveQuestion({ id: record.id, cancel: true, reason: "skipped", by }) };
-      if (outcome.kind === "answered") {
-        const answers = { ...held, ...outcome.answers };
-        return { ...outcome, answers, record: await resolveQuestion({ id: record.id, answers, by }) };
-      }
-      const updated = await stored(store.mergePartial(record.id, outcome.answers));
-      if (!updated) throw new GatewayError("QUESTION_NOT_FOUND", `no question with id ${params.id}`);
-      if (updated.status !== "pending") throw notPending(updated);
-      const answers = updated.partialAnswers ?? {};
-      // Another reply, merged at the same moment, may have supplied the rest.
-      if (updated.questions.every((q) => Object.hasOwn(answers, q.id))) {
-        return { ...outcome, kind: "answered", answers, record: await resolveQuestion({ id: record.id, answers, by }) };
-      }
-      events.emit("question.updated", updated);
-      return { ...outcome, answers, record: updated };
-    },
+    /** A typed reply (see `reply` above); its `messageRef` is taken once (DUPLICATE_REPLY for a re-delivered message). */
+    reply: (params: MethodParams<"question.reply">): Promise<ReplyOutcome> => replyOnce(params, () => reply(params)),
 
     get: mustGet,
 
@@ -363,7 +381,13 @@ export function createQuestionService(options: QuestionServiceOptions) {
     async delivered(params: MethodParams<"question.delivered">): Promise<QuestionRecord> {
       const record = await mustGet(params.id);
       checkTarget(record, params.surface, params.chat);
-      const delivery = { surface: params.surface, chat: params.chat, messageRef: params.messageRef, deliveredAtMs: now() };
+      const delivery = {
+        surface: params.surface,
+        chat: params.chat,
+        messageRef: params.messageRef,
+        deliveredAtMs: now(),
+        ...(params.rendered !== undefined ? { rendered: params.rendered } : {}),
+      };
       const updated = await stored(store.addDelivery(record.id, delivery));
       if (!updated) throw new GatewayError("QUESTION_NOT_FOUND", `no question with id ${params.id}`);
       deadlines.forget(record.id);
@@ -371,25 +395,42 @@ export function createQuestionService(options: QuestionServiceOptions) {
       return updated;
     },
 
-    /** A bot reports a failed send; when every chat target has failed, the asker hears it at once. */
+    /**
+     * A bot reports a failed send. Permanent (the default): the target is `failed`, and when every chat target has
+     * failed with nothing delivered the asker hears `delivery_failed` at once. Not permanent: the target is
+     * `retrying`, with the reason, and the bot tries again; this never ends the question by itself.
+     */
     async deliveryFailed(params: MethodParams<"question.deliveryFailed">): Promise<QuestionRecord> {
       const record = await mustGet(params.id);
       checkTarget(record, params.surface, params.chat);
-      if (params.permanent === false) return record;
-      if (record.status !== "pending" || record.deliveries.length > 0 || !record.targets.every(isChatTarget)) return record;
-      const failures = failedChats.get(record.id) ?? new Map<string, string>();
-      failures.set(chatKey(params.surface, params.chat), params.reason.slice(0, 300));
-      failedChats.set(record.id, failures);
-      const everyTargetFailed = record.targets.every((t) => failures.has(chatKey(t.surface, t.chat ?? "")));
-      if (everyTargetFailed) await failDelivery(record, "every send failed");
-      return mustGet(record.id);
+      const delivered = record.deliveries.some((d) => d.surface === params.surface && d.chat === params.chat);
+      if (record.status !== "pending" || delivered) return record;
+      const state: TargetState = {
+        surface: params.surface,
+        chat: params.chat,
+        state: params.permanent === false ? "retrying" : "failed",
+        reason: params.reason.slice(0, 300),
+        atMs: now(),
+        ...(params.retryAtMs !== undefined && params.permanent === false ? { retryAtMs: params.retryAtMs } : {}),
+      };
+      const updated = await stored(store.setTargetState(record.id, state));
+      if (!updated) throw new GatewayError("QUESTION_NOT_FOUND", `no question with id ${params.id}`);
+      if (updated.status !== "pending") return updated;
+      if (everyChatTargetFailed(updated)) {
+        await failDelivery(updated, "every send failed");
+        return mustGet(record.id);
+      }
+      events.emit("question.updated", updated);
+      return updated;
     },
 
-    /** A bot records what one delivered copy shows now (bookkeeping: no event). */
+    /** A bot records what one delivered copy shows now: bookkeeping, so no event. */
     async copyRendered(params: MethodParams<"question.copyRendered">): Promise<QuestionRecord> {
       const record = await mustGet(params.id);
       checkTarget(record, params.surface, params.chat);
-      return record;
+      const updated = await stored(store.setRendered(record.id, params.surface, params.chat, params.rendered));
+      if (!updated) throw new GatewayError("QUESTION_NOT_FOUND", `no question with id ${params.id}`);
+      return updated;
     },
 
     /** A bot asks to send one copy: exactly one bot gets it, until it reports the delivery or its lease lapses. */
