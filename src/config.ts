@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { LOG_LEVELS } from "./log-level.ts";
 import { parseTargetList } from "./targets.ts";
 
 const port = z.coerce.number().int().min(0).max(65_535);
@@ -88,6 +89,14 @@ export const configSchema = z.object({
       ctx.addIssue({ code: "custom", message: 'must be "1" or "true" (or "0", "false", unset)' });
       return z.NEVER;
     }),
+  /** How much the processes log (src/log.ts); question and answer text only at debug. */
+  LOG_LEVEL: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .transform((v) => v || "info")
+    .pipe(z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(", ")}` }))
+    .default("info"),
   DELIVERY_TIMEOUT_SECONDS: z.coerce.number().positive().max(3600).default(30),
   ASK_DEFAULT_TARGETS: targetList,
   /** Every target a question may reach; empty: any target. */

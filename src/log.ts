@@ -1,0 +1,94 @@
+/**
+ * Structured logs (issue 19): pino, one logger per process, named after it (`gateway`, `bot:telegram`, …).
+ *
+ * - JSON lines when the output is not a terminal (journald, a file, a log shipper), readable lines on a terminal
+ *   (pino-pretty, in this thread: no worker, so nothing is lost when a process exits at once).
+ * - `LOG_LEVEL` (default `info`). Question and answer text are logged at `debug` only, by the callers.
+ * - The deployment's own secrets (gateway token, bot tokens, signing secrets) never appear: every string logged,
+ *   including an error's message and stack, has them replaced with `[redacted]`.
+ */
+import { createRequire } from "node:module";
+import { pino, type DestinationStream, type Logger } from "pino";
+import type { PrettyStream } from "pino-pretty";
+import { logLevelFrom, type LogLevel } from "./log-level.ts";
+
+export type { Logger } from "pino";
+export { LOG_LEVELS, logLevelFrom, type LogLevel } from "./log-level.ts";
+
+/** pino-pretty, loaded only for a terminal (it is not needed for JSON lines, and costs start-up time). */
+const loadPretty = () => createRequire(import.meta.url)("pino-pretty") as (options: Record<string, unknown>) => PrettyStream;
+
+/** The callback shape the bridge and bots pass around: a line, and the error that caused it when there is one. */
+export type Log = (message: string, error?: unknown) => void;
+
+export interface LoggerOptions {
+  /** Default: LOG_LEVEL, else `info`. */
+  level?: LogLevel;
+  /** 1 (stdout, the default) or 2: a process whose stdout carries a protocol (the MCP server) logs to stderr. */
+  fd?: 1 | 2;
+  /** Readable lines instead of JSON; default: when the output is a terminal. */
+  pretty?: boolean;
+  /** Strings that must never be written (tokens, signing secrets). Shorter than 8 characters: ignored. */
+  secrets?: readonly (string | undefined)[];
+  /** Where to write instead of the fd (tests). */
+  destination?: DestinationStream;
+}
+
+const REDACTED = "[redacted]";
+
+/** Replaces every occurrence of a secret in `text`. */
+function redactor(secrets: readonly (string | undefined)[]): (text: string) => string {
+  const needles = [...new Set(secrets.map((s) => s?.trim() ?? "").filter((s) => s.length >= 8))].sort((a, b) => b.length - a.length);
+  if (needles.length === 0) return (text) => text;
+  return (text) => (needles.some((n) => text.includes(n)) ? needles.reduce((t, n) => t.split(n).join(REDACTED), text) : text);
+}
+
+/** Deep copy of a log object with every string redacted; an error stays an error of its class (for pino's `err`). */
+function scrub(value: unknown, redact: (text: string) => string, depth = 0): unknown {
+  if (typeof value === "string") return redact(value);
+  if (value === null || typeof value !== "object" || depth > 6) return value;
+  if (Array.isArray(value)) return value.map((v) => scrub(v, redact, depth + 1));
+  const copy = value instanceof Error ? (Object.create(Object.getPrototypeOf(value)) as Record<string, unknown>) : ({} as Record<string, unknown>);
+  const keys = value instanceof Error ? new Set(["message", "stack", ...Object.keys(value)]) : Object.keys(value);
+  for (const key of keys) {
+    const field = (value as Record<string, unknown>)[key];
+    if (field !== undefined) copy[key] = scrub(field, redact, depth + 1);
+  }
+  return copy;
+}
+
+/** A process's logger. `name` is the process: `gateway`, `bot:telegram`, `start`, … */
+export function createLogger(name: string, options: LoggerOptions = {}): Logger {
+  const fd = options.fd ?? 1;
+  const level = options.level ?? logLevelFrom(process.env.LOG_LEVEL);
+  const redact = redactor(options.secrets ?? []);
+  const isTerminal = (fd === 1 ? process.stdout : process.stderr).isTTY === true;
+  const destination =
+    options.destination ??
+    ((options.pretty ?? isTerminal)
+      ? loadPretty()({ destination: fd, sync: true, colorize: isTerminal, translateTime: "SYS:HH:MM:ss.l", ignore: "pid,hostname", messageKey: "msg" })
+      : pino.destination({ dest: fd, sync: true }));
+  return pino(
+    {
+      name,
+      level,
+      base: { pid: process.pid },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+      hooks: {
+        logMethod(args, method) {
+          method.apply(this, args.map((arg) => scrub(arg, redact)) as Parameters<typeof method>);
+        },
+      },
+    },
+    destination,
+  );
+}
+
+/**
+ * The `Log` callback over a logger: a line with an error is a warning carrying the error (`err`), else info.
+ * Callers that know better use the logger's own levels.
+ */
+export function logCallback(logger: Logger): Log {
+  return (message, error) => (error === undefined ? logger.info(message) : logger.warn({ err: error }, message));
+}

@@ -1,0 +1,54 @@
+import { Writable } from "node:stream";
+import { describe, expect, it } from "vitest";
+import { createLogger, logCallback, logLevelFrom } from "../src/log.ts";
+
+function capture() {
+  const lines: string[] = [];
+  const destination = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(...String(chunk).split("\n").filter(Boolean));
+      done();
+    },
+  });
+  return { destination, records: () => lines.map((l) => JSON.parse(l) as Record<string, unknown>) };
+}
+
+describe("structured logs", () => {
+  it("writes JSON lines naming the process, with an ISO time and a level label", () => {
+    const out = capture();
+    const logger = createLogger("bot:telegram", { destination: out.destination, level: "info" });
+    logger.info({ id: "q1", surface: "telegram" }, "delivered");
+    const [line] = out.records();
+    expect(line).toMatchObject({ name: "bot:telegram", level: "info", msg: "delivered", id: "q1", surface: "telegram" });
+    expect(new Date(String(line!.time)).toISOString()).toBe(line!.time);
+  });
+
+  it("keeps debug lines out at info, and in at debug", () => {
+    const out = capture();
+    createLogger("gateway", { destination: out.destination, level: "info" }).debug("question text");
+    expect(out.records()).toHaveLength(0);
+    createLogger("gateway", { destination: out.destination, level: "debug" }).debug("question text");
+    expect(out.records()).toHaveLength(1);
+  });
+
+  it("never writes the deployment's secrets, in messages, fields or errors", () => {
+    const out = capture();
+    const secret = "123456:AAExampleBotTokenValue-xyz";
+    const logger = createLogger("bot:telegram", { destination: out.destination, secrets: [secret, undefined, "short"] });
+    const error = new Error(`request to https://api.telegram.org/bot${secret}/sendMessage failed`);
+    logCallback(logger)(`retrying with ${secret}`, error);
+    logger.info({ url: `https://x/bot${secret}` }, "plain");
+    const text = JSON.stringify(out.records());
+    expect(text).not.toContain(secret);
+    expect(text).toContain("[redacted]");
+    const [warned] = out.records();
+    expect(warned).toMatchObject({ level: "warn", err: { type: "Error" } });
+    expect(String((warned!.err as { message: string }).message)).toContain("/bot[redacted]/sendMessage");
+  });
+
+  it("refuses an unknown LOG_LEVEL with the list", () => {
+    expect(logLevelFrom(undefined)).toBe("info");
+    expect(logLevelFrom(" DEBUG ")).toBe("debug");
+    expect(() => logLevelFrom("verbose")).toThrow(/LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent/u);
+  });
+});
