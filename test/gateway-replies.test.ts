@@ -1,0 +1,156 @@
+/**
+ * A reply is recorded once, and never late (issue 18, §1): a platform message (surface, chat, messageRef) is taken
+ * as a reply once, across questions and gateway restarts; an answer at or past expiresAtMs expires the question and
+ * is refused. Over the real WebSocket protocol, plus the service with an injected clock and a failing store.
+ */
+import { afterAll, describe, expect, it } from "vitest";
+import { createQuestionService } from "../src/gateway/service.ts";
+import { createMemoryStore } from "../src/gateway/store/memory-store.ts";
+import { StoreUnavailableError } from "../src/gateway/store/errors.ts";
+import type { QuestionStore } from "../src/gateway/store/types.ts";
+import { GatewayError } from "../src/errors.ts";
+import { cleanup, oneQuestion, RawWs, startTestGateway, tempDir, twoQuestions, type ResFrame } from "./helpers/gateway.ts";
+
+afterAll(() => cleanup());
+
+const by = (chat: string) => ({ surface: "telegram", chat, user: "42", via: "text" });
+const errorOf = (res: ResFrame) => (res.ok ? undefined : res.error);
+
+describe("re-delivered replies over the WebSocket (SQLite)", () => {
+  it("refuses a message already taken, on the next question pending in the chat, and changes nothing", async () => {
+    const gateway = await startTestGateway();
+    try {
+      const ws = await RawWs.connect(gateway.wsUrl);
+      const target = [{ surface: "telegram", chat: "700" }];
+      const first = await ws.ok("question.request", twoQuestions({ targets: target }));
+      const second = await ws.ok("question.request", twoQuestions({ targets: target }));
+      const reply = (id: string, text: string, messageRef: string) => ws.request("question.reply", { id, text, by: by("700"), messageRef });
+
+      const answered = await reply(first.id, "env: Production\nchecks: Lint", "m-1");
+      expect(answered).toMatchObject({ ok: true, payload: { kind: "answered", record: { status: "answered" } } });
+      // Telegram re-delivers the same update: it must not answer the next question pending in the chat.
+      const again = await reply(second.id, "env: Production\nchecks: Lint", "m-1");
+      expect(errorOf(again)).toMatchObject({ code: "DUPLICATE_REPLY", message: expect.stringContaining("already taken as a reply") });
+      const untouched = await ws.ok("question.get", { id: second.id });
+      expect(untouched.status).toBe("pending");
+      expect(untouched.partialAnswers).toBeUndefined();
+
+      // A partial reply is a taken message too; the same id in another chat, or on another surface, is another message.
+      expect(await reply(second.id, "env: Staging", "m-2")).toMatchObject({ ok: true, payload: { kind: "partial" } });
+      expect(errorOf(await reply(second.id, "checks: Unit", "m-2"))).toMatchObject({ code: "DUPLICATE_REPLY" });
+      const third = await ws.ok("question.request", oneQuestion({ targets: [{ surface: "telegram", chat: "701" }] }));
+      expect(await ws.request("question.resolve", { id: third.id, answers: { deploy_target: "Production" }, by: { ...by("701"), via: "button" }, messageRef: "m-2" })).toMatchObject({ ok: true });
+
+      // question.resolve with a messageRef is keyed the same way.
+      const fourth = await ws.ok("question.request", oneQuestion({ targets: target }));
+      expect(errorOf(await ws.request("question.resolve", { id: fourth.id, answers: { deploy_target: "Production" }, by: by("700"), messageRef: "m-1" }))).toMatchObject({ code: "DUPLICATE_REPLY" });
+      expect((await ws.ok("question.get", { id: fourth.id })).status).toBe("pending");
+
+      // An invalid reply keeps its key: the re-delivered copy is refused too.
+      expect(await reply(fourth.id, "   ", "m-3")).toMatchObject({ ok: true, payload: { kind: "invalid", reason: "empty" } });
+      expect(errorOf(await reply(fourth.id, "Production", "m-3"))).toMatchObject({ code: "DUPLICATE_REPLY" });
+
+      // A messageRef is a key only with the chat it was written in.
+      expect(errorOf(await ws.request("question.reply", { id: fourth.id, text: "Production", by: { surface: "telegram", via: "text" }, messageRef: "m-4" }))).toMatchObject({
+        code: "INVALID_PARAMS",
+        issues: [{ path: "by.chat" }],
+      });
+      // Without a messageRef nothing is keyed (the API and the web UI).
+      expect(await ws.request("question.reply", { id: fourth.id, text: "Production", by: by("700") })).toMatchObject({ ok: true, payload: { kind: "answered" } });
+      ws.close();
+    } finally {
+      await gateway.close();
+    }
+  });
+
+  it("refuses a message taken before the gateway restarted", async () => {
+    const dataDir = tempDir();
+    const before = await startTestGateway({ dataDir });
+    let id: string;
+    try {
+      const ws = await RawWs.connect(before.wsUrl);
+      const target = [{ surface: "telegram", chat: "800" }];
+      const first = await ws.ok("question.request", oneQuestion({ targets: target }));
+      id = (await ws.ok("question.request", oneQuestion({ targets: [{ surface: "telegram", chat: "801" }] }))).id;
+      expect(await ws.request("question.reply", { id: first.id, text: "2", by: by("800"), messageRef: "update-9" })).toMatchObject({ ok: true, payload: { kind: "answered" } });
+      ws.close();
+    } finally {
+      await before.close();
+    }
+    const after = await startTestGateway({ dataDir });
+    try {
+      const ws = await RawWs.connect(after.wsUrl);
+      const next = await ws.ok("question.request", oneQuestion({ targets: [{ surface: "telegram", chat: "800" }] }));
+      expect(errorOf(await ws.request("question.reply", { id: next.id, text: "2", by: by("800"), messageRef: "update-9" }))).toMatchObject({ code: "DUPLICATE_REPLY" });
+      expect((await ws.ok("question.get", { id: next.id })).status).toBe("pending");
+      // Another chat's message with the same id is its own.
+      expect(await ws.request("question.reply", { id, text: "2", by: by("801"), messageRef: "update-9" })).toMatchObject({ ok: true, payload: { kind: "answered" } });
+      ws.close();
+    } finally {
+      await after.close();
+    }
+  });
+});
+
+describe("re-delivered replies when the store fails mid-reply", () => {
+  it("gives the key back, so the retry of that message is taken", async () => {
+    const inner = createMemoryStore();
+    let failResolve = 1;
+    const store: QuestionStore = {
+      ...inner,
+      resolve: async (id, resolution) => {
+        if (failResolve-- > 0) throw new StoreUnavailableError("PostgreSQL is unreachable");
+        return inner.resolve(id, resolution);
+      },
+    };
+    const service = createQuestionService({ store });
+    const { id } = await service.request({ questions: oneQuestion().questions, targets: [{ surface: "telegram", chat: "9" }] });
+    const reply = () => service.reply({ id, text: "Production", by: { surface: "telegram", chat: "9", via: "text" }, messageRef: "m-1" });
+    await expect(reply()).rejects.toMatchObject({ code: "STORE_UNAVAILABLE" });
+    expect(await reply()).toMatchObject({ kind: "answered", record: { status: "answered" } });
+    await expect(reply()).rejects.toMatchObject({ code: "DUPLICATE_REPLY" });
+    service.stop();
+  });
+});
+
+describe("expiry at the moment of the answer", () => {
+  /** A service whose clock the test moves; its schedule is never armed, as if its timer were late (a suspend). */
+  async function lateClock() {
+    let nowMs = 1_000_000;
+    const service = createQuestionService({ store: createMemoryStore(), now: () => nowMs, minTimeoutSeconds: 1 });
+    const events: Array<{ event: string; id: string; status: string }> = [];
+    service.subscribe((event, record) => events.push({ event, id: record.id, status: record.status }));
+    const ask = async () => (await service.request({ questions: oneQuestion().questions, timeoutSeconds: 1, targets: [{ surface: "web" }] })).record;
+    return { service, events, ask, set: (ms: number) => (nowMs = ms) };
+  }
+
+  it.each([
+    ["an answer", (s: Awaited<ReturnType<typeof lateClock>>["service"], id: string) => s.resolve({ id, answers: { deploy_target: "Production" }, by: { surface: "web", via: "web" } })],
+    ["a cancel", (s: Awaited<ReturnType<typeof lateClock>>["service"], id: string) => s.resolve({ id, cancel: true, reason: "skipped" })],
+    ["a typed reply", (s: Awaited<ReturnType<typeof lateClock>>["service"], id: string) => s.reply({ id, text: "Production" })],
+  ])("%s 30 ms after expiresAtMs is refused, and the question expires then, announced", async (_name, answer) => {
+    const { service, events, ask, set } = await lateClock();
+    const record = await ask();
+    const waiting = service.waitAnswer(record.id, 60_000);
+    set(record.expiresAtMs + 30);
+    const refusal = await answer(service, record.id).then(() => undefined, (error: unknown) => error);
+    expect(refusal).toBeInstanceOf(GatewayError);
+    expect(refusal).toMatchObject({ code: "QUESTION_ALREADY_TERMINAL", message: expect.stringMatching(/expired 30 ms before this answer/) });
+    expect(await service.get(record.id)).toMatchObject({ status: "expired", reason: "expired", resolvedAtMs: record.expiresAtMs + 30 });
+    expect(events.filter((e) => e.event === "question.resolved")).toEqual([{ event: "question.resolved", id: record.id, status: "expired" }]);
+    expect(await waiting).toMatchObject({ id: record.id, status: "no_answer", reason: "expired" });
+    service.stop();
+  });
+
+  it("takes an answer 1 ms before expiresAtMs, and refuses one at expiresAtMs exactly", async () => {
+    const { service, ask, set } = await lateClock();
+    const early = await ask();
+    set(early.expiresAtMs - 1);
+    await expect(service.resolve({ id: early.id, answers: { deploy_target: "Production" } })).resolves.toMatchObject({ status: "answered" });
+    const exact = await ask();
+    set(exact.expiresAtMs);
+    await expect(service.resolve({ id: exact.id, answers: { deploy_target: "Production" } })).rejects.toMatchObject({ code: "QUESTION_ALREADY_TERMINAL" });
+    expect((await service.get(exact.id)).status).toBe("expired");
+    service.stop();
+  });
+});
