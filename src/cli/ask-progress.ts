@@ -31,15 +31,25 @@ export function formatDuration(ms: number): string {
   return m ? `${m}m ${s}s` : `${s}s`;
 }
 
-/** Chat targets with no delivered copy yet (the web target has no copies to deliver). */
+/** A target's delivery trouble as `ask` shows it: "retrying: 502 Bad Gateway", "failed: chat not found". */
+function stateText(record: QuestionRecord, surface: string, chat: string | undefined): string | undefined {
+  const state = record.targetStates?.find((s) => s.surface === surface && s.chat === chat);
+  return state && `${state.state}: ${state.reason}`;
+}
+
+/** Chat targets with no delivered copy yet (the web target has no copies to deliver), with any state and reason. */
 function undelivered(record: QuestionRecord): string[] {
   return record.targets
     .filter((t) => t.surface !== "web" && !record.deliveries.some((d) => d.surface === t.surface && d.chat === t.chat))
-    .map(formatTarget);
+    .map((t) => {
+      const state = stateText(record, t.surface, t.chat);
+      return state ? `${formatTarget(t)} (${state})` : formatTarget(t);
+    });
 }
 
 /**
- * What `ask` shows on a terminal while it waits: where the question went, targets still retrying, time left,
+ * What `ask` shows on a terminal while it waits: where the question went, targets still retrying or failed (with
+ * the reason their bot gave), time left,
  * reconnections, and the Control UI link for a `web` target. Lines go to stderr; stdout keeps only the result.
  */
 export function createAskProgress({ client, gatewayUrl, err, intervalMs = ASK_COUNTDOWN_INTERVAL_MS, now = Date.now }: AskProgressOptions) {
@@ -47,6 +57,8 @@ export function createAskProgress({ client, gatewayUrl, err, intervalMs = ASK_CO
   let expiresAtMs = 0;
   let record: QuestionRecord | undefined;
   const delivered = new Set<string>();
+  /** The last state shown per target, so each change is printed once. */
+  const shownStates = new Map<string, string>();
   let timer: NodeJS.Timeout | undefined;
 
   const see = (next: QuestionRecord) => {
@@ -62,6 +74,13 @@ export function createAskProgress({ client, gatewayUrl, err, intervalMs = ASK_CO
         delivered.add(key);
         err(`delivered to ${key}`);
       }
+    }
+    for (const state of next.targetStates ?? []) {
+      const key = `${state.surface}:${state.chat}`;
+      const text = `${state.state}: ${state.reason}`;
+      if (delivered.has(key) || shownStates.get(key) === text) continue;
+      shownStates.set(key, text);
+      err(`${key} ${state.state === "failed" ? "cannot receive it" : "is retrying"}: ${state.reason}`);
     }
   };
 
