@@ -34,7 +34,14 @@ try {
     logLevel: "warning",
     banner: { js: "// Generated from src/web/browser-shared.ts (src/render/summary.ts and friends) by scripts/build.mjs: do not edit." },
   });
-  execFileSync(process.execPath, [tsc, "-p", join(root, "tsconfig.build.json"), "--outDir", fresh], { cwd: root, stdio: "inherit" });
+  try {
+    execFileSync(process.execPath, [tsc, "-p", join(root, "tsconfig.build.json"), "--outDir", fresh], { cwd: root, stdio: "inherit" });
+  } catch (error) {
+    // Status 2: type errors, but every file was emitted. The test run's rebuild (test/global-setup.ts) may use that
+    // output, since `npm test` type-checks on its own first; `npm run build` and `npm pack` never do.
+    if (!(error?.status === 2 && process.env.BUILD_ALLOW_TYPE_ERRORS === "1")) throw error;
+    console.warn("build: type errors (above); dist/ is built from what compiled (BUILD_ALLOW_TYPE_ERRORS=1)");
+  }
 } catch (error) {
   if (error?.errors === undefined && error?.status === undefined) console.error(error);
   rmSync(fresh, { recursive: true, force: true });

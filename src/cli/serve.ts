@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import type { Config } from "../config.ts";
-import { startGateway, type RunningGateway } from "../gateway/run.ts";
+import { deploymentSecrets, startGateway, type RunningGateway } from "../gateway/run.ts";
+import { createLogger } from "../log.ts";
 import { createControlUi, type ControlUiOptions } from "../web/index.ts";
 import { parseCommandArgs } from "./args.ts";
 import { superviseChild } from "./supervise.ts";
@@ -86,7 +87,8 @@ function firstQuestionHint(io: IO): void {
 export async function runGateway(argv: string[], config: Config, io: IO): Promise<number> {
   const { values } = parseCommandArgs(argv, {});
   if (values.help) return io.out(GATEWAY_HELP), 0;
-  const gateway = await startGateway(config, { webApp: controlUi(config) });
+  const logger = createLogger("gateway", { level: config.LOG_LEVEL, secrets: deploymentSecrets(config) });
+  const gateway = await startGateway(config, { webApp: controlUi(config), logger });
   banner(gateway, config, io);
   const signal = await untilSignal();
   io.err(`${signal}: shutting down`);
@@ -97,7 +99,8 @@ export async function runGateway(argv: string[], config: Config, io: IO): Promis
 export async function runStart(argv: string[], config: Config, io: IO): Promise<number> {
   const { values } = parseCommandArgs(argv, {});
   if (values.help) return io.out(START_HELP), 0;
-  const gateway = await startGateway(config, { webApp: controlUi(config) });
+  const logger = createLogger("gateway", { level: config.LOG_LEVEL, secrets: deploymentSecrets(config) });
+  const gateway = await startGateway(config, { webApp: controlUi(config), logger });
   banner(gateway, config, io);
   const children = [];
   const botNames = BOT_NAMES.filter((name) => {

@@ -8,6 +8,8 @@ import { createGatewayServer, type HttpRoute, type RequestAuthenticator } from "
 import { createEventHub, createQuestionService } from "./service.ts";
 import { createMemoryStore, createSqliteStore, type QuestionStore } from "./store/index.ts";
 import { ensureGatewayToken } from "../token-file.ts";
+import { logCallback, type Logger } from "../log.ts";
+import { createLifecycleLog } from "./lifecycle-log.ts";
 
 export interface RunningGateway {
   url: string;
@@ -33,6 +35,11 @@ type GatewayConfig = Pick<
  */
 const BOT_SECRETS = ["TELEGRAM_BOT_TOKEN", "TELEGRAM_WEBHOOK_SECRET", "DISCORD_BOT_TOKEN", "SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "SLACK_SIGNING_SECRET"] as const;
 
+/** The secrets a log line must never hold: the gateway token when set, and the bots' (see createLogger). */
+export function deploymentSecrets(config: Partial<Pick<Config, "GATEWAY_TOKEN" | "METRICS_TOKEN" | (typeof BOT_SECRETS)[number]>>): (string | undefined)[] {
+  return [config.GATEWAY_TOKEN, config.METRICS_TOKEN, ...BOT_SECRETS.map((key) => config[key])];
+}
+
 /**
  * A web app the gateway serves beside the protocol (the Control UI is one): its routes, and how its own sessions
  * authenticate on `/ws` and `/rpc` besides the token. Handed in by the caller, so the gateway never imports one.
@@ -57,10 +64,13 @@ export async function startGateway(
   extras: {
     routes?: (ctx: { token: string }) => HttpRoute[];
     log?: (message: string, error?: unknown) => void;
+    /** The process's logger: problems go to it (unless `log` is given), and a line per question lifecycle step. */
+    logger?: Logger;
     /** A web app to serve, made once the token is known (`start` and `gateway` hand in the Control UI). */
     webApp?: (ctx: { token: string; checkToken: (address: string | undefined, presented: unknown) => TokenVerdict }) => GatewayWebApp;
   } = {},
 ): Promise<RunningGateway> {
+  if (extras.logger && !extras.log) extras = { ...extras, log: logCallback(extras.logger) };
   const dataDir = preparePrivateDir(config.DATA_DIR);
   if (dataDir.warning) (extras.log ?? ((message: string) => console.warn(`[gateway] ${message}`)))(dataDir.warning);
   const { token, generated } = ensureGatewayToken(config.GATEWAY_TOKEN, config.DATA_DIR);
@@ -78,6 +88,7 @@ export async function startGateway(
   let connectionSnapshots: () => ConnectionSnapshot[] = () => [];
   const metrics = createGatewayMetrics({ store, connections: () => connectionSnapshots() });
   events.subscribe(metrics.onEvent);
+  if (extras.logger) events.subscribe(createLifecycleLog(extras.logger));
   const service = createQuestionService({
     store: metrics.timeStore(store),
     events,
