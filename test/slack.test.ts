@@ -6,8 +6,11 @@ import { loadConfig } from "../src/config.ts";
 import { ROOT, rpcOk, sleep } from "./helpers/gateway.ts";
 import { createSlackHarness, SLACK_TEST_TOKENS, type SlackHarness } from "./fakes/slack-harness.ts";
 import { runBotScenarios, waitUntil } from "./scenarios/bot-scenarios.ts";
+import { slackDeliveryKit } from "./scenarios/delivery-kits.ts";
+import { runDeliveryScenarios } from "./scenarios/delivery-scenarios.ts";
 
 runBotScenarios("slack", () => createSlackHarness("socket"));
+runDeliveryScenarios("slack", slackDeliveryKit);
 
 const single = {
   id: "deploy_target",
