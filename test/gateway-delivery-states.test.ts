@@ -5,6 +5,10 @@
  * `quick` runs with DELIVERY_TIMEOUT_SECONDS=1; `patient` with 30 (nothing there fails by the timer).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { GatewayError } from "../src/errors.ts";
+import { authorizeCall } from "../src/gateway/credentials/policy.ts";
+import { ADMIN, WEB, type Principal } from "../src/gateway/credentials/principal.ts";
+import { parseParams } from "../src/protocol/methods.ts";
 import { cleanup, oneQuestion, RawWs, sleep, startTestGateway, tempDir, type TestGateway } from "./helpers/gateway.ts";
 
 let quick: TestGateway;
@@ -157,4 +161,23 @@ describe("copy rendered state", () => {
     expect(await ws.request("question.copyRendered", { id, surface: "telegram", chat: "30", rendered: "x".repeat(129) })).toMatchObject({ ok: false, error: { code: "INVALID_PARAMS" } });
     ws.close();
   });
+});
+
+describe("question.copyRendered: the same roles as question.delivered", () => {
+  const params = parseParams("question.copyRendered", { id: "q1", surface: "telegram", chat: "1", rendered: "v1" });
+  const outcome = (principal: Principal, p = params) => {
+    try {
+      authorizeCall(principal, "question.copyRendered", p);
+      return "allowed";
+    } catch (error) {
+      return error instanceof GatewayError ? error.code : error;
+    }
+  };
+  it.each<[string, Principal, string]>([
+    ["the admin", ADMIN, "allowed"],
+    ["a Telegram bot, for a Telegram copy", { kind: "bot", surface: "telegram", credentialId: "b1", name: "tg" }, "allowed"],
+    ["a Slack bot, for a Telegram copy", { kind: "bot", surface: "slack", credentialId: "b2", name: "sl" }, "FORBIDDEN"],
+    ["an agent", { kind: "agent", credentialId: "a1", name: "agent" }, "FORBIDDEN"],
+    ["the Control UI", WEB, "FORBIDDEN"],
+  ])("%s: %s", (_name, principal, expected) => expect(outcome(principal)).toBe(expected));
 });

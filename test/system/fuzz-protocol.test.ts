@@ -32,7 +32,7 @@ interface Case {
 
 // ------------------------------------------------------------------ generators
 
-const KNOWN_KEYS = new Set(["id", "questions", "timeoutSeconds", "runId", "sessionKey", "targets", "timeoutMs", "answers", "by", "cancel", "reason", "text", "status", "surface", "limit", "chat", "messageRef"]);
+const KNOWN_KEYS = new Set(["id", "questions", "timeoutSeconds", "runId", "sessionKey", "targets", "timeoutMs", "answers", "by", "cancel", "reason", "text", "status", "surface", "limit", "chat", "messageRef", "rendered", "permanent", "retryAtMs"]);
 const anyJson = fc.jsonValue({ maxDepth: 4 });
 const nonObject = fc.oneof(fc.string({ maxLength: 40 }), fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.boolean(), fc.array(anyJson, { maxLength: 5 }));
 /** Not a valid id: wrong type, empty, or too long. */
@@ -63,7 +63,13 @@ function badParams(method: string): fc.Arbitrary<unknown> {
       fc.record({ id: absentId, cancel: fc.constant(true), reason: fc.string({ maxLength: 12 }).filter((r) => !["skipped", "cancelled", "aborted"].includes(r)) }),
       fc.record({ id: absentId, answers: fc.constant({ a: "b" }), by: fc.oneof(nonObject, fc.record({ surface: wrongPrimitive })) }),
     ),
-    "question.reply": fc.oneof(fc.record({ id: badId, text: fc.string() }), fc.record({ id: absentId, text: wrongPrimitive })),
+    "question.reply": fc.oneof(
+      fc.record({ id: badId, text: fc.string() }),
+      fc.record({ id: absentId, text: wrongPrimitive }),
+      fc.record({ id: absentId, text: fc.string(), by: fc.constant({ surface: "telegram", chat: "1" }), messageRef: fc.oneof(wrongPrimitive, fc.constant(""), fc.constant("m".repeat(257))) }),
+      // A messageRef is a key only with the chat it was written in.
+      fc.record({ id: absentId, text: fc.string(), messageRef: fc.constant("m-1") }),
+    ),
     "question.get": fc.record({ id: badId }),
     "question.list": fc.oneof(
       fc.record({ status: fc.string({ maxLength: 12 }).filter((s) => !["pending", "answered", "expired", "cancelled"].includes(s)) }),
@@ -71,7 +77,15 @@ function badParams(method: string): fc.Arbitrary<unknown> {
       fc.record({ surface: fc.string({ maxLength: 12 }).filter((s) => !["telegram", "discord", "slack", "web"].includes(s)) }),
     ),
     "question.delivered": fc.record({ id: absentId, surface: fc.string({ maxLength: 10 }).filter((s) => !["telegram", "discord", "slack", "web"].includes(s)), chat: fc.string(), messageRef: anyJson }),
-    "question.deliveryFailed": fc.record({ id: absentId, surface: fc.constant("telegram"), chat: fc.constant("1"), reason: fc.oneof(wrongPrimitive, fc.constant("x".repeat(1001))) }),
+    "question.deliveryFailed": fc.oneof(
+      fc.record({ id: absentId, surface: fc.constant("telegram"), chat: fc.constant("1"), reason: fc.oneof(wrongPrimitive, fc.constant("x".repeat(1001))) }),
+      fc.record({ id: absentId, surface: fc.constant("telegram"), chat: fc.constant("1"), reason: fc.constant("r"), permanent: fc.oneof(fc.string(), fc.integer(), fc.constant(null)) }),
+      fc.record({ id: absentId, surface: fc.constant("telegram"), chat: fc.constant("1"), reason: fc.constant("r"), retryAtMs: fc.oneof(fc.integer({ max: -1 }), fc.double({ min: 0.1, max: 0.9 }), fc.string()) }),
+    ),
+    "question.copyRendered": fc.oneof(
+      fc.record({ id: badId, surface: fc.constant("telegram"), chat: fc.constant("1"), rendered: fc.constant("v1") }),
+      fc.record({ id: absentId, surface: fc.constant("telegram"), chat: fc.constant("1"), rendered: fc.oneof(wrongPrimitive, fc.constant(""), fc.constant("r".repeat(129))) }),
+    ),
     "question.claimDelivery": fc.oneof(
       fc.record({ id: badId, surface: fc.constant("telegram"), chat: fc.constant("1"), claimant: fc.constant("bot-1") }),
       fc.record({ id: absentId, surface: fc.constant("telegram"), chat: fc.constant("1"), claimant: fc.oneof(wrongPrimitive, fc.constant(""), fc.string({ minLength: 129, maxLength: 200 })) }),
@@ -96,7 +110,9 @@ function absentParams(method: string): fc.Arbitrary<unknown> | undefined {
     case "question.delivered":
       return fc.record({ id: absentId, surface: fc.constant("slack"), chat: fc.constant("C1"), messageRef: fc.constant("C1:1.2") });
     case "question.deliveryFailed":
-      return fc.record({ id: absentId, surface: fc.constant("slack"), chat: fc.constant("C1"), reason: fc.string({ maxLength: 50 }) });
+      return fc.record({ id: absentId, surface: fc.constant("slack"), chat: fc.constant("C1"), reason: fc.string({ maxLength: 50 }), permanent: fc.boolean() });
+    case "question.copyRendered":
+      return fc.record({ id: absentId, surface: fc.constant("slack"), chat: fc.constant("C1"), rendered: fc.string({ minLength: 1, maxLength: 128 }) });
     default:
       return undefined;
   }
