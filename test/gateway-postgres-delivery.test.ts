@@ -1,0 +1,81 @@
+/**
+ * Issue 18 on two gateway instances sharing one PostgreSQL database: a reply key taken on one instance is refused on
+ * the other, target states are visible (and announced) on every instance, and a copy claimed through one instance
+ * keeps the question queued on the other past the delivery deadline. DELIVERY_TIMEOUT_SECONDS=1.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { connectGateway, type GatewayClient } from "../src/client/index.ts";
+import type { QuestionRecord } from "../src/record.ts";
+import { createTestDatabase, type TestDatabase } from "./helpers/postgres.ts";
+import { cleanup, oneQuestion, sleep, startTestGateway, TOKEN, type TestGateway } from "./helpers/gateway.ts";
+import { waitUntil } from "./scenarios/tools.ts";
+
+let db: TestDatabase;
+let instances: TestGateway[] = [];
+const clients: GatewayClient[] = [];
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  instances = await Promise.all([0, 1].map(() => startTestGateway({ DATABASE_URL: db.url, DELIVERY_TIMEOUT_SECONDS: 1 })));
+}, 60_000);
+
+afterAll(async () => {
+  for (const client of clients) client.close();
+  await Promise.all(instances.map((gateway) => gateway.close()));
+  await db?.drop();
+  await cleanup();
+});
+
+async function client(instance: number): Promise<GatewayClient> {
+  const connected = await connectGateway({ url: instances[instance]!.url, token: TOKEN });
+  clients.push(connected);
+  return connected;
+}
+
+const telegram = (chat: string) => [{ surface: "telegram" as const, chat }];
+
+describe("two instances on one PostgreSQL database", () => {
+  it("refuses on B a message already taken as a reply on A, on another question", async () => {
+    const [a, b] = [await client(0), await client(1)];
+    const first = await a.request(oneQuestion({ targets: [{ surface: "web" }] }));
+    const second = await b.request(oneQuestion({ targets: [{ surface: "web" }] }));
+    const by = { surface: "telegram", chat: "500", via: "text" as const };
+    expect(await a.reply({ id: first.id, text: "Production", by, messageRef: "u-1" })).toMatchObject({ kind: "answered" });
+    await expect(b.reply({ id: second.id, text: "Production", by, messageRef: "u-1" })).rejects.toMatchObject({ code: "DUPLICATE_REPLY" });
+    await expect(b.resolve({ id: second.id, answers: { deploy_target: "Production" }, by, messageRef: "u-1" })).rejects.toMatchObject({ code: "DUPLICATE_REPLY" });
+    expect((await b.get(second.id)).status).toBe("pending");
+  });
+
+  it("shows a target state reported on A on B, announced there as question.updated", async () => {
+    const [a, b] = [await client(0), await client(1)];
+    const updates: QuestionRecord[] = [];
+    b.on("question.updated", (record) => updates.push(record));
+    const { id } = await a.request(oneQuestion({ targets: [...telegram("501"), { surface: "web" }] }));
+    await a.deliveryFailed({ id, surface: "telegram", chat: "501", reason: "502 Bad Gateway", permanent: false });
+    await waitUntil(() => updates.some((r) => r.id === id && r.targetStates?.[0]?.state === "retrying"), "question.updated with the state on B");
+    expect((await b.get(id)).targetStates).toEqual([expect.objectContaining({ surface: "telegram", chat: "501", state: "retrying", reason: "502 Bad Gateway" })]);
+  });
+
+  it("keeps a question queued past the deadline while a claim taken through B is renewed, on both instances", async () => {
+    const [a, b] = [await client(0), await client(1)];
+    const { id } = await a.request(oneQuestion({ targets: telegram("502") }));
+    const claim = () => b.claimDelivery({ id, surface: "telegram", chat: "502", claimant: "bot-1", leaseMs: 1_000 });
+    expect(await claim()).toMatchObject({ ok: true });
+    for (let i = 0; i < 4; i++) {
+      await sleep(450);
+      expect(await claim()).toMatchObject({ ok: true });
+    }
+    expect((await a.get(id)).status).toBe("pending");
+    await b.delivered({ id, surface: "telegram", chat: "502", messageRef: "m-502" });
+    await sleep(1_200);
+    expect(await a.get(id)).toMatchObject({ status: "pending", deliveries: [expect.objectContaining({ chat: "502" })] });
+  });
+
+  it("a permanent failure reported on B ends the question on A at once, with the reason", async () => {
+    const [a, b] = [await client(0), await client(1)];
+    const { id } = await a.request(oneQuestion({ targets: telegram("503") }));
+    const waiting = a.waitAnswer({ id, timeoutMs: 10_000 });
+    await b.deliveryFailed({ id, surface: "telegram", chat: "503", reason: "Forbidden: bot was blocked by the user" });
+    expect(await waiting).toMatchObject({ status: "delivery_failed", reason: expect.stringContaining("telegram:503: failed: Forbidden: bot was blocked by the user") });
+  });
+});
