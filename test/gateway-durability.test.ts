@@ -110,7 +110,8 @@ it("keeps every record across kill -9, and expires at start-up what passed its e
   await sleep(100);
   const stopping = Date.now();
   await second.kill("SIGTERM");
-  expect({ code: second.run.child.exitCode, stderr: second.run.stderr() }).toEqual({ code: 0, stderr: "SIGTERM: shutting down\n" });
-  expect(Date.now() - stopping).toBeLessThan(3_000);
+  expect({ code: second.run.child.exitCode, stderr: second.run.stderr() }).toEqual({ code: 0, stderr: "" });
+  expect(second.run.stdout()).toMatch(/"signal":"SIGTERM".*"msg":"shutting down"/u);
+  expect(Date.now() - stopping).toBeLessThan(2_000);
   ws2.close();
 }, 90_000); // two child processes: ~1 s each to start on an idle machine, far more on a loaded one

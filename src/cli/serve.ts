@@ -5,6 +5,7 @@ import { createLogger } from "../log.ts";
 import { createControlUi, type ControlUiOptions } from "../web/index.ts";
 import { parseCommandArgs } from "./args.ts";
 import { superviseChild } from "./supervise.ts";
+import { exitWithin, stopWithin, untilSignal } from "./shutdown.ts";
 import { BOT_NAMES, SURFACE_REGISTRY, type BotName } from "../surfaces.ts";
 import { hashToken, newScopedToken } from "../gateway/credentials/principal.ts";
 import type { CredentialStore } from "../gateway/credentials/store.ts";
@@ -21,13 +22,6 @@ export const START_HELP = `Usage: ask-user-bridge start
 
 Runs the gateway with the Control UI, and a child process for each bot whose token is set
 (TELEGRAM_BOT_TOKEN, DISCORD_BOT_TOKEN, SLACK_BOT_TOKEN). A bot that crashes is restarted.`;
-
-function untilSignal(): Promise<string> {
-  return new Promise((resolve) => {
-    process.once("SIGINT", () => resolve("SIGINT"));
-    process.once("SIGTERM", () => resolve("SIGTERM"));
-  });
-}
 
 /** A database URL without its password, for logs. */
 function redactUrl(url: string): string {
@@ -91,8 +85,9 @@ export async function runGateway(argv: string[], config: Config, io: IO): Promis
   const gateway = await startGateway(config, { webApp: controlUi(config), logger });
   banner(gateway, config, io);
   const signal = await untilSignal();
-  io.err(`${signal}: shutting down`);
-  await gateway.close();
+  exitWithin(0);
+  logger.info({ signal }, "shutting down");
+  if ((await stopWithin(() => gateway.close())) === "timed out") logger.warn("the store or a connection did not close in time; exiting anyway");
   return 0;
 }
 
@@ -102,7 +97,7 @@ export async function runStart(argv: string[], config: Config, io: IO): Promise<
   const logger = createLogger("gateway", { level: config.LOG_LEVEL, secrets: deploymentSecrets(config) });
   const gateway = await startGateway(config, { webApp: controlUi(config), logger });
   banner(gateway, config, io);
-  const children = [];
+  const children: Array<ReturnType<typeof superviseChild>> = [];
   const botNames = BOT_NAMES.filter((name) => {
     const { tokenVar } = SURFACE_REGISTRY[name].bot;
     if (!config[tokenVar]) io.out(`${name} bot: off (set ${tokenVar} to turn it on)`);
@@ -114,12 +109,17 @@ export async function runStart(argv: string[], config: Config, io: IO): Promise<
     // The same CLI entry that runs `start`, started the same way (node flags included), runs each bot, with a
     // credential that may act only as that bot's surface instead of the admin token.
     const entry = [...process.execArgv, process.argv[1]!, "bot", name];
-    children.push(superviseChild(`${name} bot`, process.execPath, entry, io.err, { ...process.env, GATEWAY_TOKEN: botTokens.get(name)! }));
+    children.push(superviseChild(`bot:${name}`, process.execPath, entry, logger.child({ child: `bot:${name}` }), { ...process.env, GATEWAY_TOKEN: botTokens.get(name)! }));
   }
   firstQuestionHint(io);
   const signal = await untilSignal();
-  io.err(`${signal}: shutting down`);
-  await Promise.all(children.map((c) => c.stop()));
-  await gateway.close();
+  exitWithin(0);
+  logger.info({ signal }, "shutting down");
+  // The bots first (each gets SIGTERM, and SIGKILL if it has not exited in time), so none is left without a gateway.
+  const stopped = await stopWithin(async () => {
+    await Promise.all(children.map((c) => c.stop()));
+    await gateway.close();
+  });
+  if (stopped === "timed out") logger.warn("a bot or the gateway did not stop in time; exiting anyway");
   return 0;
 }

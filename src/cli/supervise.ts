@@ -1,8 +1,17 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { backoffDelay } from "../client/backoff.ts";
+import type { Logger } from "../log.ts";
+import { EXIT_UNRECOVERABLE } from "./shutdown.ts";
 
-/** Runs a child process and restarts it with backoff whenever it exits, until stopped. */
-export function superviseChild(name: string, command: string, args: string[], log: (s: string) => void, env: NodeJS.ProcessEnv = process.env) {
+/** A child that has not exited this long after SIGTERM is killed. Below `start`'s own stop grace (shutdown.ts). */
+const KILL_AFTER_MS = 1_200;
+
+/**
+ * Runs a child process and restarts it with backoff whenever it exits, until stopped, logging why (its exit code or
+ * signal) and when it restarts. A child that exits with EXIT_UNRECOVERABLE (a bot whose token was rejected) said why
+ * itself and is not restarted: restarting cannot fix it.
+ */
+export function superviseChild(name: string, command: string, args: string[], logger: Pick<Logger, "info" | "warn" | "error">, env: NodeJS.ProcessEnv = process.env) {
   let child: ChildProcess | undefined;
   let stopped = false;
   let failures = 0;
@@ -11,12 +20,18 @@ export function superviseChild(name: string, command: string, args: string[], lo
   function launch(): void {
     const startedAt = Date.now();
     child = spawn(command, args, { stdio: ["ignore", "inherit", "inherit"], env });
+    child.on("error", (error) => logger.error({ err: error }, `${name} could not be started`));
     child.on("exit", (code, signal) => {
       child = undefined;
       if (stopped) return;
-      failures = Date.now() - startedAt > 60_000 ? 0 : failures + 1;
+      const ranMs = Date.now() - startedAt;
+      if (code === EXIT_UNRECOVERABLE) {
+        logger.error({ code, ranMs }, `${name} stopped on an error a restart cannot fix (see its last line); not restarting it`);
+        return;
+      }
+      failures = ranMs > 60_000 ? 0 : failures + 1;
       const delay = backoffDelay(failures, 1_000, 30_000);
-      log(`${name} exited (${signal ?? `code ${code}`}); restarting in ${Math.round(delay / 100) / 10} s`);
+      logger.warn({ code, signal, ranMs, restartInMs: Math.round(delay) }, `${name} exited (${signal ?? `code ${code}`}); restarting in ${Math.round(delay / 100) / 10} s`);
       timer = setTimeout(launch, delay);
     });
   }
@@ -27,9 +42,9 @@ export function superviseChild(name: string, command: string, args: string[], lo
       stopped = true;
       clearTimeout(timer);
       const running = child;
-      if (!running) return Promise.resolve();
+      if (!running || running.exitCode !== null || running.signalCode !== null) return Promise.resolve();
       return new Promise((resolve) => {
-        const kill = setTimeout(() => running.kill("SIGKILL"), 5_000);
+        const kill = setTimeout(() => running.kill("SIGKILL"), KILL_AFTER_MS);
         running.once("exit", () => {
           clearTimeout(kill);
           resolve();
