@@ -156,3 +156,14 @@ export function requireConfig<K extends keyof Config>(config: Config, keys: K[])
   if (missing.length) throw new ConfigError(missing.map((key) => `${String(key)}: is required`));
   return config as Config & { [P in K]-?: NonNullable<Config[P]> };
 }
+
+/**
+ * The bots' secrets. When the gateway's environment holds them (`start` runs the gateway and the bots from one .env),
+ * no answer may contain one, nor the gateway token: see createKnownSecretMatcher.
+ */
+export const BOT_SECRETS = ["TELEGRAM_BOT_TOKEN", "TELEGRAM_WEBHOOK_SECRET", "DISCORD_BOT_TOKEN", "SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "SLACK_SIGNING_SECRET"] as const;
+
+/** The secrets a log line must never hold: the gateway token when set, and the bots' (see createLogger). */
+export function deploymentSecrets(config: Partial<Pick<Config, "GATEWAY_TOKEN" | "METRICS_TOKEN" | (typeof BOT_SECRETS)[number]>>): (string | undefined)[] {
+  return [config.GATEWAY_TOKEN, config.METRICS_TOKEN, ...BOT_SECRETS.map((key) => config[key])];
+}

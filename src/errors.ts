@@ -52,3 +52,19 @@ export class GatewayError extends Error {
     return new GatewayError(body.code, body.message, body.issues ? { issues: body.issues } : {});
   }
 }
+
+/**
+ * A bot cannot go on (issue 19 §2): its platform rejected the token (`unrecoverable`: a restart cannot help, so the
+ * process exits 78 and `start` leaves it stopped), or another process polls with the same token (exit 1: `start`
+ * restarts it with backoff). The message is the one line ops read: what happened and what to do.
+ */
+export class BotStopError extends Error {
+  override name = "BotStopError";
+  constructor(
+    message: string,
+    readonly unrecoverable: boolean,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+  }
+}

@@ -1,9 +1,20 @@
-import type { Config } from "../config.ts";
+import { deploymentSecrets, type Config } from "../config.ts";
+import { BotStopError } from "../errors.ts";
+import { createLogger, logCallback, type Log } from "../log.ts";
 import { parseCommandArgs, UsageError } from "./args.ts";
+import { EXIT_UNRECOVERABLE, exitWithin, stopWithin, untilSignal } from "./shutdown.ts";
 import { BOT_NAMES, type BotName } from "../surfaces.ts";
 
 export type { BotName };
-export type BotStarter = (config: Config) => Promise<{ stop(): Promise<void> }>;
+/**
+ * A running bot: `stop()`, and `failed`, which settles with a BotStopError when the bot cannot go on (a token
+ * rejected later, another process polling with it).
+ */
+export interface StartedBot {
+  stop(): Promise<void>;
+  failed?: Promise<BotStopError>;
+}
+export type BotStarter = (config: Config, options?: { log?: Log }) => Promise<StartedBot>;
 /** Bot entry points live in bots/ (they import platform SDKs); the CLI entry hands them in. */
 export type BotLoaders = Partial<Record<BotName, () => Promise<BotStarter>>>;
 
@@ -26,13 +37,23 @@ export function createBotCommand(loaders: BotLoaders) {
     const load = loaders[name];
     if (!load) throw new UsageError(`the ${name} bot is not built yet`);
     const start = await load();
-    const bot = await start(config);
-    const signal = await new Promise<string>((resolve) => {
-      process.once("SIGINT", () => resolve("SIGINT"));
-      process.once("SIGTERM", () => resolve("SIGTERM"));
-    });
-    io.err(`${signal}: stopping the ${name} bot`);
-    await bot.stop();
-    return 0;
+    const logger = createLogger(`bot:${name}`, { level: config.LOG_LEVEL, secrets: deploymentSecrets(config) });
+    const exitFor = (error: BotStopError) => (error.unrecoverable ? EXIT_UNRECOVERABLE : 1);
+    let bot: StartedBot;
+    try {
+      bot = await start(config, { log: logCallback(logger) });
+    } catch (error) {
+      if (!(error instanceof BotStopError)) throw error;
+      logger.fatal({ err: error.cause }, error.message);
+      return exitFor(error);
+    }
+    const outcome = await Promise.race([untilSignal().then((signal) => ({ signal })), ...(bot.failed ? [bot.failed.then((failure) => ({ failure }))] : [])]);
+    const code = "failure" in outcome ? exitFor(outcome.failure) : 0;
+    // Whatever stays open (a long poll that returns only after 30 s, a socket), the process exits within 2 s.
+    exitWithin(code);
+    if ("failure" in outcome) logger.fatal({ err: outcome.failure.cause }, outcome.failure.message);
+    else logger.info({ signal: outcome.signal }, "stopping");
+    if ((await stopWithin(() => bot.stop())) === "timed out") logger.warn("the platform connection did not close in time; exiting anyway");
+    return code;
   };
 }

@@ -1,6 +1,6 @@
 import { join } from "node:path";
-import type { Config } from "../config.ts";
-import { deploymentSecrets, startGateway, type RunningGateway } from "../gateway/run.ts";
+import { deploymentSecrets, type Config } from "../config.ts";
+import { startGateway, type RunningGateway } from "../gateway/run.ts";
 import { createLogger } from "../log.ts";
 import { createControlUi, type ControlUiOptions } from "../web/index.ts";
 import { parseCommandArgs } from "./args.ts";

@@ -1,4 +1,4 @@
-import type { Config } from "../config.ts";
+import { BOT_SECRETS, type Config } from "../config.ts";
 import { preparePrivateDir } from "../data-dir.ts";
 import { createTokenCheck } from "./auth.ts";
 import { createAuthBackoff, createGuardedTokenCheck, type TokenVerdict } from "./auth-backoff.ts";
@@ -28,17 +28,6 @@ type GatewayConfig = Pick<
   Partial<Pick<Config, "ASK_ALLOWED_TARGETS" | "ASK_MAX_PENDING_PER_RUN" | "ASK_MAX_PENDING_PER_CREDENTIAL" | "GATEWAY_MAX_CONNECTIONS">> &
   Partial<Pick<Config, "METRICS_TOKEN" | "METRICS_PUBLIC">> &
   Partial<Pick<Config, (typeof BOT_SECRETS)[number]>>;
-
-/**
- * The bots' secrets. When the gateway's environment holds them (`start` runs the gateway and the bots from one .env),
- * no answer may contain one, nor the gateway token: see createKnownSecretMatcher.
- */
-const BOT_SECRETS = ["TELEGRAM_BOT_TOKEN", "TELEGRAM_WEBHOOK_SECRET", "DISCORD_BOT_TOKEN", "SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "SLACK_SIGNING_SECRET"] as const;
-
-/** The secrets a log line must never hold: the gateway token when set, and the bots' (see createLogger). */
-export function deploymentSecrets(config: Partial<Pick<Config, "GATEWAY_TOKEN" | "METRICS_TOKEN" | (typeof BOT_SECRETS)[number]>>): (string | undefined)[] {
-  return [config.GATEWAY_TOKEN, config.METRICS_TOKEN, ...BOT_SECRETS.map((key) => config[key])];
-}
 
 /**
  * A web app the gateway serves beside the protocol (the Control UI is one): its routes, and how its own sessions
