@@ -13,7 +13,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { connectGateway, type GatewayClient } from "../src/client/index.ts";
 import type { AskUserResult } from "../src/contract/result.ts";
 import { startGateway, type RunningGateway } from "../src/gateway/run.ts";
-import { createControlUi } from "../src/web/index.ts";
+import { CONTENT_SECURITY_POLICY, createControlUi } from "../src/web/index.ts";
 import { createMemorySessionStore, type SessionStore } from "../src/web/session-store.ts";
 import { askUser } from "../src/sdk.ts";
 import { launchBrowser } from "./helpers/browser.ts";
@@ -158,6 +158,9 @@ const panel = (page: Page) => page.locator("#panel");
 const option = (page: Page, label: string) => page.locator("#panel label.option", { hasText: label });
 const button = (page: Page, name: string) => page.locator("#panel").getByRole("button", { name, exact: true });
 const step = (page: Page) => page.locator("#panel .step").textContent();
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Waits until the focused element is the panel's (or a card's) Submit button. */
+const submitFocused = (page: Page) => page.waitForFunction(() => document.activeElement?.getAttribute("data-key") === "submit");
 
 async function waitForText(page: Page, selector: string, text: string) {
   await page.locator(selector, { hasText: text }).first().waitFor();
@@ -294,13 +297,14 @@ describe("web Control UI", () => {
     expect((await rpc("question.list", {}, { cookie: liveCookie })).status).toBe(200);
   });
 
-  it("answers a single-select question with one click, and the asker gets the exact answer", async () => {
+  it("answers a single-select question with a click and Submit, and the asker gets the exact answer", async () => {
     const { id, result } = ask([DEPLOY]);
     const { page, problems } = await openUi();
     await waitForText(page, "#panel", "Where should I deploy?");
     await waitForText(page, "#panel", "Real users"); // option descriptions are shown
     expect(await page.locator("#composer").isHidden()).toBe(true); // the expanded panel replaces the composer
     await option(page, "Production").click();
+    await button(page, "Submit").click();
     expect(await result).toEqual({ status: "answered", answers: { answers: { deploy: ["Production"] } }, answeredBy: { surface: "web", via: "web" } });
     await panel(page).waitFor({ state: "hidden" });
     const entry = page.locator(`.entry[data-id="${await id}"][data-status="answered"]`);
@@ -314,27 +318,36 @@ describe("web Control UI", () => {
     const { result } = ask(THREE);
     const { page, problems } = await openUi();
     await option(page, "Staging").waitFor();
-    expect(await step(page)).toBe("1/3");
+    expect(await step(page)).toBe("Question 1 of 3");
+    // The step counter is words, not a grey "1/3": large, bold, in the accent colour, and part of the question's name.
+    const look = await page.locator("#panel .step-text").evaluate((el) => {
+      const style = getComputedStyle(el);
+      return { size: parseFloat(style.fontSize), weight: Number(style.fontWeight), color: style.color, muted: getComputedStyle(document.querySelector(".hint")!).color };
+    });
+    expect(look.size).toBeGreaterThanOrEqual(14);
+    expect(look.weight).toBeGreaterThanOrEqual(600);
+    expect(look.color).not.toBe(look.muted);
+    expect(await page.locator("#panel").getByRole("group", { name: /^Question 1 of 3 Env Which environment\?/ }).count()).toBe(1);
     expect(await button(page, "Skip").isVisible()).toBe(true);
     expect(await button(page, "Back").isDisabled()).toBe(true);
     await option(page, "Production").click(); // a radio advances
-    await waitForText(page, "#panel .step", "2/3");
+    await waitForText(page, "#panel .step", "Question 2 of 3");
     expect(await button(page, "Skip").isVisible()).toBe(true);
     await waitForText(page, "#panel", "Slow, about 10 minutes");
     expect(await page.locator("#panel input[type=checkbox]").count()).toBe(3);
     await option(page, "Lint").click();
     await option(page, "E2E").click();
-    expect(await step(page)).toBe("2/3"); // checkboxes do not advance
+    expect(await step(page)).toBe("Question 2 of 3"); // checkboxes do not advance
     await screenshot(page, "control-ui-stepper.png");
     await button(page, "Back").click();
-    await waitForText(page, "#panel .step", "1/3");
+    await waitForText(page, "#panel .step", "Question 1 of 3");
     expect(await option(page, "Production").locator("input").isChecked()).toBe(true);
     await button(page, "Next").click();
-    await waitForText(page, "#panel .step", "2/3");
+    await waitForText(page, "#panel .step", "Question 2 of 3");
     expect(await option(page, "Lint").locator("input").isChecked()).toBe(true);
     expect(await option(page, "E2E").locator("input").isChecked()).toBe(true);
     await button(page, "Next").click();
-    await waitForText(page, "#panel .step", "3/3");
+    await waitForText(page, "#panel .step", "Question 3 of 3");
     await waitForText(page, "#panel", "Post in #deploys");
     await option(page, "The team").click();
     await button(page, "Submit").click();
@@ -353,15 +366,15 @@ describe("web Control UI", () => {
     await option(page, "Staging").waitFor();
     await page.keyboard.press("Enter"); // nothing chosen yet: a hint, no step
     await waitForText(page, "#panel .form-error", "Choose an option");
-    expect(await step(page)).toBe("1/3");
+    expect(await step(page)).toBe("Question 1 of 3");
     await page.keyboard.press("2");
-    await waitForText(page, "#panel .step", "2/3");
+    await waitForText(page, "#panel .step", "Question 2 of 3");
     await page.keyboard.press("1");
     await page.keyboard.press("3");
     await page.keyboard.press("3"); // toggles E2E off again
     await page.keyboard.press("2");
     await page.keyboard.press("Enter");
-    await waitForText(page, "#panel .step", "3/3");
+    await waitForText(page, "#panel .step", "Question 3 of 3");
     await page.keyboard.press("1"); // the last step: focus moves to Submit
     await page.waitForFunction(() => document.activeElement?.textContent === "Submit");
     await page.keyboard.press("Enter");
@@ -372,12 +385,12 @@ describe("web Control UI", () => {
     const { result } = ask(THREE.slice(0, 2));
     const { page } = await openUi();
     await option(page, "Staging").click();
-    await waitForText(page, "#panel .step", "2/2");
+    await waitForText(page, "#panel .step", "Question 2 of 2");
     await page.locator("#panel").getByRole("button", { name: "Back", exact: true }).click();
     await page.locator("#panel .other-input").fill("Canary <b>only</b>");
     expect(await option(page, "Staging").locator("input").isChecked()).toBe(false);
     await page.keyboard.press("Enter");
-    await waitForText(page, "#panel .step", "2/2");
+    await waitForText(page, "#panel .step", "Question 2 of 2");
     await option(page, "Unit").click();
     await page.locator("#panel .other-input").fill("Smoke tests");
     await button(page, "Submit").click();
@@ -392,7 +405,7 @@ describe("web Control UI", () => {
     const { result } = ask(THREE);
     const { page } = await openUi();
     await option(page, "Staging").click();
-    await waitForText(page, "#panel .step", "2/3");
+    await waitForText(page, "#panel .step", "Question 2 of 3");
     await button(page, "Skip").click();
     expect(await result).toEqual({ status: "no_answer", reason: "skipped" });
     await waitForText(page, '.entry[data-status="cancelled"]', "Skipped on the web");
@@ -422,6 +435,7 @@ describe("web Control UI", () => {
     await bar.waitFor();
     await bar.getByRole("button").click();
     await option(page, "Staging (Recommended)").click();
+    await button(page, "Submit").click();
     expect(await result).toMatchObject({ status: "answered", answers: { answers: { deploy: ["Staging (Recommended)"] } } });
   });
 
@@ -443,7 +457,7 @@ describe("web Control UI", () => {
     await waitForText(page, ".note-system", "Still needed: Checks");
     // The held answer shows in the panel, which opens on the question still open.
     await page.locator("#qbar button").click();
-    await waitForText(page, "#panel .step", "2/2");
+    await waitForText(page, "#panel .step", "Question 2 of 2");
     await button(page, "Back").click();
     expect(await option(page, "Production").locator("input").isChecked()).toBe(true);
     await page.getByRole("button", { name: "Collapse question" }).click();
@@ -497,12 +511,12 @@ describe("web Control UI", () => {
     const { result } = ask(THREE);
     const { page } = await openUi();
     await option(page, "Production").click();
-    await waitForText(page, "#panel .step", "2/3");
+    await waitForText(page, "#panel .step", "Question 2 of 3");
     await option(page, "Unit").click();
 
     await page.reload();
     await page.locator('#status[data-state="open"]').waitFor();
-    await waitForText(page, "#panel .step", "2/3");
+    await waitForText(page, "#panel .step", "Question 2 of 3");
     expect(await option(page, "Unit").locator("input").isChecked()).toBe(true);
     await waitForText(page, '.entry[data-status="expired"]', "No answer (expired)");
     await waitForText(page, '.entry[data-status="cancelled"]', "Cancelled via the API");
@@ -536,6 +550,7 @@ describe("web Control UI", () => {
     await waitForText(page, "#panel", "And the next one?");
     await waitForText(page, `.entry[data-id="${await first.id}"]`, "Answered in Slack by Grace");
     await option(page, "Staging (Recommended)").click();
+    await button(page, "Submit").click();
     expect(await second.result).toMatchObject({ status: "answered", answers: { answers: { again: ["Staging (Recommended)"] } } });
   });
 
@@ -557,6 +572,7 @@ describe("web Control UI", () => {
     await page.fill("#token", TOKEN);
     await page.click("button[type=submit]");
     await option(page, "Production").click();
+    await button(page, "Submit").click();
     const answered = await rpc("question.waitAnswer", { id: await id, timeoutMs: 8_000 });
     expect(answered.body.payload).toMatchObject({ status: "answered", answers: { answers: { deploy: ["Production"] } } });
   });
@@ -589,6 +605,7 @@ describe("web Control UI", () => {
     await waitForText(page, "#panel", "Which for name?");
     expect(await page.locator("#panel .other-input").inputValue()).toBe("");
     await option(page, "No").click();
+    await page.keyboard.press("Enter");
     expect(await single.result).toMatchObject({ status: "answered", answers: { answers: { name: ["No"] } } });
 
     // By text: a partial reply that leaves `constructor` open is read back and held, and the rest completes it.
@@ -621,17 +638,19 @@ describe("web Control UI", () => {
     const b = ask([{ ...DEPLOY, id: "b", header: "Second", question: "Second question?" }]);
     await b.id;
     const { page } = await openUi();
-    await waitForText(page, "#panel .pager-label", "Question 1 of 2");
+    await waitForText(page, "#panel .pager-label", "1 of 2 waiting");
     await waitForText(page, "#panel", "First question?");
     expect(await page.getByRole("button", { name: "Previous question" }).isDisabled()).toBe(true);
     await page.getByRole("button", { name: "Next question" }).click();
-    await waitForText(page, "#panel .pager-label", "Question 2 of 2");
+    await waitForText(page, "#panel .pager-label", "2 of 2 waiting");
     await waitForText(page, "#panel", "Second question?");
     await option(page, "Production").click();
+    await button(page, "Submit").click();
     expect(await b.result).toMatchObject({ status: "answered", answers: { answers: { b: ["Production"] } } });
     await waitForText(page, "#panel", "First question?");
     expect(await page.locator("#panel .pager").count()).toBe(0);
     await option(page, "Staging (Recommended)").click();
+    await button(page, "Submit").click();
     expect(await a.result).toMatchObject({ status: "answered", answers: { answers: { a: ["Staging (Recommended)"] } } });
   });
 
@@ -673,13 +692,152 @@ describe("web Control UI", () => {
     const { page, problems } = await openUi();
     await waitForText(page, "#panel", `<img src=x onerror="window.__pwned=1">`);
     await waitForText(page, "#panel", "<b>bold</b>");
-    await waitForText(page, "#timeline", "window.__pwned=2");
+    await waitForText(page, "#panel", "window.__pwned=2");
     expect(await page.locator("#panel img, #timeline img, #panel script, #timeline script, #panel b").count()).toBe(0);
     await option(page, "<b>bold</b>").click();
+    await button(page, "Submit").click();
     expect(await result).toMatchObject({ status: "answered", answers: { answers: { x: ["<b>bold</b>"] } } });
     await page.locator('.entry[data-status="answered"]').waitFor();
+    await waitForText(page, "#timeline", "window.__pwned=2");
     expect(await page.locator("#timeline img, #timeline b").count()).toBe(0);
     expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
     expect(problems).toEqual([]);
+  });
+
+  it("a single single-select question is chosen, then sent: a click or a number key only selects (and can be changed), Submit or Enter sends", async () => {
+    const { id, result } = ask([DEPLOY]);
+    const { page, problems } = await openUi();
+    await option(page, "Production").click();
+    await submitFocused(page); // the choice moves the focus to Submit, as on the last step of several
+    await sleep(300);
+    expect((await client.get(await id)).status).toBe("pending");
+    expect(await panel(page).isVisible()).toBe(true);
+    expect(await option(page, "Production").locator("input").isChecked()).toBe(true);
+    // A change of mind, by keyboard: the number key picks another, and the focus stays on Submit.
+    await page.keyboard.press("1");
+    await submitFocused(page);
+    expect(await option(page, "Staging (Recommended)").locator("input").isChecked()).toBe(true);
+    expect(await option(page, "Production").locator("input").isChecked()).toBe(false);
+    await sleep(300);
+    expect((await client.get(await id)).status).toBe("pending");
+    await page.keyboard.press("Enter");
+    expect(await result).toMatchObject({ status: "answered", answers: { answers: { deploy: ["Staging (Recommended)"] } } });
+    await panel(page).waitFor({ state: "hidden" });
+
+    // Keyboard only: a number key, then Enter.
+    const typed = ask([{ ...DEPLOY, id: "typed" }]);
+    await option(page, "Production").waitFor();
+    await page.keyboard.press("2");
+    await submitFocused(page);
+    expect((await client.get(await typed.id)).status).toBe("pending");
+    await page.keyboard.press("Enter");
+    expect(await typed.result).toMatchObject({ status: "answered", answers: { answers: { typed: ["Production"] } } });
+
+    // The phone card the same way: a tap chooses, Submit sends.
+    const phone = ask([{ ...DEPLOY, id: "phone" }]);
+    await page.setViewportSize(PHONE);
+    const card = page.locator(`.entry-card[data-id="${await phone.id}"]`);
+    await card.locator("label.option", { hasText: "Production" }).click();
+    await sleep(300);
+    expect((await client.get(await phone.id)).status).toBe("pending");
+    await card.locator("label.option", { hasText: "Staging" }).click();
+    await card.getByRole("button", { name: "Submit" }).click();
+    expect(await phone.result).toMatchObject({ status: "answered", answers: { answers: { phone: ["Staging (Recommended)"] } } });
+    expect(problems).toEqual([]);
+  });
+
+  it("shows the time left on the desktop panel, counting down live, as the phone card does", async () => {
+    const { id } = ask([DEPLOY], { timeoutSeconds: 100 });
+    const { page, problems } = await openUi();
+    const clock = page.locator("#panel .panel-top time.expires");
+    await clock.waitFor();
+    const first = (await clock.textContent())!;
+    expect(first).toMatch(/^1:[34]\d left · until \d/);
+    expect(await clock.getAttribute("datetime")).toBe(new Date((await client.get(await id)).expiresAtMs).toISOString());
+    await page.waitForFunction((before) => document.querySelector("#panel time.expires")?.textContent !== before, first, { timeout: 3_000 });
+    expect(await clock.textContent()).toMatch(/^1:[34]\d left/);
+    expect(await clock.textContent()).not.toBe(first);
+
+    // Longer: in minutes; and the phone card carries the same clock.
+    await client.resolve({ id: await id, cancel: true, reason: "cancelled", by: { surface: "api", via: "api" } });
+    const long = ask([{ ...DEPLOY, id: "long" }], { timeoutSeconds: 900 });
+    await long.id;
+    await waitForText(page, "#panel .panel-top time.expires", "15 min left");
+    await page.setViewportSize(PHONE);
+    await waitForText(page, `.entry-card[data-id="${await long.id}"] time.expires`, "min left · until");
+    expect(problems).toEqual([]);
+  });
+
+  it("on a phone with several cards, the composer answers the card its placeholder names: the newest, just above it, or the one last touched", async () => {
+    const a = ask([{ ...DEPLOY, id: "a", header: "First", question: "First question?" }]);
+    await a.id;
+    await sleep(3); // the page orders by creation time
+    const b = ask([{ ...DEPLOY, id: "b", header: "Second", question: "Second question?" }]);
+    await b.id;
+    const { page, problems } = await openUi(PHONE);
+    const composer = page.locator("#composer-text");
+    await page.locator(".entry-card").nth(1).waitFor();
+    const placeholder = () => composer.getAttribute("placeholder");
+    await expect.poll(placeholder).toContain("“Second”");
+    expect(await page.locator(".entry-reply-target").getAttribute("data-id")).toBe(await b.id);
+    // Touching the older card makes the composer answer it, and says so.
+    await page.locator(`.entry-card[data-id="${await a.id}"] .question-text`).click();
+    await expect.poll(placeholder).toContain("“First”");
+    expect(await page.locator(".entry-reply-target").getAttribute("data-id")).toBe(await a.id);
+    await page.locator(`.entry-card[data-id="${await b.id}"] .other-input`).focus();
+    await expect.poll(placeholder).toContain("“Second”");
+    await composer.fill("2");
+    await composer.press("Enter");
+    expect(await b.result).toMatchObject({ status: "answered", answers: { answers: { b: ["Production"] } } });
+    // One card left: that one.
+    await expect.poll(placeholder).toContain("“First”");
+    await composer.fill("1");
+    await composer.press("Enter");
+    expect(await a.result).toMatchObject({ status: "answered", answers: { answers: { a: ["Staging (Recommended)"] } } });
+    expect(problems).toEqual([]);
+  });
+
+  it("shows a pending question once: in the panel or its bar, with its timeline entry pointing there", async () => {
+    const a = ask([{ ...DEPLOY, id: "a", header: "First", question: "First question?" }]);
+    await a.id;
+    await sleep(3);
+    const b = ask([{ ...DEPLOY, id: "b", header: "Second", question: "Second question?" }]);
+    await b.id;
+    const { page, problems } = await openUi();
+    const times = (text: string) => page.evaluate((t) => document.body.innerText.split(t).length - 1, text);
+    await waitForText(page, "#panel", "First question?");
+    await waitForText(page, `.entry[data-id="${await a.id}"]`, "Waiting for your answer below");
+    expect(await times("First question?")).toBe(1);
+    // The other pending question is not in the panel: its entry shows it, with a way to open it.
+    expect(await times("Second question?")).toBe(1);
+    expect(await page.locator(`.entry[data-id="${await b.id}"]`).getByRole("button", { name: "Answer" }).isVisible()).toBe(true);
+    await page.getByRole("button", { name: "Next question" }).click();
+    await waitForText(page, "#panel", "Second question?");
+    await waitForText(page, `.entry[data-id="${await b.id}"]`, "Waiting for your answer below");
+    expect(await times("First question?")).toBe(1);
+    expect(await times("Second question?")).toBe(1);
+    await page.getByRole("button", { name: "Collapse question" }).click();
+    await page.locator("#qbar").waitFor();
+    expect(await times("Second question?")).toBe(1);
+    expect(problems).toEqual([]);
+  });
+
+  it("serves its icon: the sign-in page names it and /favicon.ico answers, under the same strict policy", async () => {
+    const icon = await fetch(`${gateway.url}/favicon.ico`);
+    expect(icon.status).toBe(200);
+    expect(icon.headers.get("content-type")).toBe("image/svg+xml");
+    expect(icon.headers.get("content-security-policy")).toBe(CONTENT_SECURITY_POLICY);
+    expect(await icon.text()).toMatch(/^<svg /);
+    expect((await fetch(`${gateway.url}/favicon.ico`, { method: "HEAD" })).status).toBe(200);
+
+    const login = await (await newContext()).newPage();
+    const statuses: string[] = [];
+    login.on("response", (response) => statuses.push(`${response.status()} ${new URL(response.url()).pathname}`));
+    await login.goto(`${gateway.url}/`);
+    await login.locator("#token").waitFor();
+    const href = await login.locator('head link[rel="icon"]').getAttribute("href");
+    expect(href).toBe("/ui/icon.svg");
+    expect(await login.evaluate(async (url) => (await fetch(url)).status, href!)).toBe(200);
+    expect(statuses.filter((s) => !/^(200|401) /.test(s))).toEqual([]);
   });
 });

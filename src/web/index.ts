@@ -26,7 +26,7 @@ export interface ControlUiOptions {
 }
 
 export interface ControlUi {
-  /** `/` (the page or the sign-in form), `POST /login`, `POST /logout`, and the page's files under `/ui/`. */
+  /** `/` (the page or the sign-in form), `POST /login`, `POST /logout`, the page's files under `/ui/`, and `/favicon.ico`. */
   routes: HttpRoute[];
   /** Accepts a request carrying a live session cookie, for this gateway's own host, from the same origin; used for `/ws` and `/rpc/*`. */
   authenticate: (req: IncomingMessage) => boolean;
@@ -79,6 +79,10 @@ function readForm(req: IncomingMessage): Promise<URLSearchParams | undefined> {
 
 const isWebSocketUpgrade = (req: IncomingMessage) => req.headers.upgrade?.toLowerCase() === "websocket";
 
+/** The page's icon, also at the address browsers try when a page names none (an SVG: Chromium and Firefox take it there). */
+const FAVICON_PATH = "/favicon.ico";
+const ICON_ASSET = "icon.svg";
+
 /** The web Control UI (PRODUCT.md §2): a static page that talks the gateway's WebSocket protocol. */
 export function createControlUi(options: ControlUiOptions): ControlUi {
   const now = options.now ?? Date.now;
@@ -91,6 +95,13 @@ export function createControlUi(options: ControlUiOptions): ControlUi {
   const indexPage = assets.get("index.html");
   if (!indexPage) throw new Error("src/web/static/index.html is missing");
   const page: StaticAsset = indexPage;
+  if (!assets.has(ICON_ASSET)) throw new Error(`src/web/static/${ICON_ASSET} is missing`);
+
+  /** The static file a GET or HEAD asks for: one of the page's files under /ui/ (never index.html), or the icon. */
+  function assetFor(pathname: string): StaticAsset | undefined {
+    if (pathname === FAVICON_PATH) return assets.get(ICON_ASSET);
+    return pathname.startsWith("/ui/") && !pathname.endsWith(".html") ? assets.get(pathname.slice(4)) : undefined;
+  }
 
   const cookieName = (req: IncomingMessage) => sessionCookieName(boundPort(req));
   /** The request's session id when that session is live (which slides it). */
@@ -133,7 +144,7 @@ export function createControlUi(options: ControlUiOptions): ControlUi {
     const head = req.method === "HEAD";
     const readable = req.method === "GET" || head;
     const post = req.method === "POST";
-    const asset = readable && url.pathname.startsWith("/ui/") && !url.pathname.endsWith(".html") ? assets.get(url.pathname.slice(4)) : undefined;
+    const asset = readable ? assetFor(url.pathname) : undefined;
     const ours = (url.pathname === "/" && readable) || (post && (url.pathname === "/login" || url.pathname === "/logout")) || asset !== undefined;
     if (!ours) return false;
 

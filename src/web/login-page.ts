@@ -20,6 +20,7 @@ export function renderLoginPage(problem: LoginProblem): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <title>Sign in · ask-user-bridge</title>
+<link rel="icon" href="/ui/icon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="/ui/app.css">
 <script type="module" src="/ui/sign-in.js"></script>
 </head>

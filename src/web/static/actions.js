@@ -1,7 +1,7 @@
 import { recordedText } from "./shared.js";
 import { answersOf, saveDraft } from "./drafts.js";
 import { toGatewayError } from "./gateway-link.js";
-import { addNote, busy, currentRecord, draftFor, errors, forget, isAnswered, pendingRecords, setCollapsed, ui, upsert } from "./state.js";
+import { addNote, busy, composerRecord, draftFor, errors, forget, isAnswered, pendingRecords, setCollapsed, ui, upsert } from "./state.js";
 /** @import { GatewayError, QuestionRecord, ReadAs } from "./shared.js" */
 /** @import { GatewayCall } from "./gateway-link.js" */
 /** @import { FormActions } from "./question-form.js" */
@@ -49,6 +49,8 @@ export function createActions({ call, render }) {
 
   /**
    * The docked panel: one question at a time; a radio choice advances, Enter is Next (Submit on the last step).
+   * Nothing is sent on a choice alone: on the last step (or the only one) a choice moves the focus to Submit, so a
+   * slip of the finger or a wrong number key is corrected by choosing again, and Submit or Enter sends.
    * @param {QuestionRecord} record
    * @returns {FormActions}
    */
@@ -67,9 +69,8 @@ export function createActions({ call, render }) {
       chose: (_question, { advance }) => {
         changed(record);
         if (!advance) return;
-        if (last === 0) void submit(record);
-        else if (draft.step < last) goTo(draft.step + 1);
-        else render("submit"); // the last of several: look back over the answers, then Submit
+        if (draft.step < last) goTo(draft.step + 1);
+        else render("submit"); // the last step: look back over the answers (or change the choice), then Submit
       },
       next: () => {
         const q = record.questions[draft.step];
@@ -86,17 +87,14 @@ export function createActions({ call, render }) {
   }
 
   /**
-   * The phone card: every question at once; one single-select question answers with one tap.
+   * The phone card: every question at once; a tap chooses, and Submit sends.
    * @param {QuestionRecord} record
    * @returns {FormActions}
    */
   function stacked(record) {
     return {
       changed: () => changed(record),
-      chose: (question, { advance }) => {
-        changed(record);
-        if (advance && record.questions.length === 1 && !question.multiSelect) void submit(record);
-      },
+      chose: () => changed(record),
       next: () => void submit(record),
       back: () => {},
       submit: () => void submit(record),
@@ -180,7 +178,7 @@ export function createActions({ call, render }) {
    * @returns {Promise<boolean>}
    */
   async function reply(text) {
-    const record = currentRecord() ?? pendingRecords()[0];
+    const record = composerRecord();
     if (!text || !record || ui.replying) return false;
     ui.replying = true;
     render();
@@ -229,6 +227,15 @@ export function createActions({ call, render }) {
       ui.currentId = id;
       setCollapsed(false);
       render("step");
+    },
+    /**
+     * A phone card was touched: the composer answers that question from now on.
+     * @param {string} id
+     */
+    target(id) {
+      if (ui.cardId === id) return;
+      ui.cardId = id;
+      render();
     },
     collapse() {
       setCollapsed(true);

@@ -1,5 +1,6 @@
 import { listAll, listPages } from "./shared.js";
 import { createActions } from "./actions.js";
+import { startCountdowns } from "./countdown.js";
 import { createGatewayLink, toGatewayError } from "./gateway-link.js";
 import { currentRecord, forgetAll, pendingRecords, records, ui, upsert } from "./state.js";
 import { createView } from "./view.js";
@@ -141,4 +142,5 @@ document.addEventListener("visibilitychange", () => {
 });
 
 view.render();
+startCountdowns();
 link.start();

@@ -15,6 +15,17 @@ import { h } from "./dom.js";
  */
 
 /**
+ * Where the stepper is: "Question 2 of 3" in words (the legend, so a screen reader reads it with the question),
+ * and a bar per question for the eye.
+ * @param {number} index
+ * @param {number} total
+ */
+function stepCounter(index, total) {
+  const bars = Array.from({ length: total }, (_, i) => h("span", { class: i < index ? "done" : i === index ? "now" : "" }));
+  return h("span", { class: "step" }, h("span", { class: "step-text" }, `Question ${index + 1} of ${total}`), h("span", { class: "step-bars", "aria-hidden": "true" }, bars));
+}
+
+/**
  * A pending record's questions as a form, either one question at a time ("stepper": the docked panel) or all
  * stacked ("stacked": the phone card). Choices are written into `draft` as they happen.
  * @param {{ record: QuestionRecord, draft: Draft, mode: "stepper" | "stacked", busy: boolean, error: FormError | undefined, actions: FormActions }} form
@@ -82,8 +93,8 @@ export function renderQuestionForm({ record, draft, mode, busy, error, actions }
       h(
         "legend",
         {},
+        stepper && total > 1 ? stepCounter(qi, total) : null,
         h("span", { class: "chip" }, q.header),
-        stepper && total > 1 ? h("span", { class: "step", "aria-label": `Question ${qi + 1} of ${total}` }, `${qi + 1}/${total}`) : null,
         h("span", { class: "question-text" }, q.question),
       ),
       h("p", { class: "hint" }, q.multiSelect ? "Choose any that apply, or type your own." : "Choose one, or type your own."),

@@ -47,6 +47,14 @@ export const ui = {
   /** @type {LinkStatus} */
   connection: "connecting",
   replying: false,
+  /** A phone-sized viewport: pending questions are cards in the timeline, and there is no panel. */
+  narrow: false,
+  /**
+   * On a phone, the card the person last touched: the composer answers it (by default, the newest card, which sits
+   * right above the composer).
+   * @type {string | null}
+   */
+  cardId: null,
 };
 
 /**
@@ -57,6 +65,16 @@ const byAge = (a, b) => a.createdAtMs - b.createdAtMs || (a.id < b.id ? -1 : 1);
 export const recordsByAge = () => [...records.values()].sort(byAge);
 export const pendingRecords = () => recordsByAge().filter((r) => r.status === "pending");
 export const currentRecord = () => (ui.currentId ? records.get(ui.currentId) : undefined);
+/**
+ * The pending record a reply typed in the composer answers, which its placeholder names: the panel's (or the bar's)
+ * on a wide page; on a phone, the card last touched, else the newest card, the one just above the composer.
+ * @returns {QuestionRecord | undefined}
+ */
+export function composerRecord() {
+  const open = pendingRecords();
+  if (ui.narrow) return open.find((r) => r.id === ui.cardId) ?? open[open.length - 1];
+  return open.find((r) => r.id === ui.currentId) ?? open[0];
+}
 /**
  * @param {AskUserQuestion} question
  * @param {Draft} draft

@@ -1,3 +1,4 @@
+import { expiryClock } from "./countdown.js";
 import { formatTime, h } from "./dom.js";
 import { summarizeRecord } from "./shared.js";
 /** @import { AnswerSummary, AskUserQuestion, QuestionRecord } from "./shared.js" */
@@ -5,8 +6,8 @@ import { summarizeRecord } from "./shared.js";
 
 /**
  * One timeline entry per record, oldest first. A resolved record keeps its compact summary for good (the same
- * summary chat shows, from src/render/summary.ts); a pending one says it is waiting (wide) or carries its stacked
- * question card (narrow, `card`).
+ * summary chat shows, from src/render/summary.ts); a pending one carries its stacked question card (narrow, `card`),
+ * or (wide) shows what is asked, except for the current one: the dock shows that, so it is not shown twice.
  * @param {QuestionRecord} record
  * @param {{ card: HTMLElement | null, notes: Note[], onOpen: () => void, isCurrent: boolean }} options
  */
@@ -15,16 +16,18 @@ export function renderEntry(record, { card, notes, onOpen, isCurrent }) {
   const summary = summarizeRecord(record);
   let body;
   if (!summary && card) {
-    head.append(h("span", { class: "expires" }, `expires ${formatTime(record.expiresAtMs)}`));
+    head.append(expiryClock(record.expiresAtMs));
     body = [card];
+  } else if (!summary && isCurrent) {
+    body = [h("div", { class: "entry-outcome waiting" }, h("span", {}, "Waiting for your answer below"))];
   } else if (!summary) {
     body = [
       asked(record.questions),
       h(
         "div",
         { class: "entry-outcome waiting" },
-        h("span", {}, isCurrent ? "Waiting for your answer below" : "Waiting for your answer"),
-        isCurrent ? null : h("button", { type: "button", class: "link", onclick: onOpen, "data-key": `open:${record.id}` }, "Answer"),
+        h("span", {}, "Waiting for your answer"),
+        h("button", { type: "button", class: "link", onclick: onOpen, "data-key": `open:${record.id}` }, "Answer"),
       ),
     ];
   } else {

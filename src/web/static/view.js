@@ -1,7 +1,8 @@
+import { expiryClock } from "./countdown.js";
 import { h, rebuildKeepingFocus } from "./dom.js";
 import { ownValue } from "./drafts.js";
 import { renderQuestionForm } from "./question-form.js";
-import { busy, currentRecord, draftFor, errors, notes, pendingRecords, records, recordsByAge, setCollapsed, ui } from "./state.js";
+import { busy, composerRecord, currentRecord, draftFor, errors, notes, pendingRecords, records, recordsByAge, setCollapsed, ui } from "./state.js";
 import { renderEntry } from "./timeline.js";
 /** @import { QuestionRecord } from "./shared.js" */
 /** @import { createActions } from "./actions.js" */
@@ -30,8 +31,18 @@ export function createView({ els, actions, narrowQuery }) {
   const entries = new Map();
   let panelSignature = "";
 
+  // On a phone the composer answers the card last touched (a tap, or the focus moving into it).
+  /** @param {Event} event */
+  const touchedCard = (event) => {
+    const card = event.target instanceof Element ? event.target.closest(".entry-card[data-id]") : null;
+    if (card instanceof HTMLElement && card.dataset.id) actions.target(card.dataset.id);
+  };
+  els.timeline.addEventListener("focusin", touchedCard);
+  els.timeline.addEventListener("pointerdown", touchedCard);
+
   /** @param {Focus} [focus] */
   function render(focus) {
+    ui.narrow = narrowQuery.matches;
     const open = pendingRecords();
     if (!open.some((r) => r.id === ui.currentId)) ui.currentId = open[0]?.id ?? null;
     if (open.length === 0 && ui.collapsed) setCollapsed(false);
@@ -44,25 +55,28 @@ export function createView({ els, actions, narrowQuery }) {
   function renderTimeline() {
     const { timeline } = els;
     const nearBottom = timeline.scrollHeight - timeline.scrollTop - timeline.clientHeight < 80;
-    const narrow = narrowQuery.matches;
+    const narrow = ui.narrow;
+    const replyTarget = narrow && pendingRecords().length > 1 ? composerRecord()?.id : undefined;
     let grew = false;
     for (const id of entries.keys()) if (!records.has(id)) entries.delete(id);
     const children = recordsByAge().map((record) => {
       const card = record.status === "pending" && narrow;
       const error = errors.get(record.id);
-      const signature = [record.status, narrow, card && busy.has(record.id), error?.text, error?.qid, notes.get(record.id)?.length, record.id === ui.currentId].join("|");
+      // Wide, the current question is in the dock (panel or bar), so its entry only points there.
+      const isCurrent = !narrow && record.id === ui.currentId;
+      const signature = [record.status, narrow, card && busy.has(record.id), error?.text, error?.qid, notes.get(record.id)?.length, isCurrent].join("|");
       const entry = entries.get(record.id);
-      if (entry?.signature === signature) return entry.el;
+      if (entry?.signature === signature) return markReplyTarget(entry.el, record.id === replyTarget);
       const el = renderEntry(record, {
         card: card ? renderQuestionForm({ record, draft: draftFor(record), mode: "stacked", busy: busy.has(record.id), error, actions: actions.stacked(record) }) : null,
         notes: notes.get(record.id) ?? [],
-        isCurrent: record.id === ui.currentId,
+        isCurrent,
         onOpen: () => actions.open(record.id),
       });
       if (entry?.el.isConnected) rebuildKeepingFocus(entry.el, () => entry.el.replaceWith(el));
       else grew = true;
       entries.set(record.id, { el, signature });
-      return el;
+      return markReplyTarget(el, record.id === replyTarget);
     });
     if (ui.connection === "signed-out") {
       children.unshift(h("p", { class: "banner", role: "alert" }, "Your session has ended. ", h("a", { href: "/" }, "Sign in again")));
@@ -75,6 +89,16 @@ export function createView({ els, actions, narrowQuery }) {
     });
     while (timeline.children.length > children.length) timeline.lastElementChild?.remove();
     if (grew || nearBottom) timeline.scrollTop = timeline.scrollHeight;
+  }
+
+  /**
+   * With several cards on a phone, the one the composer answers is marked (its placeholder names it too).
+   * @param {HTMLElement} el
+   * @param {boolean} target
+   */
+  function markReplyTarget(el, target) {
+    el.classList.toggle("entry-reply-target", target);
+    return el;
   }
 
   /**
@@ -96,7 +120,7 @@ export function createView({ els, actions, narrowQuery }) {
     }
     if (showBar && current) renderBar(current, open);
     else els.qbar.replaceChildren();
-    renderComposer(current ?? open[0]);
+    renderComposer(composerRecord());
     if (focus === "composer" && !els.composer.hidden) els.composerText.focus();
   }
 
@@ -109,7 +133,7 @@ export function createView({ els, actions, narrowQuery }) {
     const draft = draftFor(record);
     const error = errors.get(record.id);
     const index = open.indexOf(record);
-    const signature = [record.id, draft.step, index, open.length, busy.has(record.id), error?.text, error?.qid].join("|");
+    const signature = [record.id, record.expiresAtMs, draft.step, index, open.length, busy.has(record.id), error?.text, error?.qid].join("|");
     if (signature !== panelSignature || focus) {
       panelSignature = signature;
       rebuildKeepingFocus(els.panel, () => {
@@ -119,7 +143,7 @@ export function createView({ els, actions, narrowQuery }) {
                 "div",
                 { class: "pager" },
                 h("button", { type: "button", class: "icon", "aria-label": "Previous question", disabled: index === 0, "data-key": "pager-prev", onclick: () => actions.page(-1) }, "‹"),
-                h("span", { class: "pager-label" }, `Question ${index + 1} of ${open.length}`),
+                h("span", { class: "pager-label" }, `${index + 1} of ${open.length} waiting`),
                 h("button", { type: "button", class: "icon", "aria-label": "Next question", disabled: index === open.length - 1, "data-key": "pager-next", onclick: () => actions.page(1) }, "›"),
               )
             : h("span", { class: "panel-title" }, "The agent is asking");
@@ -129,7 +153,7 @@ export function createView({ els, actions, narrowQuery }) {
           "▾",
         );
         const form = renderQuestionForm({ record, draft, mode: "stepper", busy: busy.has(record.id), error, actions: actions.stepper(record) });
-        els.panel.replaceChildren(h("div", { class: "panel-top" }, pager, collapse), form);
+        els.panel.replaceChildren(h("div", { class: "panel-top" }, pager, expiryClock(record.expiresAtMs), collapse), form);
       });
     }
     if (focus === "step") {
