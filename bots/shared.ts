@@ -29,8 +29,10 @@ export interface BridgeBot<Running extends RunningBot> {
   allowedUsers: readonly string[];
   otherOpens: BridgeOptions["otherOpens"];
   adapter: SurfaceAdapter;
+  /** The platform's escaping, as its renderer uses it (`toTelegramText`…): every text the bridge says goes through it. */
+  toPlatformText: BridgeOptions["toPlatformText"];
   /** Registers the platform's handlers: every button press, modal submit and typed message goes to the bridge. */
-  listen(bridge: Pick<Bridge, "handle">): void;
+  listen(bridge: Pick<Bridge, "handle" | "sent">): void;
   /**
    * Connects to the platform and starts receiving. Calls `deliver()` (the bridge's first sync with the gateway) where
    * prompts may start to go out, and logs that it is ready after that. Cleans up after itself when it throws.
@@ -46,7 +48,7 @@ export interface BridgeBot<Running extends RunningBot> {
 export async function startBridgeBot<Running extends RunningBot>(bot: BridgeBot<Running>): Promise<Running> {
   const { config, log } = bot;
   const gateway = await connectBotToGateway(config, log);
-  const bridge = createBridge({ client: gateway, adapter: bot.adapter, allowedUsers: bot.allowedUsers, otherOpens: bot.otherOpens, log });
+  const bridge = createBridge({ client: gateway, adapter: bot.adapter, allowedUsers: bot.allowedUsers, otherOpens: bot.otherOpens, toPlatformText: bot.toPlatformText, log });
   bot.listen(bridge);
   let platform: Running;
   try {

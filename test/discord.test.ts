@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startDiscordBot } from "../bots/discord/index.ts";
 import { loadConfig } from "../src/config.ts";
-import { decodeDiscordCustomId, encodeDiscordCustomId } from "../src/render/index.ts";
+import { decodeDiscordCustomId, encodeDiscordCustomId, toDiscordContent } from "../src/render/index.ts";
 import { startFakeDiscord, type FakeDiscord, type FakeInteraction } from "./fakes/discord-api.ts";
 import { OP } from "./fakes/discord-gateway.ts";
 import { BOT_USER, CALLBACK_TYPE, INTENT, MESSAGE_FLAG_EPHEMERAL, type FakeDiscordMessage } from "./fakes/discord-payloads.ts";
@@ -90,16 +90,32 @@ export async function createDiscordHarness(): Promise<DiscordHarness> {
       return shownFor(fake, fake.press(messageOf(copy), customId, userOf(who)));
     },
     async answerOther(copy, who, text) {
+      await (await harness.openOther(copy, who))(text);
+    },
+    async openOther(copy, who) {
       const labels = flatButtons(messageOf(copy).sentComponents).map((b) => b.label);
       const opened = pressRaw(copy, labels.indexOf("Other…"), who);
       const callback = await fake.acknowledged(opened);
       if (callback.type !== CALLBACK_TYPE.MODAL) throw new Error(`Other… answered with callback type ${callback.type}, not a modal`);
-      await fake.acknowledged(fake.submitModal(opened, text));
+      return async (text) => void (await fake.acknowledged(fake.submitModal(opened, text)));
     },
     async type(chat, who, text, options = {}) {
       const sent = fake.type(channelOf(chat), userOf(who), text, options.replyTo ? messageOf(options.replyTo) : undefined);
-      return { deleted: () => sent.deleted };
+      return { deleted: () => sent.deleted, reactions: () => sent.reactions ?? [], redeliver: async () => fake.redeliver(sent) };
     },
+    holdNextPrompt(chat) {
+      const held = fake.holdNext("POST /channels/:id/messages");
+      return {
+        release: held.release,
+        posted: async () => {
+          await waitUntil(() => held.arrived(), "the held prompt send");
+          const channel = channelOf(chat);
+          const prompt = fake.messagesIn(channel).filter((m) => m.author.id === BOT_USER.id && !m.webhook_id).at(-1)!;
+          return harness.copy(chat, `${channel}/${prompt.id}`);
+        },
+      };
+    },
+    platformText: toDiscordContent,
     botReplies: (chat) =>
       fake
         .messagesIn(channelOf(chat))
@@ -143,7 +159,7 @@ describe("discord: the scenario suite ran against Discord's rules", () => {
       expect(interaction.callback, `interaction ${interaction.id}`).toBeDefined();
       expect(interaction.callback!.atMs - interaction.createdAtMs).toBeLessThan(3_000);
     }
-    const writes = fake.calls.filter((c) => /^\/(channels\/:id\/messages|webhooks\/:id\/:token)/.test(c.route) && c.method !== "DELETE");
+    const writes = fake.calls.filter((c) => /^\/(channels\/:id\/messages|webhooks\/:id\/:token)/.test(c.route) && c.method !== "DELETE" && !c.route.includes("/reactions/"));
     expect(writes.length).toBeGreaterThan(20);
     for (const call of writes) expect(call.body.allowed_mentions?.parse, `${call.method} ${call.path}`).toEqual([]);
     const replies = fake.calls.filter((c) => c.route === "/interactions/:id/:token/callback" && c.body.type === CALLBACK_TYPE.REPLY);

@@ -187,16 +187,23 @@ describe("slack: Socket Mode specifics", () => {
     await cancel(id);
   });
 
-  it("a credential the bot may not delete is still refused and the person told", async () => {
+  it("a credential the bot may not delete is refused, and the person told privately that it is still visible, to delete it and rotate it", async () => {
     h.fake.allowDeletingOthers(false);
     try {
       const id = await h.ask([single], { chat: h.chat });
       const copy = await h.promptOf(id);
-      const before = h.botReplies(h.chat).length;
+      const replies = h.botReplies(h.chat).length;
+      const notices = h.privateNotices(h.person).length;
       const sent = await h.type(h.chat, h.person, "xoxb-1234567890-abcdefghijklmnopqrstuv", { replyTo: copy });
-      await waitUntil(() => h.botReplies(h.chat).slice(before).find((t) => /secrets flow/.test(t)), "the secrets-flow reply");
+      const note = (await h.fake.waitForEphemeral(h.person.id, notices)).text;
+      expect(note).toMatch(/still visible/);
+      expect(note).toMatch(/delete it/);
+      expect(note).toMatch(/rotate/);
+      expect(note).toMatch(/secrets flow/);
       expect(h.fake.calls.some((c) => c.method === "chat.delete")).toBe(true);
       expect(sent.deleted()).toBe(false);
+      await sleep(200);
+      expect(h.botReplies(h.chat).length).toBe(replies); // nothing said in the channel
       expect(JSON.stringify(await record(id))).not.toContain("abcdefghijklmnop");
       await cancel(id);
     } finally {

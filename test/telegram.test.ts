@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startTelegramBot } from "../bots/telegram/index.ts";
 import { loadConfig } from "../src/config.ts";
-import { encodeTelegramCallbackData } from "../src/render/index.ts";
+import { encodeTelegramCallbackData, toTelegramText } from "../src/render/index.ts";
 import { startFakeTelegram, type FakeTelegramMessage } from "./fakes/telegram-api.ts";
 import { freePort, sleep, startTestGateway, TOKEN, type TestGateway } from "./helpers/gateway.ts";
 import { runBotScenarios, waitUntil } from "./scenarios/bot-scenarios.ts";
@@ -56,6 +56,9 @@ export async function createTelegramHarness(): Promise<BotHarness> {
       return fake.pressData(message(copy.chat, copy.ref), data, tgUser(who));
     },
     async answerOther(copy, who, text) {
+      await (await harness.openOther(copy, who))(text);
+    },
+    async openOther(copy, who) {
       const before = fake.botMessages(Number(copy.chat)).length;
       await fake.press(message(copy.chat, copy.ref), copy.buttons.indexOf("Other…"), tgUser(who));
       const forceReply = await waitUntil(
@@ -64,12 +67,24 @@ export async function createTelegramHarness(): Promise<BotHarness> {
       );
       if (!forceReply.text.includes("Reply with your own answer.")) throw new Error(`unexpected ForceReply text: ${forceReply.text}`);
       if (forceReply.reply_markup.selective !== true) throw new Error("the ForceReply in a group must be selective");
-      fake.type(Number(copy.chat), tgUser(who), text, forceReply);
+      return async (text) => void fake.type(Number(copy.chat), tgUser(who), text, forceReply);
     },
     async type(chat, who, text, options = {}) {
       const sent = fake.type(Number(chat), tgUser(who), text, options.replyTo ? message(options.replyTo.chat, options.replyTo.ref) : undefined);
-      return { deleted: () => sent.deleted === true };
+      return { deleted: () => sent.deleted === true, reactions: () => sent.reactions ?? [], redeliver: async () => fake.redeliver(sent) };
     },
+    holdNextPrompt(chat) {
+      const held = fake.holdNext("sendMessage");
+      return {
+        release: held.release,
+        posted: async () => {
+          await waitUntil(() => held.arrived(), "the held prompt send");
+          const prompt = fake.botMessages(Number(chat)).at(-1)!;
+          return harness.copy(chat, String(prompt.message_id));
+        },
+      };
+    },
+    platformText: toTelegramText,
     botReplies: (chat) => fake.botMessages(Number(chat)).map((m) => m.text),
     privateNotices: () => [],
     promptSends: (questionId) =>

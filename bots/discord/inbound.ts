@@ -1,4 +1,4 @@
-import { Events, GuildMember, MessageFlags, Routes, type ButtonInteraction, type Client, type Message, type ModalSubmitInteraction, type User } from "discord.js";
+import { Events, GuildMember, MessageFlags, Routes, type APIMessage, type ButtonInteraction, type Client, type Message, type ModalSubmitInteraction, type User } from "discord.js";
 import { callbackToEvent, TEXTS, type Bridge, type BridgeResponse, type BridgeUser } from "../../src/bridge/index.ts";
 import { decodeDiscordCustomId, DISCORD_MODAL_INPUT_ID, renderDiscordOtherModal } from "../../src/render/index.ts";
 import type { Log } from "../shared.ts";
@@ -15,6 +15,12 @@ function bridgeUserOf(user: User, member?: unknown): BridgeUser {
   const name = member instanceof GuildMember ? member.displayName : user.displayName;
   return { id: user.id, ...(name ? { name } : {}) };
 }
+
+/** The target chat a message is in: the channel, or in a DM the person's own user id (the DM target). */
+const chatOfMessage = (message: Message): string => (message.inGuild() ? message.channelId : message.author.id);
+
+/** The mark on a typed reply from someone who may not answer (the channel is never told in public). */
+export const DISCORD_REFUSED_REACTION = "🙈";
 
 /** The target chat an interaction happened in: the channel, or in a DM the person's own user id (the DM target). */
 const chatOf = (interaction: Interaction): string => (interaction.inGuild() && interaction.channelId ? interaction.channelId : interaction.user.id);
@@ -41,7 +47,7 @@ function textInputValue(interaction: ModalSubmitInteraction): string | undefined
  * interaction is acknowledged inside Discord's 3 s window first (a deferred update, or the modal itself); what the
  * person is told then comes as an ephemeral follow-up. A failed acknowledgement is only logged.
  */
-export function registerDiscordInbound(client: Client, bridge: Pick<Bridge, "handle">, log: Log): void {
+export function registerDiscordInbound(client: Client, bridge: Pick<Bridge, "handle" | "sent">, log: Log): void {
   /** What the person is told after the acknowledgement: an ephemeral follow-up (or the deferred ephemeral reply). */
   async function tell(interaction: Interaction, text: string | undefined): Promise<void> {
     if (!text || !interaction.deferred) return;
@@ -87,18 +93,33 @@ export function registerDiscordInbound(client: Client, bridge: Pick<Bridge, "han
     await tell(interaction, response?.reply?.text ?? response?.toast);
   }
 
-  /** Discord has no private reply to a message: a refusal is said in the channel, as on Telegram. */
+  /**
+   * Discord has no private reply to a message: a refusal is said in the channel, as on Telegram, except to someone who
+   * may not answer, whose message gets a reaction instead.
+   */
   async function respond(message: Message, response: BridgeResponse): Promise<void> {
-    if (response.deleteMessage) await message.delete().catch((error) => log("could not delete a credential message", error));
-    if (!response.reply) return;
+    if (response.markRefused) await message.react(DISCORD_REFUSED_REACTION).catch((error) => log("could not mark a message", error));
+    let reply = response.reply;
+    if (response.deleteMessage) {
+      const deleted = await message.delete().then(
+        () => true,
+        (error) => (log("could not delete a credential message", error), false),
+      );
+      if (!deleted) reply = response.notDeleted ?? reply;
+    }
+    if (!reply) return;
     const replyTo = response.deleteMessage ? undefined : message.id;
-    await client.rest.post(Routes.channelMessages(message.channelId), {
+    const sent = client.rest.post(Routes.channelMessages(message.channelId), {
       body: {
-        content: response.reply.text,
+        content: reply.text,
         allowed_mentions: { ...NO_PINGS, replied_user: false },
         ...(replyTo ? { message_reference: { message_id: replyTo, fail_if_not_exists: false } } : {}),
       },
-    });
+    }) as Promise<APIMessage>;
+    if (response.questionId) {
+      bridge.sent({ chat: chatOfMessage(message), questionId: response.questionId, messageRef: sent.then((m) => toMessageRef(m.channel_id, m.id)) });
+    }
+    await sent;
   }
 
   client.on(Events.MessageCreate, (message) => {
@@ -109,8 +130,9 @@ export function registerDiscordInbound(client: Client, bridge: Pick<Bridge, "han
         kind: "text",
         text: message.content,
         user: bridgeUserOf(message.author, message.member),
-        // In a DM the target chat is the person's user id, not the DM channel's id.
-        chat: message.inGuild() ? message.channelId : message.author.id,
+        chat: chatOfMessage(message),
+        direct: !message.inGuild(),
+        messageRef: message.id,
         ...(reference ? { replyToMessageRef: toMessageRef(message.reference?.channelId ?? message.channelId, reference) } : {}),
       })
       .then((response) => response && respond(message, response))

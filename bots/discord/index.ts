@@ -1,6 +1,7 @@
 import { once } from "node:events";
 import { Client, Events, GatewayIntentBits, Partials, RESTEvents } from "discord.js";
 import { requireConfig, type Config } from "../../src/config.ts";
+import { cutToFit, DISCORD_CONTENT_MAX, toDiscordContent } from "../../src/render/index.ts";
 import { createLog, startBridgeBot, type Log, type RunningBot } from "../shared.ts";
 import { createDiscordAdapter } from "./adapter.ts";
 import { registerDiscordInbound } from "./inbound.ts";
@@ -58,6 +59,7 @@ export async function startDiscordBot(config: Config, options: DiscordBotOptions
     allowedUsers: config.DISCORD_ALLOWED_USERS,
     otherOpens: "modal",
     adapter: createDiscordAdapter(client, log),
+    toPlatformText: (text) => cutToFit(text, DISCORD_CONTENT_MAX, toDiscordContent),
     listen: (bridge) => registerDiscordInbound(client, bridge, log),
     start: (deliver) => login(client, DISCORD_BOT_TOKEN, deliver, log),
   });

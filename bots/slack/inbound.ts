@@ -4,6 +4,8 @@ import { decodeSlackActionId, decodeSlackModalMetadata, renderSlackOtherModal, S
 import type { Log } from "../shared.ts";
 import { encodeSlackMessageRef, type SlackConversations } from "./adapter.ts";
 
+/** The mark on a typed reply from someone who may not answer (the channel is never told in public). */
+export const SLACK_REFUSED_REACTION = "see_no_evil";
 const MODAL_FAILED_TEXT = "The answer form could not open. Reply in the prompt's thread with your own words instead.";
 const NAME_TTL_MS = 60 * 60_000;
 const FAILED_TTL_MS = 60_000;
@@ -69,13 +71,14 @@ function plainMessage(event: Record<string, unknown>): PlainMessage | undefined 
  * bridge's response becomes an ephemeral notice, a modal, a thread reply or a deletion. Every action and view is
  * acknowledged first, within Slack's 3 s.
  */
-export function registerSlackInbound(app: App, bridge: Pick<Bridge, "handle">, conversations: SlackConversations, log: Log): void {
+export function registerSlackInbound(app: App, bridge: Pick<Bridge, "handle" | "sent">, conversations: SlackConversations, log: Log): void {
   const web = app.client;
   const people = createSlackPeople(web, log);
 
+  /** An ephemeral message; `text` is Slack text already (the bridge's texts are, and the bot's own go through toSlackText). */
   async function tellPrivately(channel: string, user: string, text: string, threadTs?: string): Promise<void> {
     await web.chat
-      .postEphemeral({ channel, user, text: toSlackText(text), ...(threadTs ? { thread_ts: threadTs } : {}) })
+      .postEphemeral({ channel, user, text, ...(threadTs ? { thread_ts: threadTs } : {}) })
       .catch((error) => log(`could not send an ephemeral message to ${user} in ${channel}`, error));
   }
 
@@ -100,7 +103,7 @@ export function registerSlackInbound(app: App, bridge: Pick<Bridge, "handle">, c
       const channel = body.channel?.id ?? (body.container as { channel_id?: string }).channel_id;
       if (!channel) return log(`a press by ${body.user.id} came with no channel`);
       const decoded = decodeSlackActionId(action.action_id);
-      if (!decoded) return tellPrivately(channel, body.user.id, TEXTS.notValid);
+      if (!decoded) return tellPrivately(channel, body.user.id, toSlackText(TEXTS.notValid));
       const chat = conversations.chatOf(channel, body.user.id);
       const username = body.user.name ?? body.user.username;
       // Other… skips the lookup: its modal must open within the trigger id's 3 s.
@@ -110,7 +113,7 @@ export function registerSlackInbound(app: App, bridge: Pick<Bridge, "handle">, c
         const view = renderSlackOtherModal(response.openModal, { questionId: response.openModal.questionId, chat, channel });
         await web.views.open({ trigger_id: body.trigger_id, view }).catch(async (error) => {
           log(`could not open the Other… modal for ${decoded.questionId}`, error);
-          await tellPrivately(channel, body.user.id, MODAL_FAILED_TEXT);
+          await tellPrivately(channel, body.user.id, toSlackText(MODAL_FAILED_TEXT));
         });
         return;
       }
@@ -145,21 +148,34 @@ export function registerSlackInbound(app: App, bridge: Pick<Bridge, "handle">, c
         text: slackTextToPlain(message.text),
         user: bridgeUser(message.user, name),
         chat,
+        direct,
+        messageRef: message.ts,
         ...(inThread ? { replyToMessageRef: encodeSlackMessageRef(message.channel, inThread) } : {}),
       });
       if (!response) return;
-      if (response.deleteMessage) {
-        await web.chat
-          .delete({ channel: message.channel, ts: message.ts })
-          .catch((error) => log(`could not delete a credential message in ${message.channel} (deleting others' messages needs an admin-installed app)`, error));
+      if (response.markRefused) {
+        await web.reactions
+          .add({ channel: message.channel, timestamp: message.ts, name: SLACK_REFUSED_REACTION })
+          .catch((error) => log(`could not mark a message in ${message.channel}`, error));
       }
-      if (!response.reply) return;
+      let reply = response.reply;
+      if (response.deleteMessage) {
+        // Slack lets a bot delete others' messages only when an admin installed it: otherwise the message stays.
+        const deleted = await web.chat.delete({ channel: message.channel, ts: message.ts }).then(
+          () => true,
+          (error) => (log(`could not delete a credential message in ${message.channel} (deleting others' messages needs an admin-installed app)`, error), false),
+        );
+        if (!deleted) reply = response.notDeleted ?? reply;
+      }
+      if (!reply) return;
       // Answer in the thread: the prompt's, or the person's own message's (not in a DM, nor on a deleted message).
       const threadTs = message.thread_ts ?? (direct || response.deleteMessage ? undefined : message.ts);
-      if (response.reply.private) return tellPrivately(message.channel, message.user, response.reply.text, threadTs);
+      if (reply.private) return tellPrivately(message.channel, message.user, reply.text, threadTs);
+      // A reply in that thread answers the same question (a follow-up asks for the rest there).
+      if (response.questionId && threadTs) bridge.sent({ chat, questionId: response.questionId, messageRef: Promise.resolve(encodeSlackMessageRef(message.channel, threadTs)) });
       await web.chat.postMessage({
         channel: message.channel,
-        text: toSlackText(response.reply.text),
+        text: reply.text,
         ...(threadTs ? { thread_ts: threadTs } : {}),
         unfurl_links: false,
         unfurl_media: false,

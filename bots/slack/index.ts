@@ -2,6 +2,7 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { App, LogLevel, type Logger, type webApi } from "@slack/bolt";
 import { ConfigError, requireConfig, type Config } from "../../src/config.ts";
+import { cutToFit, SLACK_SECTION_TEXT_MAX, toSlackText } from "../../src/render/index.ts";
 import { createLog, startBridgeBot, type Log, type RunningBot } from "../shared.ts";
 import { createSlackAdapter, createSlackConversations } from "./adapter.ts";
 import { registerSlackInbound } from "./inbound.ts";
@@ -119,6 +120,7 @@ export async function startSlackBot(config: Config, options: SlackBotOptions = {
     allowedUsers: config.SLACK_ALLOWED_USERS,
     otherOpens: "modal",
     adapter: createSlackAdapter(app.client, conversations, log),
+    toPlatformText: (text) => cutToFit(text, SLACK_SECTION_TEXT_MAX, toSlackText),
     listen: (bridge) => registerSlackInbound(app, bridge, conversations, log),
     async start(deliver) {
       await deliver();

@@ -1,8 +1,10 @@
 import { autoRetry } from "@grammyjs/auto-retry";
+import { run, sequentialize } from "@grammyjs/runner";
 import { apiThrottler } from "@grammyjs/transformer-throttler";
 import { createServer } from "node:http";
 import { Bot, webhookCallback } from "grammy";
 import { requireConfig, type Config } from "../../src/config.ts";
+import { cutToFit, TELEGRAM_TEXT_MAX, toTelegramText } from "../../src/render/index.ts";
 import { createLog, startBridgeBot, type Log, type RunningBot } from "../shared.ts";
 import { createTelegramAdapter } from "./adapter.ts";
 import { registerTelegramInbound } from "./inbound.ts";
@@ -46,12 +48,27 @@ async function startWebhook(bot: Bot, config: Config, url: string, secret: strin
   return { stop };
 }
 
-function startLongPolling(bot: Bot, log: Log): RunningBot {
-  void bot.start({ allowed_updates: [...ALLOWED_UPDATES], onStart: (me) => log(`long polling as @${me.username}`) }).catch((error) => {
+/**
+ * Long polling with grammY's runner: updates are handled concurrently, across chats, and in order within one chat
+ * (`sequentialize` by chat, installed before the handlers). Stopping waits for the updates being handled, then
+ * confirms them to Telegram (as `bot.stop()` does), so a restart does not fetch them again.
+ */
+async function startLongPolling(bot: Bot, log: Log, lastUpdateId: () => number | undefined): Promise<RunningBot> {
+  await bot.init();
+  await bot.api.deleteWebhook();
+  const runner = run(bot, { runner: { fetch: { allowed_updates: [...ALLOWED_UPDATES] }, silent: true, retryInterval: "exponential" } });
+  log(`long polling as @${bot.botInfo.username}`);
+  void runner.task()?.catch((error) => {
     log("long polling stopped", error);
     process.exitCode = 1;
   });
-  return { stop: () => bot.stop() };
+  return {
+    async stop() {
+      if (runner.isRunning()) await runner.stop();
+      const last = lastUpdateId();
+      if (last !== undefined) await bot.api.getUpdates({ offset: last + 1, limit: 1, timeout: 0 }).catch((error) => log("could not confirm the last updates", error));
+    },
+  };
 }
 
 /** The Telegram bot: grammY on the Bot API (or TELEGRAM_API_ROOT), with auto-retry and throttling plugins. */
@@ -65,6 +82,13 @@ export async function startTelegramBot(config: Config, options: TelegramBotOptio
   // 48 s in silence first).
   bot.api.config.use(autoRetry({ maxRetryAttempts: 5, maxDelaySeconds: 120, rethrowInternalServerErrors: true }));
   const { TELEGRAM_WEBHOOK_URL: webhookUrl, TELEGRAM_WEBHOOK_SECRET: webhookSecret } = config;
+  let lastUpdateId: number | undefined;
+  bot.use((ctx, next) => {
+    lastUpdateId = Math.max(lastUpdateId ?? 0, ctx.update.update_id);
+    return next();
+  });
+  // One chat's updates in order (a reply after the Other… press it follows); different chats at once.
+  bot.use(sequentialize((ctx) => (ctx.chat ? String(ctx.chat.id) : undefined)));
 
   return startBridgeBot({
     config,
@@ -72,10 +96,11 @@ export async function startTelegramBot(config: Config, options: TelegramBotOptio
     allowedUsers: config.TELEGRAM_ALLOWED_USERS,
     otherOpens: "reply",
     adapter: createTelegramAdapter(bot.api),
+    toPlatformText: (text) => cutToFit(text, TELEGRAM_TEXT_MAX, toTelegramText),
     listen: (bridge) => registerTelegramInbound(bot, bridge, log),
     async start(deliver) {
       await deliver(); // Telegram keeps updates until the bot fetches them: nothing is lost before it listens
-      return webhookUrl && webhookSecret ? startWebhook(bot, config, webhookUrl, webhookSecret, log) : startLongPolling(bot, log);
+      return webhookUrl && webhookSecret ? startWebhook(bot, config, webhookUrl, webhookSecret, log) : startLongPolling(bot, log, () => lastUpdateId);
     },
   });
 }

@@ -20,3 +20,8 @@ export function mayAnswer(record: QuestionRecord, surface: Surface, chat: string
   if (targets.length === 0) return false;
   return targets.some((t) => !t.users?.length || t.users.includes(userId));
 }
+
+/** True when the record's target in that chat names this person among its users (not just admits everyone). */
+export function namesUser(record: QuestionRecord, surface: Surface, chat: string, userId: string): boolean {
+  return targetsIn(record, surface, chat).some((t) => t.users?.includes(userId) === true);
+}

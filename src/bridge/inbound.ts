@@ -3,30 +3,56 @@ import type { Surface } from "../contract/result.ts";
 import { GatewayError } from "../errors.ts";
 import { looksLikeCredential } from "../parse/index.ts";
 import type { QuestionRecord, ResolvedBy, ResolveVia } from "../record.ts";
-import { renderMissingPrompt } from "../render/index.ts";
-import { deliveredTo, mayAnswer } from "./authorize.ts";
-import type { BridgeResponse, BridgeUser, InboundEvent } from "./events.ts";
+import { GROUP_REPLY_HINTS, renderMissingPrompt, replyHint } from "../render/index.ts";
+import { deliveredTo, mayAnswer, namesUser } from "./authorize.ts";
+import type { BridgeResponse, BridgeUser, InboundEvent, SentNote, TextEvent } from "./events.ts";
+import type { InflightSends } from "./inflight-sends.ts";
 import type { RecordCache } from "./record-cache.ts";
 import { recordedText } from "../render/recorded-text.ts";
 import { TEXTS } from "./note-texts.ts";
+import { createSentNotes } from "./sent-notes.ts";
 
 export interface InboundOptions {
   client: GatewayClient;
   surface: Surface;
   allowedUsers: readonly string[];
   cache: RecordCache;
+  /** Prompt sends in flight, by chat: a reply that matches nothing waits for them before it is dropped. */
+  inflight: InflightSends;
   /** Whether Other… opens a modal (Discord, Slack) or asks for a typed reply (Telegram). */
   otherOpens: "modal" | "reply";
+  /** The platform's escaping (the renderer's): every text in a response goes through it. Default: unchanged. */
+  toPlatformText?: (text: string) => string;
   log?: (message: string, error?: unknown) => void;
 }
 
+/** How long a reply that matches nothing waits for the sends in flight to its chat. */
+const SEND_SETTLE_MAX_MS = 3_000;
+
 const awaitKey = (chat: string, user: string) => `${chat}\u0000${user}`;
 
-/** Turns any inbound event into gateway calls and a response. Never throws for user input. */
+/** The question a typed message answers, and how. */
+interface Match {
+  record: QuestionRecord;
+  /** It replies to the prompt or to one of the bot's messages about it. */
+  replied: boolean;
+  /** The person's own words after Other…, not parsed. */
+  ownWords: boolean;
+}
+
+/**
+ * Turns any inbound event into gateway calls and a response. Never throws for user input.
+ *
+ * Which typed messages count as replies: in a direct message, any message from the person. In a group or channel,
+ * only a reply to a prompt or to one of the bot's messages about it (a follow-up; the Other… request, from the
+ * person who pressed Other…), or a message from a user the question's target names. Other chatter is not ours.
+ */
 export function createInboundHandler(options: InboundOptions) {
-  const { client, surface, allowedUsers, cache } = options;
+  const { client, surface, allowedUsers, cache, inflight } = options;
+  const toPlatformText = options.toPlatformText ?? ((text: string) => text);
   /** After Other… on Telegram: the person's next message in that chat answers this question. */
   const awaitingOwnWords = new Map<string, string>();
+  const notes = createSentNotes();
 
   const by = (event: { user: BridgeUser; chat: string }, via: ResolveVia): ResolvedBy => ({
     surface,
@@ -36,12 +62,20 @@ export function createInboundHandler(options: InboundOptions) {
     via,
   });
 
+  const credential = (): BridgeResponse => ({
+    reply: { text: TEXTS.credential, private: true },
+    deleteMessage: true,
+    notDeleted: { text: TEXTS.credentialNotDeleted, private: true },
+  });
+
   /** Maps gateway failures to what the person is told; a failure is never reported as submitted. */
-  function failure(error: unknown): BridgeResponse {
+  function failure(error: unknown): BridgeResponse | undefined {
     if (error instanceof GatewayError) {
+      // The same platform message again (a re-delivered update): it was answered the first time.
+      if (error.code === "DUPLICATE_REPLY") return undefined;
       if (error.code === "QUESTION_ALREADY_TERMINAL") return { toast: TEXTS.alreadyAnswered, reply: { text: TEXTS.alreadyAnswered, private: true } };
       if (error.code === "QUESTION_NOT_FOUND") return { toast: TEXTS.notValid };
-      if (error.code === "CREDENTIAL_REFUSED") return { reply: { text: TEXTS.credential }, deleteMessage: true };
+      if (error.code === "CREDENTIAL_REFUSED") return credential();
       if (error.code === "QUESTION_INVALID_ANSWER") return { toast: TEXTS.notValid, reply: { text: error.message } };
     }
     options.log?.("could not submit", error);
@@ -49,7 +83,7 @@ export function createInboundHandler(options: InboundOptions) {
   }
 
   /** Loads the record a button names and checks it may be used here by this person. */
-  async function buttonRecord(event: Extract<InboundEvent, { questionId: string }>): Promise<QuestionRecord | BridgeResponse> {
+  async function buttonRecord(event: Extract<InboundEvent, { questionId: string }>): Promise<QuestionRecord | BridgeResponse | undefined> {
     let record: QuestionRecord;
     try {
       record = await client.get(event.questionId);
@@ -64,10 +98,12 @@ export function createInboundHandler(options: InboundOptions) {
     return record;
   }
 
-  async function resolveWith(record: QuestionRecord, answer: string, event: InboundEvent, via: ResolveVia): Promise<BridgeResponse> {
+  const messageRefOf = (event: InboundEvent) => (event.kind === "text" && event.messageRef ? { messageRef: event.messageRef } : {});
+
+  async function resolveWith(record: QuestionRecord, answer: string, event: InboundEvent, via: ResolveVia): Promise<BridgeResponse | undefined> {
     const question = record.questions[0]!;
     try {
-      const updated = await client.resolve({ id: record.id, answers: { [question.id]: [answer] }, by: by(event, via) });
+      const updated = await client.resolve({ id: record.id, answers: { [question.id]: [answer] }, by: by(event, via), ...messageRefOf(event) });
       cache.put(updated);
       return { toast: TEXTS.submitted, record: updated };
     } catch (error) {
@@ -75,92 +111,137 @@ export function createInboundHandler(options: InboundOptions) {
     }
   }
 
-  async function ownWords(record: QuestionRecord, text: string, event: InboundEvent, via: ResolveVia): Promise<BridgeResponse> {
+  async function ownWords(record: QuestionRecord, text: string, event: InboundEvent, via: ResolveVia): Promise<BridgeResponse | undefined> {
     const trimmed = text.trim();
     if (!trimmed) return { reply: { text: TEXTS.empty } };
     const question = record.questions[0]!;
     const isLabel = question.options.some((o) => o.label.toLocaleLowerCase() === trimmed.toLocaleLowerCase());
-    if (!isLabel && looksLikeCredential(trimmed)) return { reply: { text: TEXTS.credential }, deleteMessage: true };
+    if (!isLabel && looksLikeCredential(trimmed)) return credential();
     const response = await resolveWith(record, trimmed, event, via);
-    if (response.record?.status === "answered") {
+    if (response?.record?.status === "answered") {
       response.reply = { text: recordedText(record.questions, { [question.id]: [{ value: response.record.answers![question.id]![0]!, via: isLabel ? "label" : "text" }] }) };
+      response.questionId = record.id;
     }
     return response;
   }
 
-  async function typed(event: Extract<InboundEvent, { kind: "text" }>): Promise<BridgeResponse | undefined> {
-    const key = awaitKey(event.chat, event.user.id);
-    const awaited = awaitingOwnWords.get(key);
-    const replied = event.replyToMessageRef ? cache.byMessageRef(surface, event.chat, event.replyToMessageRef) : undefined;
+  /** The question a typed message is about, under the rules above; undefined when it is not ours. */
+  function match(event: TextEvent): Match | undefined {
+    const { chat, user } = event;
+    const awaited = awaitingOwnWords.get(awaitKey(chat, user.id));
+    if (event.replyToMessageRef) {
+      const prompt = cache.byMessageRef(surface, chat, event.replyToMessageRef);
+      const note = prompt ? undefined : notes.get(chat, event.replyToMessageRef);
+      // Someone else's Other… request: that answer is theirs to give.
+      if (note?.ownWordsOf !== undefined && note.ownWordsOf !== user.id) return undefined;
+      const record = prompt ?? (note ? cache.get(note.questionId) : undefined);
+      if (record) return { record, replied: true, ownWords: note?.ownWordsOf !== undefined || awaited === record.id };
+    }
+    const admits = (r: QuestionRecord) => mayAnswer(r, surface, chat, user.id, allowedUsers) && (event.direct || namesUser(r, surface, chat, user.id));
+    const pendingAwaited = awaited ? cache.get(awaited) : undefined;
+    if (pendingAwaited?.status === "pending" && admits(pendingAwaited)) return { record: pendingAwaited, replied: false, ownWords: true };
+    const latest = cache.latestPendingIn(surface, chat, admits);
+    return latest && { record: latest, replied: false, ownWords: false };
+  }
+
+  async function typed(event: TextEvent): Promise<BridgeResponse | undefined> {
+    let found = match(event);
+    // A reply made the moment a prompt appeared can arrive before the bot knows that prompt's message id.
+    if ((!found || (event.replyToMessageRef && !found.replied)) && inflight.has(event.chat)) {
+      await inflight.settled(event.chat, SEND_SETTLE_MAX_MS);
+      found = match(event);
+    }
+    if (!found) return undefined;
+    const { record } = found;
+    // Not for this person: in a group the refusal is a mark on their message, never a message to everyone.
+    if (!mayAnswer(record, surface, event.chat, event.user.id, allowedUsers)) {
+      return event.direct ? { reply: { text: TEXTS.someoneElse, private: true } } : { markRefused: true };
+    }
     // A reply to a closed prompt is about that prompt: it must never answer another question pending in the chat.
-    if (replied && replied.status !== "pending") return { reply: { text: TEXTS.alreadyAnswered } };
-    let record = replied ?? (awaited ? cache.get(awaited) : undefined);
-    if (!record || record.status !== "pending") {
-      record = cache.latestPendingIn(surface, event.chat, (r) => mayAnswer(r, surface, event.chat, event.user.id, allowedUsers));
-    }
-    if (!record) {
-      // A reply to a closed prompt deserves an answer; other chatter in the chat is not ours to answer.
-      if (replied) return { reply: { text: TEXTS.alreadyAnswered } };
-      if (awaited) awaitingOwnWords.delete(key);
-      return undefined;
-    }
-    if (!mayAnswer(record, surface, event.chat, event.user.id, allowedUsers)) return { reply: { text: TEXTS.someoneElse, private: true } };
-    if (awaited === record.id) {
-      awaitingOwnWords.delete(key);
+    if (record.status !== "pending") return found.replied ? { reply: { text: TEXTS.alreadyAnswered } } : undefined;
+    if (found.ownWords) {
+      awaitingOwnWords.delete(awaitKey(event.chat, event.user.id));
       return ownWords(record, event.text, event, "text");
     }
     let outcome;
     try {
-      outcome = await client.reply({ id: record.id, text: event.text, by: by(event, "text") });
+      outcome = await client.reply({ id: record.id, text: event.text, by: by(event, "text"), ...messageRefOf(event) });
     } catch (error) {
       return failure(error);
     }
     switch (outcome.kind) {
       case "invalid":
-        if (outcome.reason === "credential") return { reply: { text: TEXTS.credential }, deleteMessage: true };
-        return { reply: { text: outcome.reason === "empty" ? TEXTS.empty : outcome.message } };
+        if (outcome.reason === "credential") return credential();
+        return { reply: { text: outcome.reason === "empty" ? TEXTS.empty : outcome.message }, questionId: record.id };
       case "skip":
         cache.put(outcome.record);
-        return { reply: { text: "⏭ Skipped." }, record: outcome.record };
+        return { reply: { text: "⏭ Skipped." }, record: outcome.record, questionId: record.id };
       case "answered":
         cache.put(outcome.record);
-        return { reply: { text: recordedText(outcome.record.questions, outcome.readAs) }, record: outcome.record };
+        return { reply: { text: recordedText(outcome.record.questions, outcome.readAs) }, record: outcome.record, questionId: record.id };
       case "partial": {
         cache.put(outcome.record);
         const recorded = recordedText(outcome.record.questions, outcome.readAs, "✅ Recorded so far");
-        return { reply: { text: `${recorded}\n\n${renderMissingPrompt(outcome.record.questions, outcome.missing)}` }, record: outcome.record };
+        // In a group the follow-up says how to answer there: a reply to it (or to the prompt) counts.
+        const hint = !event.direct && Object.hasOwn(GROUP_REPLY_HINTS, surface) ? replyHint(surface as keyof typeof GROUP_REPLY_HINTS, { chat: "group" }) : undefined;
+        const missing = renderMissingPrompt(outcome.record.questions, outcome.missing, hint ? { replyHint: hint } : {});
+        return { reply: { text: `${recorded}\n\n${missing}` }, record: outcome.record, questionId: record.id };
       }
     }
   }
 
+  async function handleEvent(event: InboundEvent): Promise<BridgeResponse | undefined> {
+    if (event.kind === "text") return typed(event);
+    const record = await buttonRecord(event);
+    if (!record || !("questions" in record)) return record;
+    switch (event.kind) {
+      case "choice": {
+        const question = record.questions[0];
+        const option = question?.options[event.optionIndex];
+        if (!question || record.questions.length !== 1 || question.multiSelect || !option) return { toast: TEXTS.notValid };
+        return resolveWith(record, option.label, event, "button");
+      }
+      case "skip":
+        try {
+          const updated = await client.resolve({ id: record.id, cancel: true, reason: "skipped", by: by(event, "button") });
+          cache.put(updated);
+          return { toast: TEXTS.skipped, record: updated };
+        } catch (error) {
+          return failure(error);
+        }
+      case "other":
+        if (options.otherOpens === "modal") return { openModal: { questionId: record.id, title: TEXTS.modalTitle, label: record.questions[0]!.question.slice(0, 45) } };
+        awaitingOwnWords.set(awaitKey(event.chat, event.user.id), record.id);
+        return { askOwnWords: { questionId: record.id, text: TEXTS.ownWordsPrompt } };
+      case "modal":
+        return ownWords(record, event.text, event, "modal");
+    }
+  }
+
+  /** Every text the platform will send, as the platform's safe text. */
+  function defused(response: BridgeResponse | undefined): BridgeResponse | undefined {
+    if (!response) return undefined;
+    const out = { ...response };
+    if (out.toast !== undefined) out.toast = toPlatformText(out.toast);
+    if (out.reply) out.reply = { ...out.reply, text: toPlatformText(out.reply.text) };
+    if (out.notDeleted) out.notDeleted = { ...out.notDeleted, text: toPlatformText(out.notDeleted.text) };
+    if (out.askOwnWords) out.askOwnWords = { ...out.askOwnWords, text: toPlatformText(out.askOwnWords.text) };
+    return out;
+  }
+
   return {
     /** Handles one inbound event; resolves to what to tell the person, or undefined when it was not for us. */
-    async handle(event: InboundEvent): Promise<BridgeResponse | undefined> {
-      if (event.kind === "text") return typed(event);
-      const record = await buttonRecord(event);
-      if (!("questions" in record)) return record;
-      switch (event.kind) {
-        case "choice": {
-          const question = record.questions[0];
-          const option = question?.options[event.optionIndex];
-          if (!question || record.questions.length !== 1 || question.multiSelect || !option) return { toast: TEXTS.notValid };
-          return resolveWith(record, option.label, event, "button");
-        }
-        case "skip":
-          try {
-            const updated = await client.resolve({ id: record.id, cancel: true, reason: "skipped", by: by(event, "button") });
-            cache.put(updated);
-            return { toast: TEXTS.skipped, record: updated };
-          } catch (error) {
-            return failure(error);
-          }
-        case "other":
-          if (options.otherOpens === "modal") return { openModal: { questionId: record.id, title: TEXTS.modalTitle, label: record.questions[0]!.question.slice(0, 45) } };
-          awaitingOwnWords.set(awaitKey(event.chat, event.user.id), record.id);
-          return { askOwnWords: { questionId: record.id, text: TEXTS.ownWordsPrompt } };
-        case "modal":
-          return ownWords(record, event.text, event, "modal");
-      }
+    handle: async (event: InboundEvent): Promise<BridgeResponse | undefined> => defused(await handleEvent(event)),
+    /**
+     * The bot is sending a message about a question (the Other… request, a follow-up): once `messageRef` resolves to
+     * its id, a reply to it is a reply to that question. A reply that comes while it is in flight waits for it.
+     */
+    sent(note: Omit<SentNote, "messageRef"> & { messageRef: Promise<string | undefined> }): void {
+      const { messageRef, ...about } = note;
+      void inflight.track(note.chat, messageRef).then(
+        (ref) => ref && notes.add({ ...about, messageRef: ref }),
+        () => {},
+      );
     },
   };
 }

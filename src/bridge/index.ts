@@ -1,6 +1,7 @@
 import type { GatewayClient } from "../client/index.ts";
 import { createDeliveryLoop, type SurfaceAdapter } from "./delivery.ts";
 import { createInboundHandler } from "./inbound.ts";
+import { createInflightSends } from "./inflight-sends.ts";
 import { createRecordCache } from "./record-cache.ts";
 
 export interface BridgeOptions {
@@ -8,6 +9,8 @@ export interface BridgeOptions {
   adapter: SurfaceAdapter;
   allowedUsers: readonly string[];
   otherOpens: "modal" | "reply";
+  /** The platform's escaping, as its renderer uses it: every text the bridge has the bot send goes through it. */
+  toPlatformText?: (text: string) => string;
   log?: (message: string, error?: unknown) => void;
 }
 
@@ -15,11 +18,18 @@ export interface BridgeOptions {
 export function createBridge(options: BridgeOptions) {
   const cache = createRecordCache();
   const log = options.log ?? (() => {});
-  const delivery = createDeliveryLoop({ client: options.client, adapter: options.adapter, cache, log });
-  const inbound = createInboundHandler({ ...options, surface: options.adapter.surface, cache, log });
+  const inflight = createInflightSends();
+  // Every prompt send is tracked while in flight, so a reply that beats the platform's answer to it can wait for it.
+  const adapter: SurfaceAdapter = {
+    ...options.adapter,
+    sendPrompt: (record, target) => inflight.track(target.chat ?? "", options.adapter.sendPrompt(record, target)),
+  };
+  const delivery = createDeliveryLoop({ client: options.client, adapter, cache, log });
+  const inbound = createInboundHandler({ ...options, surface: options.adapter.surface, cache, inflight, log });
   return {
     start: () => delivery.start(),
     handle: inbound.handle,
+    sent: inbound.sent,
     cache,
     unreportedCount: delivery.unreportedCount,
   };
@@ -28,6 +38,6 @@ export function createBridge(options: BridgeOptions) {
 export type Bridge = ReturnType<typeof createBridge>;
 export { PermanentSendError, type SurfaceAdapter } from "./delivery.ts";
 export { callbackToEvent, type CallbackContext } from "./callback-to-event.ts";
-export type { BridgeResponse, BridgeUser, InboundEvent } from "./events.ts";
+export type { BridgeResponse, BridgeUser, InboundEvent, SentNote, TextEvent } from "./events.ts";
 export { TEXTS } from "./note-texts.ts";
 export { recordedText } from "../render/recorded-text.ts";

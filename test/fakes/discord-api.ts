@@ -160,6 +160,12 @@ export async function startFakeDiscord(options: { token: string; heartbeatInterv
       message.deleted = true;
       return NO_CONTENT;
     }],
+    ["PUT", "/channels/:id/messages/:id/reactions/:id/@me", ({ params: [channelId, messageId, emoji] }) => {
+      const message = messages.get(messageId!);
+      if (!message || message.deleted || message.channel_id !== channelId) return error(404, 10008, "Unknown Message");
+      message.reactions = [...(message.reactions ?? []), emoji!];
+      return NO_CONTENT;
+    }],
     ["POST", "/users/@me/channels", ({ body }) => {
       const user = users.get(String(body.recipient_id));
       if (!user) return error(400, 50035, "Invalid Form Body: recipient_id: Unknown User");
@@ -249,6 +255,9 @@ export async function startFakeDiscord(options: { token: string; heartbeatInterv
     },
     messagesIn: (channelId: string) => [...messages.values()].filter((m) => m.channel_id === channelId),
     rateLimitNext: rest.rateLimitNext,
+    holdNext: rest.holdNext,
+    /** MESSAGE_CREATE for this message again (a gateway replay after a RESUME). */
+    redeliver: (message: FakeDiscordMessage) => dispatchMessageCreate(message),
     /** Every interaction token issued so far is now past its 15 minutes. */
     expireInteractionTokens(): void {
       for (const interaction of interactions.values()) interaction.expired = true;

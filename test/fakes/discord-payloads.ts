@@ -53,6 +53,8 @@ export interface FakeDiscordMessage {
   edits: number;
   /** Set for ephemeral messages: only this user sees it. */
   visibleTo?: string;
+  /** The bot's reactions on it, as emoji. */
+  reactions?: string[];
 }
 
 export function userPayload(id: string, name: string): FakeDiscordUser {

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { createResponseHolds } from "./held-responses.ts";
 
 /** One REST call as the fake saw it. `route` is the template (`/channels/:id/messages/:id`), for assertions. */
 export interface RestCall {
@@ -66,6 +67,7 @@ function rateLimited(seconds: number): RestResult {
 export function createFakeRest(token: string, routes: () => RestRoute[]) {
   const calls: RestCall[] = [];
   const rateLimits: Array<{ route: string; seconds: number }> = [];
+  const holds = createResponseHolds();
   let compiled: Array<{ method: string; route: string; handler: RestHandler; pattern: RegExp }> | undefined;
 
   function resultFor(method: string, path: string, route: string | undefined, body: any, query: URLSearchParams, auth: string | undefined, handler?: RestHandler, params: string[] = []): RestResult {
@@ -81,6 +83,8 @@ export function createFakeRest(token: string, routes: () => RestRoute[]) {
     calls,
     /** The next call to `METHOD /route` (e.g. `POST /channels/:id/messages`) gets a 429 with retry_after. */
     rateLimitNext: (route: string, seconds: number) => void rateLimits.push({ route, seconds }),
+    /** The next call to `METHOD /route` is carried out at once but answered only on `release()` (a slow network). */
+    holdNext: holds.holdNext,
     async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
       compiled ??= routes().map(([method, route, handler]) => ({ method, route, handler, pattern: new RegExp(`^${route.replace(/:id|:token/g, "([^/]+)")}$`) }));
       const url = new URL(req.url ?? "/", "http://fake");
@@ -93,6 +97,8 @@ export function createFakeRest(token: string, routes: () => RestRoute[]) {
       const match = url.pathname.startsWith("/api/v10/") ? compiled.find((r) => r.method === method && r.pattern.test(path)) : undefined;
       const result = resultFor(method, path, match?.route, body, url.searchParams, req.headers.authorization, match?.handler, match ? match.pattern.exec(path)!.slice(1) : []);
       calls.push({ method, path, route: match?.route ?? path, body, status: result.status, atMs: Date.now() });
+      const gate = match ? holds.take(`${method} ${match.route}`) : undefined;
+      if (gate) await gate;
       res.writeHead(result.status, { ...(result.body === undefined ? {} : { "content-type": "application/json" }), ...result.headers });
       res.end(result.body === undefined ? undefined : JSON.stringify(result.body));
     },

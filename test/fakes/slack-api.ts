@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { WebSocketServer, type WebSocket } from "ws";
+import { createResponseHolds, heldResponse } from "./held-responses.ts";
 import { postSigned, slackRequestBody } from "./slack-signing.ts";
 
 /** A message as the fake Web API keeps it. */
@@ -19,6 +20,8 @@ export interface FakeSlackMessage {
   thread_ts?: string;
   deleted?: boolean;
   edits: number;
+  /** The bot's reactions on it (reactions.add), as emoji names. */
+  reactions?: string[];
 }
 
 export interface FakeSlackPerson {
@@ -83,6 +86,7 @@ export async function startFakeSlack(options: FakeSlackOptions) {
   let nextId = 1;
   let deleteOthers = true;
   let inbound: Inbound;
+  const holds = createResponseHolds();
 
   const key = (channel: string, ts: string) => `${channel}:${ts}`;
   const newTs = () => `${1_700_000_000 + clock++}.${String(nextId++).padStart(6, "0")}`;
@@ -168,6 +172,14 @@ export async function startFakeSlack(options: FakeSlackOptions) {
       message.deleted = true;
       ok(res, { channel: message.channel, ts: message.ts });
     },
+    "reactions.add": (body, res) => {
+      const message = messages.get(key(String(body.channel), String(body.timestamp)));
+      if (!message || message.deleted) return fail(res, "message_not_found");
+      const name = String(body.name ?? "");
+      if (message.reactions?.includes(name)) return fail(res, "already_reacted");
+      message.reactions = [...(message.reactions ?? []), name];
+      ok(res);
+    },
     "chat.postEphemeral": (body, res) => {
       const channel = String(body.channel);
       if (!knownChannel(channel)) return fail(res, "channel_not_found");
@@ -209,7 +221,8 @@ export async function startFakeSlack(options: FakeSlackOptions) {
       if (token !== options.botToken) return fail(res, "invalid_auth");
       const handler = botMethods[method];
       if (!handler) return fail(res, "unknown_method");
-      handler(body, res);
+      const gate = holds.take(method);
+      handler(body, gate ? heldResponse(res, gate) : res);
     })().catch((error) => send(res, 500, { ok: false, error: String(error) }));
   });
 
@@ -336,6 +349,8 @@ export async function startFakeSlack(options: FakeSlackOptions) {
     allowDeletingOthers(allowed: boolean) {
       deleteOthers = allowed;
     },
+    /** The next call of `method` is carried out at once but answered only on `release()` (a slow network). */
+    holdNext: holds.holdNext,
     /** The next call of `method` fails: a 429 with Retry-After, or `ok: false` with this error. */
     failNext(method: string, failure: Failure): void {
       failures.set(method, [...(failures.get(method) ?? []), failure]);

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { decodeSlackMessageRef } from "../../bots/slack/adapter.ts";
 import { startSlackBot, type RunningSlackBot } from "../../bots/slack/index.ts";
 import { loadConfig, type Config } from "../../src/config.ts";
-import { encodeSlackActionId } from "../../src/render/index.ts";
+import { encodeSlackActionId, toSlackText } from "../../src/render/index.ts";
 import { freePort, sleep, startTestGateway, TOKEN, type TestGateway } from "../helpers/gateway.ts";
 import { waitUntil } from "../scenarios/bot-scenarios.ts";
 import type { BotHarness, Person, PromptCopy } from "../scenarios/harness.ts";
@@ -98,19 +98,41 @@ export async function createSlackHarness(mode: "socket" | "http" = "socket"): Pr
       return ephemeralAfter(who, () => fake.pressAction(messageOf(copy), actionId, who));
     },
     async answerOther(copy, who, text) {
+      await (await harness.openOther(copy, who))(text);
+    },
+    async openOther(copy, who) {
       const index = copy.buttons.indexOf("Other…");
       if (index < 0) throw new Error("the copy has no Other… button");
       const { triggerId } = await fake.press(messageOf(copy), index, who);
       const opened = await waitUntil(() => fake.views.find((v) => v.trigger_id === triggerId), "views.open with the press's trigger_id");
-      const status = await fake.submitView(opened.view, who, text);
-      if (status !== 200) throw new Error(`the view_submission got HTTP ${status}`);
+      return async (text) => {
+        const status = await fake.submitView(opened.view, who, text);
+        if (status !== 200) throw new Error(`the view_submission got HTTP ${status}`);
+      };
     },
     async type(chat, who, text, options = {}) {
       const threadTs = options.replyTo ? messageOf(options.replyTo).ts : undefined;
-      const { message, status } = await fake.type(channelOf(chat), who, text, threadTs);
-      if (status !== 200) throw new Error(`the message event got HTTP ${status}`);
-      return { deleted: () => message.deleted === true };
+      const { message, payload } = fake.typePayload(channelOf(chat), who, text, threadTs);
+      const deliver = async () => {
+        const status = await fake.deliver("events_api", payload);
+        if (status !== 200) throw new Error(`the message event got HTTP ${status}`);
+      };
+      await deliver();
+      return { deleted: () => message.deleted === true, reactions: () => message.reactions ?? [], redeliver: deliver };
     },
+    holdNextPrompt(chat) {
+      const held = fake.holdNext("chat.postMessage");
+      return {
+        release: held.release,
+        posted: async () => {
+          await waitUntil(() => held.arrived(), "the held prompt send");
+          const channel = channelOf(chat);
+          const prompt = fake.botMessages(channel).filter((m) => m.prompt).at(-1)!;
+          return harness.copy(chat, `${channel}:${prompt.ts}`);
+        },
+      };
+    },
+    platformText: toSlackText,
     botReplies: (chat) => fake.botMessages(channelOf(chat)).filter((m) => !m.prompt).map((m) => m.text),
     privateNotices: (who) => fake.ephemeralsTo(who.id).map((e) => e.text),
     promptSends: (questionId) =>

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { createResponseHolds, heldResponse } from "./held-responses.ts";
 
 /** A chat message as the fake Bot API keeps it. */
 export interface FakeTelegramMessage {
@@ -15,6 +16,8 @@ export interface FakeTelegramMessage {
   reply_to_message?: FakeTelegramMessage;
   deleted?: boolean;
   edits: number;
+  /** The bot's reactions on it (setMessageReaction), as emoji. */
+  reactions?: string[];
 }
 
 export interface FakeUser {
@@ -87,6 +90,7 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}) {
   let nextUpdateId = 1;
   let nextMessageId = 1;
   let nextCallbackId = 1;
+  const holds = createResponseHolds();
 
   const key = (chat: number | string, id: number | string) => `${chat}:${id}`;
 
@@ -135,7 +139,7 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}) {
     res.end(JSON.stringify({ ok: false, ...failure }));
   };
   const publicMessage = (m: FakeTelegramMessage) => {
-    const { deleted: _d, edits: _e, sent_markup: _s, ...rest } = m;
+    const { deleted: _d, edits: _e, sent_markup: _s, reactions: _r, ...rest } = m;
     return rest;
   };
 
@@ -197,6 +201,12 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}) {
       for (const wake of wakers) wake();
       ok(res, true);
     },
+    setMessageReaction: (body, res) => {
+      const message = messages.get(key(body.chat_id, body.message_id));
+      if (!message) return fail(res, { error_code: 400, description: "Bad Request: message to react not found" });
+      message.reactions = (body.reaction ?? []).map((r: { emoji: string }) => r.emoji);
+      ok(res, true);
+    },
     deleteMessage: (body, res) => {
       const message = messages.get(key(body.chat_id, body.message_id));
       if (!message) return fail(res, { error_code: 400, description: "Bad Request: message to delete not found" });
@@ -218,7 +228,8 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}) {
       if (limited) return fail(res, limited);
       const handler = handlers[method];
       if (!handler) return fail(res, { error_code: 404, description: `Not Found: method ${method}` });
-      await handler(body, res, req);
+      const gate = holds.take(method);
+      await handler(body, gate ? heldResponse(res, gate) : res, req);
     })().catch((error) => fail(res, { error_code: 500, description: String(error) }));
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -274,6 +285,12 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}) {
       const button = message.sent_markup?.inline_keyboard?.[buttonIndex]?.[0];
       if (!button) throw new Error(`message ${message.message_id} has no button ${buttonIndex}`);
       return pressData(message, button.callback_data, from);
+    },
+    /** The next call of `method` is carried out at once but answered only on `release()` (a slow network). */
+    holdNext: holds.holdNext,
+    /** The same message update again, with a new update_id (a webhook retry, or polling after a lost offset). */
+    redeliver(message: FakeTelegramMessage): void {
+      push({ message: publicMessage(message) });
     },
     /** The next call of `method` fails with this error (e.g. a 429 with retry_after). */
     failNext(method: string, failure: Failure): void {

@@ -33,6 +33,9 @@ export function runBotScenarios(name: string, makeHarness: () => Promise<BotHarn
     };
     const { promptOf, result, status, summaryOf } = scenarioTools(() => h);
     const replyMatching = (chat: string, pattern: RegExp) => waitUntil(() => h.botReplies(chat).find((t) => pattern.test(t)), `a bot reply matching ${pattern}`);
+    /** A bot reply in the chat, or a private notice to the person where the platform has them. */
+    const toldMatching = (chat: string, who: Person, pattern: RegExp) =>
+      waitUntil(() => [...h.botReplies(chat), ...h.privateNotices(who)].find((t) => pattern.test(t)), `a message matching ${pattern}`);
 
     it("sends one full-width button per option, then Other… and Skip, with descriptions in the text", async () => {
       const id = await ask([single]);
@@ -99,21 +102,21 @@ export function runBotScenarios(name: string, makeHarness: () => Promise<BotHarn
 
     it("3 questions answered in one reply (unkeyed lines in order)", async () => {
       const id = await ask([single, multi, region]);
-      await promptOf(id);
-      await h.type(h.chat, h.person, "staging\n2\nUS");
+      const copy = await promptOf(id);
+      await h.type(h.chat, h.person, "staging\n2\nUS", { replyTo: copy });
       expect(await result(id)).toMatchObject({ answers: { answers: { deploy_target: ["Staging (Recommended)"], checks: ["Unit"], region: ["US"] } } });
     });
 
     it("a partial reply asks only for the rest, which then completes the answer", async () => {
       const id = await ask([single, multi, region]);
-      await promptOf(id);
-      await h.type(h.chat, h.person, "1: Production");
+      const copy = await promptOf(id);
+      await h.type(h.chat, h.person, "1: Production", { replyTo: copy });
       const followUp = await replyMatching(h.chat, /Recorded so far/);
       expect(followUp).toContain("Which checks should run?");
       expect(followUp).not.toContain("Where should I deploy?");
       expect(await status(id)).toBe("pending");
       expect((await rpcOk(h.gatewayUrl(), "question.get", { id })).partialAnswers).toEqual({ deploy_target: ["Production"] });
-      await h.type(h.chat, h.person, "1: e2e\n2: EU");
+      await h.type(h.chat, h.person, "e2e\nEU", { replyTo: copy });
       expect(await result(id)).toMatchObject({ answers: { answers: { deploy_target: ["Production"], checks: ["E2E"], region: ["EU"] } } });
     });
 
@@ -131,16 +134,16 @@ export function runBotScenarios(name: string, makeHarness: () => Promise<BotHarn
 
       // The confirmation of a partial reply that leaves `constructor` open names what was read and asks for the rest.
       const id = await ask([byId("prototype"), byId("constructor"), byId("length", true)]);
-      await promptOf(id);
+      const copy = await promptOf(id);
       const before = h.botReplies(h.chat).length;
-      await h.type(h.chat, h.person, "1: yes");
+      await h.type(h.chat, h.person, "1: yes", { replyTo: copy });
       const followUp = await waitUntil(() => h.botReplies(h.chat).slice(before).find((t) => /Recorded so far/.test(t)), "the partial reply's confirmation");
       expect(followUp).toContain("prototype: Yes (option 1)");
       expect(followUp).toContain("Which for constructor?");
       expect(followUp).toContain("Which for length?");
       expect(followUp).not.toContain("Which for prototype?");
       expect((await rpcOk(h.gatewayUrl(), "question.get", { id })).partialAnswers).toEqual({ prototype: ["Yes"] });
-      await h.type(h.chat, h.person, "1: no\n2: yes, no");
+      await h.type(h.chat, h.person, "no\nyes, no", { replyTo: copy });
       expect(await result(id)).toMatchObject({ status: "answered", answers: { answers: { prototype: ["Yes"], constructor: ["No"], length: ["Yes", "No"] } } });
     });
 
@@ -197,7 +200,7 @@ export function runBotScenarios(name: string, makeHarness: () => Promise<BotHarn
       const id = await ask([single]);
       const copy = await promptOf(id);
       const sent = await h.type(h.chat, h.person, "sk-live_abcdefghijklmnopqrstuvwx1234", { replyTo: copy });
-      await replyMatching(h.chat, /secrets flow/);
+      await toldMatching(h.chat, h.person, /secrets flow/);
       await waitUntil(() => sent.deleted(), "the credential message to be deleted");
       expect(await status(id)).toBe("pending");
       const record = await rpcOk(h.gatewayUrl(), "question.get", { id });
@@ -243,6 +246,142 @@ export function runBotScenarios(name: string, makeHarness: () => Promise<BotHarn
       await h.type(h.otherChat, h.person, "hello everyone");
       await sleep(300);
       expect(h.botReplies(h.otherChat).length).toBe(before);
+    });
+
+    const env = { id: "env", header: "Environment", question: "Which environment?", options: [{ label: "Staging" }, { label: "Production" }] };
+    const db = { id: "db", header: "Database", question: "Which database?", options: [{ label: "Postgres" }, { label: "SQLite" }] };
+    const hostile = "@everyone <!channel> <@123> **b** _i_ <b>x</b> [l](https://e.x) # h";
+    const quiet = () => sleep(300);
+
+    it("a re-delivered reply is taken once: it answers neither the next question nor another one pending in the chat", async () => {
+      const id = await ask([env, db]);
+      const copy = await promptOf(id);
+      const sent = await h.type(h.chat, h.person, "env: production", { replyTo: copy });
+      await replyMatching(h.chat, /Recorded so far/);
+      const replies = h.botReplies(h.chat).length;
+      await sent.redeliver();
+      await quiet();
+      expect(await rpcOk(h.gatewayUrl(), "question.get", { id })).toMatchObject({ status: "pending", partialAnswers: { env: ["Production"] } });
+      expect(h.botReplies(h.chat).length).toBe(replies); // the bridge says nothing to a repeat
+
+      // A message that answered a question (here from a user the target names, so no reply is needed) and comes again
+      // once that question is closed must not answer the next question pending in the chat.
+      const first = await ask([single], {}, h.chat, [h.person.id]);
+      await promptOf(first);
+      const answer = await h.type(h.chat, h.person, "2");
+      expect(await result(first)).toMatchObject({ answers: { answers: { deploy_target: ["Production"] } } });
+      const second = await ask([single], {}, h.chat, [h.person.id]);
+      await promptOf(second);
+      const before = h.botReplies(h.chat).length;
+      await answer.redeliver();
+      await quiet();
+      expect(await status(second)).toBe("pending");
+      expect(h.botReplies(h.chat).length).toBe(before);
+      for (const q of [id, second]) await rpcOk(h.gatewayUrl(), "question.resolve", { id: q, cancel: true, reason: "cancelled" });
+    });
+
+    it("in a group, chatter never answers: only a reply to the prompt, or a message from a user the target names", async () => {
+      const id = await ask([single]);
+      const copy = await promptOf(id);
+      const before = h.botReplies(h.chat).length;
+      await h.type(h.chat, h.colleague, "anyone up for lunch?");
+      await h.type(h.chat, h.person, "2");
+      await quiet();
+      expect(await status(id)).toBe("pending");
+      expect(h.botReplies(h.chat).length).toBe(before);
+      await h.type(h.chat, h.colleague, "2", { replyTo: copy });
+      expect(await result(id)).toMatchObject({ answers: { answers: { deploy_target: ["Production"] } } });
+      expect((await rpcOk(h.gatewayUrl(), "question.get", { id })).by).toMatchObject({ user: h.colleague.id });
+
+      // A target that names its people: their plain messages count; anyone else's still don't.
+      const named = await ask([single], {}, h.chat, [h.person.id]);
+      await promptOf(named);
+      await h.type(h.chat, h.colleague, "1");
+      await quiet();
+      expect(await status(named)).toBe("pending");
+      await h.type(h.chat, h.person, "staging");
+      expect(await result(named)).toMatchObject({ answers: { answers: { deploy_target: ["Staging (Recommended)"] } } });
+    });
+
+    it("after Other… in a group, nobody's chatter is the answer, not even the presser's: only their own words the platform's way", async () => {
+      const id = await ask([single]);
+      const copy = await promptOf(id);
+      const giveWords = await h.openOther(copy, h.person);
+      await h.type(h.chat, h.colleague, "anyone up for lunch?");
+      await h.type(h.chat, h.person, "brb, coffee");
+      await quiet();
+      expect(await status(id)).toBe("pending");
+      await giveWords("Canary first");
+      expect(await result(id)).toMatchObject({ answers: { answers: { deploy_target: ["Canary first"] } } });
+    });
+
+    it("in a direct message, any message from the person answers", async () => {
+      const id = await ask([single], {}, h.person.id);
+      await promptOf(id, h.person.id);
+      await h.type(h.person.id, h.person, "2");
+      expect(await result(id)).toMatchObject({ answers: { answers: { deploy_target: ["Production"] } } });
+      await replyMatching(h.person.id, /Recorded: Production/);
+    });
+
+    it("a stranger's typed reply in a group is marked, not answered in public, and records nothing", async () => {
+      const id = await ask([single]);
+      const copy = await promptOf(id);
+      const before = h.botReplies(h.chat).length;
+      const sent = await h.type(h.chat, h.stranger, "2", { replyTo: copy });
+      await waitUntil(() => sent.reactions().length > 0, "a reaction on the stranger's message");
+      await quiet();
+      expect(h.botReplies(h.chat).length).toBe(before);
+      expect(await status(id)).toBe("pending");
+      await rpcOk(h.gatewayUrl(), "question.resolve", { id, cancel: true, reason: "cancelled" });
+    });
+
+    it("a reply 1 ms after the prompt appears, before the bot has the platform's answer to its send, is taken", async () => {
+      const replies = h.botReplies(h.chat).length;
+      const held = h.holdNextPrompt(h.chat);
+      const id = await ask([single]);
+      const copy = await held.posted();
+      await h.type(h.chat, h.person, "2", { replyTo: copy });
+      await sleep(1);
+      held.release();
+      expect(await result(id)).toMatchObject({ answers: { answers: { deploy_target: ["Production"] } } });
+      await waitUntil(() => h.botReplies(h.chat).slice(replies).some((t) => /Recorded: Production/.test(t)), "the confirmation");
+
+      // A credential that fast is refused and deleted too.
+      const heldAgain = h.holdNextPrompt(h.chat);
+      const other = await ask([single]);
+      const otherCopy = await heldAgain.posted();
+      const secret = await h.type(h.chat, h.person, "sk-live_abcdefghijklmnopqrstuvwx9876", { replyTo: otherCopy });
+      await sleep(1);
+      heldAgain.release();
+      await waitUntil(() => secret.deleted(), "the credential message to be deleted");
+      expect(await status(other)).toBe("pending");
+      await rpcOk(h.gatewayUrl(), "question.resolve", { id: other, cancel: true, reason: "cancelled" });
+    });
+
+    it("every message the bot sends is defused: confirmations, follow-ups and refusals with hostile text", async () => {
+      const id = await ask([single]);
+      const copy = await promptOf(id);
+      const first = h.botReplies(h.chat).length;
+      await h.type(h.chat, h.person, hostile, { replyTo: copy });
+      await result(id);
+      const confirmation = await waitUntil(() => h.botReplies(h.chat).slice(first).find((t) => /your own words/.test(t)), "the confirmation");
+      expect(confirmation).toBe(h.platformText(`✅ Recorded: “${hostile}” (your own words)`));
+
+      const several = await ask([{ ...env, question: `Which environment? ${hostile}` }, { ...db, header: "DB @here" }]);
+      const severalCopy = await promptOf(several);
+      const before = h.botReplies(h.chat).length;
+      await h.type(h.chat, h.person, `db: ${hostile}`, { replyTo: severalCopy });
+      const followUp = await waitUntil(() => h.botReplies(h.chat).slice(before).find((t) => /Recorded so far/.test(t)), "the follow-up");
+      const texts = [confirmation, followUp];
+      // A refusal that quotes what the person sent.
+      const refusalsBefore = h.botReplies(h.chat).length;
+      await h.type(h.chat, h.person, `9: ${hostile}`, { replyTo: severalCopy });
+      texts.push(...(await waitUntil(() => h.botReplies(h.chat).slice(refusalsBefore).length > 0 && h.botReplies(h.chat).slice(refusalsBefore), "the refusal")));
+      for (const text of texts) {
+        expect(text).not.toMatch(/@everyone|@here/);
+        expect(text).toBe(h.platformText(text.replace(/\u200B/g, "").replace(/\\(.)/gu, "$1").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&")));
+      }
+      await rpc(h.gatewayUrl(), "question.resolve", { id: several, cancel: true, reason: "cancelled" });
     });
 
     it("an unknown question id on the protocol is still refused (sanity)", async () => {

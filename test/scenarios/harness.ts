@@ -6,6 +6,15 @@ export interface Person {
   name: string;
 }
 
+/** A message a person typed, as the platform now shows it. */
+export interface SentMessage {
+  deleted(): boolean;
+  /** The bot's reactions on it. */
+  reactions(): string[];
+  /** The platform delivers the same message to the bot again (a webhook retry, a replay). */
+  redeliver(): Promise<void>;
+}
+
 /** One delivered prompt as the person sees it now. */
 export interface PromptCopy {
   chat: string;
@@ -38,8 +47,20 @@ export interface BotHarness {
   pressForged(copy: PromptCopy, forged: "garbage" | { questionId: string; optionIndex: number }, who: Person): Promise<string | undefined>;
   /** Presses Other… and gives own words the platform's way (a typed reply, or a modal). */
   answerOther(copy: PromptCopy, who: Person, text: string): Promise<void>;
-  /** Types a message in a chat, optionally as a reply to (or in the thread of) a prompt. */
-  type(chat: string, who: Person, text: string, options?: { replyTo?: PromptCopy }): Promise<{ deleted: () => boolean }>;
+  /** Presses Other…; resolves once the bot asked for the words (a ForceReply, or a modal), to a way to give them. */
+  openOther(copy: PromptCopy, who: Person): Promise<(text: string) => Promise<void>>;
+  /**
+   * Types a message in a chat, optionally as a reply to (or in the thread of) a prompt. A chat that is a person's id
+   * is the DM with that person (on every platform).
+   */
+  type(chat: string, who: Person, text: string, options?: { replyTo?: PromptCopy }): Promise<SentMessage>;
+  /**
+   * The platform will answer the bot's next prompt send only on `release()`: the prompt is already there for people
+   * to answer (`posted`), but the bot does not know it yet.
+   */
+  holdNextPrompt(chat: string): { posted(): Promise<PromptCopy>; release(): void };
+  /** Plain text as the platform's renderer makes it safe (the escaping every bot message must have). */
+  platformText(text: string): string;
   /** Bot messages in a chat that are not prompts (confirmations, refusals), oldest first. */
   botReplies(chat: string): string[];
   /** Private notices (ephemeral messages) shown to one person, oldest first. */
