@@ -97,7 +97,7 @@ describe("the delivery watch: queued is not cannot-send", () => {
   it("a target retrying behind a live claim is not failed at the deadline; it is delivered later", async () => {
     const ws = await RawWs.connect(quick.wsUrl);
     const { id } = await ask(ws, ["20"]);
-    const claim = () => ws.ok("question.claimDelivery", { id, surface: "telegram", chat: "20", claimant: "bot-a", leaseMs: 1_000 });
+    const claim = () => ws.ok("question.claimDelivery", { id, surface: "telegram", chat: "20", claimant: "bot-a", leaseMs: 2_000 });
     await ws.ok("question.deliveryFailed", { id, surface: "telegram", chat: "20", reason: "429 Too Many Requests: retry after 3", permanent: false });
     await sleep(5);
     expect(await claim()).toMatchObject({ ok: true });

@@ -59,7 +59,7 @@ describe("two instances on one PostgreSQL database", () => {
   it("keeps a question queued past the deadline while a claim taken through B is renewed, on both instances", async () => {
     const [a, b] = [await client(0), await client(1)];
     const { id } = await a.request(oneQuestion({ targets: telegram("502") }));
-    const claim = () => b.claimDelivery({ id, surface: "telegram", chat: "502", claimant: "bot-1", leaseMs: 1_000 });
+    const claim = () => b.claimDelivery({ id, surface: "telegram", chat: "502", claimant: "bot-1", leaseMs: 2_000 });
     expect(await claim()).toMatchObject({ ok: true });
     for (let i = 0; i < 4; i++) {
       await sleep(450);

@@ -34,7 +34,7 @@ describe("a burst queued behind a rate limit", { timeout: 30_000 }, () => {
       }),
     );
     const started = Date.now();
-    const claim = (id: string, chat: string) => client.claimDelivery({ id, surface: "telegram", chat, claimant: "bot-1", leaseMs: 1_000 });
+    const claim = (id: string, chat: string) => client.claimDelivery({ id, surface: "telegram", chat, claimant: "bot-1", leaseMs: 2_000 });
     const held = new Map<string, string>();
     for (const { chat, ids } of queues) for (const id of ids) held.set(id, chat);
     // Every copy is claimed at once, as the bot's delivery loop does when the burst arrives.
@@ -57,7 +57,7 @@ describe("a burst queued behind a rate limit", { timeout: 30_000 }, () => {
       clearInterval(renewing);
     }
     expect(Date.now() - started).toBeGreaterThan(1_300); // the last copies went out well past the 1 s deadline
-    await sleep(1_200); // past every lease: nothing fails later either
+    await sleep(2_200); // past every lease: nothing fails later either
     const records = (await client.listAll({ surface: "telegram", limit: 1000 })).filter((r) => held.size === 0 && queues.some((q) => q.ids.includes(r.id)));
     expect(records).toHaveLength(CHATS * PER_CHAT);
     expect(records.filter((r) => r.reason === "delivery_failed").map((r) => r.detail)).toEqual([]);
