@@ -113,6 +113,47 @@ describe("re-delivered replies when the store fails mid-reply", () => {
   });
 });
 
+describe("reply keys in the service", () => {
+  it("takes one of two copies of a message arriving at once, on two questions", async () => {
+    const service = createQuestionService({ store: createMemoryStore() });
+    const ask = async () => (await service.request({ questions: oneQuestion().questions, targets: [{ surface: "telegram", chat: "5" }] })).id;
+    const [a, b] = [await ask(), await ask()];
+    const by = { surface: "telegram", chat: "5", via: "text" as const };
+    const outcomes = await Promise.allSettled([a, b].map((id) => service.reply({ id, text: "Production", by, messageRef: "same" })));
+    expect(outcomes.map((o) => o.status).sort()).toEqual(["fulfilled", "rejected"]);
+    expect(outcomes.find((o) => o.status === "rejected")).toMatchObject({ reason: { code: "DUPLICATE_REPLY" } });
+    expect([(await service.get(a)).status, (await service.get(b)).status].sort()).toEqual(["answered", "pending"]);
+    service.stop();
+  });
+
+  it("prunes keys older than 48 h on a keyed reply, at most once an hour", async () => {
+    const inner = createMemoryStore();
+    const prunes: number[] = [];
+    const store: QuestionStore = { ...inner, pruneRepliesSeen: async (beforeMs) => (prunes.push(beforeMs), inner.pruneRepliesSeen(beforeMs)) };
+    let nowMs = 100 * 3_600_000;
+    const service = createQuestionService({ store, now: () => nowMs });
+    const by = { surface: "telegram", chat: "5", via: "text" as const };
+    // Each reply goes to a fresh question (the clock moves past the last one's expiry).
+    const reply = async (messageRef: string) => {
+      const { id } = await service.request({ questions: oneQuestion().questions, targets: [{ surface: "web" }] });
+      return service.reply({ id, text: "   ", by, messageRef });
+    };
+    await store.markReplySeen({ surface: "telegram", chat: "5", messageRef: "ancient" }, nowMs - 49 * 3_600_000);
+    await expect(reply("r1")).resolves.toMatchObject({ kind: "invalid" });
+    expect(prunes).toEqual([nowMs - 48 * 3_600_000]);
+    nowMs += 30 * 60_000;
+    await reply("r2");
+    expect(prunes).toHaveLength(1);
+    nowMs += 31 * 60_000;
+    await reply("r3");
+    expect(prunes).toHaveLength(2);
+    // The pruned key is free again; the recent ones are not.
+    expect(await store.markReplySeen({ surface: "telegram", chat: "5", messageRef: "ancient" }, nowMs)).toBe(true);
+    expect(await store.markReplySeen({ surface: "telegram", chat: "5", messageRef: "r1" }, nowMs)).toBe(false);
+    service.stop();
+  });
+});
+
 describe("expiry at the moment of the answer", () => {
   /** A service whose clock the test moves; its schedule is never armed, as if its timer were late (a suspend). */
   async function lateClock() {
