@@ -48,6 +48,12 @@ describe.each(["ws", "http"] as const)("error codes over %s", (kind) => {
     ["a bad cancel reason", "question.resolve", { id: "q1", cancel: true, reason: "bored" }, [{ path: expect.any(String) }]],
     ["delivered without messageRef", "question.delivered", { id: "q1", surface: "telegram", chat: "1" }, [{ path: "messageRef" }]],
     ["deliveryFailed without reason", "question.deliveryFailed", { id: "q1", surface: "telegram", chat: "1" }, [{ path: "reason" }]],
+    ["deliveryFailed with a permanent that is not a boolean", "question.deliveryFailed", { id: "q1", surface: "telegram", chat: "1", reason: "r", permanent: "no" }, [{ path: "permanent" }]],
+    ["deliveryFailed with a negative retryAtMs", "question.deliveryFailed", { id: "q1", surface: "telegram", chat: "1", reason: "r", permanent: false, retryAtMs: -1 }, [{ path: "retryAtMs" }]],
+    ["copyRendered without rendered", "question.copyRendered", { id: "q1", surface: "telegram", chat: "1" }, [{ path: "rendered" }]],
+    ["copyRendered with rendered over 128 characters", "question.copyRendered", { id: "q1", surface: "telegram", chat: "1", rendered: "r".repeat(129) }, [{ path: "rendered" }]],
+    ["a reply's messageRef without by.chat", "question.reply", { id: "q1", text: "2", messageRef: "m1" }, [{ path: "by.chat" }]],
+    ["an empty messageRef", "question.reply", { id: "q1", text: "2", by: { surface: "telegram", chat: "1" }, messageRef: "" }, [{ path: "messageRef" }]],
     ["run.abort without runId", "run.abort", {}, [{ path: "runId" }]],
   ])("INVALID_PARAMS: %s", async (_what, method, params, issues) => {
     const error = errorOf(await t.call(method, params));
@@ -62,6 +68,7 @@ describe.each(["ws", "http"] as const)("error codes over %s", (kind) => {
     ["question.waitAnswer", { id: MISSING, timeoutMs: 10 }],
     ["question.delivered", { id: MISSING, surface: "telegram", chat: "1", messageRef: "m" }],
     ["question.deliveryFailed", { id: MISSING, surface: "telegram", chat: "1", reason: "r" }],
+    ["question.copyRendered", { id: MISSING, surface: "telegram", chat: "1", rendered: "v1" }],
   ])("QUESTION_NOT_FOUND: %s %j", async (method, params) => {
     expect(errorOf(await t.call(method, params)).code).toBe("QUESTION_NOT_FOUND");
   });
