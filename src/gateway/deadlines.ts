@@ -13,7 +13,7 @@ export interface DeadlinesOptions {
   deliveryTimeoutMs: number;
   /** A question this instance expired (the store's compare-and-set made it so exactly once across instances). */
   onExpired: (record: QuestionRecord) => void;
-  /** A watched question got no delivery in time. */
+  /** A watched question got no delivery in time (or a re-check of a queued one is due). */
   onDeliveryOverdue: (id: string) => Promise<void>;
   onError: (error: unknown) => void;
 }
@@ -21,7 +21,7 @@ export interface DeadlinesOptions {
 /**
  * Every deadline of the gateway on one schedule (one timer): question expiry, read from the store so any instance
  * expires what is due, and the delivery watch, kept per instance for the questions it knows are waiting for a
- * first chat delivery.
+ * first chat delivery (and, past that deadline, for those queued behind a bot's live claim, until its lease ends).
  */
 export function createDeadlines(options: DeadlinesOptions) {
   const { store, now, deliveryTimeoutMs } = options;
