@@ -195,3 +195,32 @@ describe("expiry at the moment of the answer", () => {
     service.stop();
   });
 });
+
+describe("keyed lines after a partial answer (issue 18 §1)", () => {
+  it("numbers keep their original meaning, and a line naming an answered question is refused with the open ones named", async () => {
+    const gateway = await startTestGateway();
+    try {
+      const ws = await RawWs.connect(gateway.wsUrl);
+      const options = (a: string, b: string) => [{ label: a }, { label: b }];
+      const { id } = await ws.ok("question.request", {
+        questions: [
+          { id: "env", header: "Target", question: "Where should we deploy?", options: options("Staging", "Production") },
+          { id: "db", header: "Database", question: "Which database?", options: options("Postgres", "SQLite") },
+          { id: "ci", header: "CI", question: "Which CI?", options: options("GitHub", "GitLab") },
+        ],
+        targets: [{ surface: "telegram", chat: "701" }],
+      });
+      const reply = (text: string) => ws.ok("question.reply", { id, text, by: by("701") });
+      expect(await reply("1: Staging")).toMatchObject({ kind: "partial", answers: { env: ["Staging"] }, missing: ["db", "ci"] });
+      // Before the fix the follow-up renumbered the open questions, and "3: GitHub" became question 2's free text.
+      expect(await reply("3: GitHub")).toMatchObject({ kind: "partial", answers: { env: ["Staging"], ci: ["GitHub"] }, missing: ["db"] });
+      const refused = await reply("1: Production");
+      expect(refused).toMatchObject({ kind: "invalid", reason: "not_open", message: expect.stringContaining("Still open: question 2 (Database)") });
+      expect((await ws.ok("question.get", { id })).partialAnswers).toEqual({ env: ["Staging"], ci: ["GitHub"] });
+      expect(await reply("2")).toMatchObject({ kind: "answered", record: { status: "answered", answers: { env: ["Staging"], db: ["SQLite"], ci: ["GitHub"] } } });
+      ws.close();
+    } finally {
+      await gateway.close();
+    }
+  });
+});

@@ -280,8 +280,8 @@ export function createQuestionService(options: QuestionServiceOptions) {
     // Refused before parsing, so that no part of it is held as a partial answer either.
     if (holdsKnownSecret(params.text)) return { kind: "invalid", reason: "credential", message: INVALID_MESSAGES.credential };
     const held = record.partialAnswers ?? {};
-    const remaining = record.questions.filter((q) => !Object.hasOwn(held, q.id));
-    const outcome = parseReply(remaining, params.text);
+    // Numbers keep their first meaning: `3: GitHub` after `1: Staging` answers question 3, never question 2.
+    const outcome = parseReply(record.questions, params.text, { answered: Object.keys(held) });
     const by = params.by ?? { surface: "api", via: "text" as const };
     if (outcome.kind === "invalid") return outcome;
     if (outcome.kind === "skip") return { kind: "skip", record: await resolveQuestion({ id: record.id, cancel: true, reason: "skipped", by }) };
