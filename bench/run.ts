@@ -15,10 +15,11 @@ import { benchPgThroughput } from "./pg-throughput.ts";
 import { benchRoundTrip } from "./round-trip.ts";
 import { benchScale } from "./scale.ts";
 import { benchTelegramBurst } from "./telegram-burst.ts";
+import { benchTelegramTypedReplies } from "./telegram-typed-replies.ts";
 import { benchThroughput } from "./throughput.ts";
 
 const args = new Map(process.argv.slice(2).map((a) => a.replace(/^--/, "").split("=") as [string, string]));
-const only = new Set((args.get("only") ?? "1,2,3,4,5,6,7,8,9").split(",").map(Number));
+const only = new Set((args.get("only") ?? "1,2,3,4,5,6,7,8,9,10").split(",").map(Number));
 const log = (line: string) => console.error(line);
 
 const benchmarks: Array<[number, string, () => Promise<BenchResult>]> = [
@@ -32,6 +33,7 @@ const benchmarks: Array<[number, string, () => Promise<BenchResult>]> = [
   [7, "PostgreSQL round trip", () => benchPgRoundTrip({ log })],
   [8, "PostgreSQL throughput: 1 vs 3 instances at 1,000 in flight", () => benchPgThroughput({ log })],
   [9, "cross-instance event latency", () => benchPgEvents({ log })],
+  [10, "Telegram typed replies vs presses", () => benchTelegramTypedReplies({ log })],
 ];
 
 // Interrupted (Ctrl-C, a timeout): take the child gateways down too, so none is left running.
