@@ -1,7 +1,7 @@
 import type { GatewayClient } from "./client/index.ts";
 import { noAnswerResult, type AskUserResult } from "./contract/result.ts";
 import { GatewayError } from "./errors.ts";
-import type { Target } from "./record.ts";
+import type { QuestionRecord, Target } from "./record.ts";
 import type { AskFunction } from "./tool.ts";
 
 export interface AskUserOptions {
@@ -11,6 +11,12 @@ export interface AskUserOptions {
   targets?: Target[];
   /** Called once the gateway has accepted the question. */
   onRequested?: (question: { id: string; expiresAtMs: number }) => void;
+  /**
+   * Called each time the pending question's record changes: a copy delivered (`record.deliveries`), a target retrying
+   * or failed, with the platform's reason (`record.targetStates`), a partial answer. Needs the connection's
+   * `question.updated` events (the default subscription).
+   */
+  onUpdate?: (record: QuestionRecord) => void;
 }
 
 const WAIT_SLICE_MS = 60_000;
@@ -24,14 +30,32 @@ export async function askUser(client: GatewayClient, input: unknown, options: As
   const { signal } = options;
   if (signal?.aborted) return noAnswerResult("aborted");
   const fields = typeof input === "object" && input !== null ? (input as Record<string, unknown>) : { questions: input };
-  const { id, expiresAtMs } = await client.request({
-    ...fields,
-    questions: fields.questions,
-    ...(options.runId ? { runId: options.runId } : {}),
-    ...(options.sessionKey ? { sessionKey: options.sessionKey } : {}),
-    ...(options.targets ? { targets: options.targets } : {}),
-  });
+  // Listening before the request: a bot may deliver before the request's own response arrives.
+  let askedId: string | undefined;
+  const early: QuestionRecord[] = [];
+  const offUpdates = options.onUpdate
+    ? client.on("question.updated", (record) => {
+        if (askedId === undefined) early.push(record);
+        else if (record.id === askedId) options.onUpdate!(record);
+      })
+    : undefined;
+  let requested;
+  try {
+    requested = await client.request({
+      ...fields,
+      questions: fields.questions,
+      ...(options.runId ? { runId: options.runId } : {}),
+      ...(options.sessionKey ? { sessionKey: options.sessionKey } : {}),
+      ...(options.targets ? { targets: options.targets } : {}),
+    });
+  } catch (error) {
+    offUpdates?.();
+    throw error;
+  }
+  const { id, expiresAtMs } = requested;
+  askedId = id;
   options.onRequested?.({ id, expiresAtMs });
+  for (const record of early.splice(0)) if (record.id === id) options.onUpdate?.(record);
 
   let abortCancel: Promise<unknown> | undefined;
   const onAbort = () => {
@@ -55,6 +79,7 @@ export async function askUser(client: GatewayClient, input: unknown, options: As
     }
   } finally {
     signal?.removeEventListener("abort", onAbort);
+    offUpdates?.();
   }
 }
 

@@ -69,6 +69,27 @@ describe("askUser", () => {
     expect(askUserResultSchema.safeParse(result).success).toBe(true);
   });
 
+  it("onUpdate reports each target's delivery and retrying state while the question is pending", async () => {
+    const updates: Array<{ delivered: string[]; states: string[] }> = [];
+    const targets = [{ surface: "telegram" as const, chat: "1" }, { surface: "telegram" as const, chat: "2" }];
+    const result = await askUser(client, oneQuestion(), {
+      targets,
+      onRequested: ({ id }) =>
+        void (async () => {
+          await rpc(gateway.url, "question.delivered", { id, surface: "telegram", chat: "1", messageRef: "10" });
+          await rpc(gateway.url, "question.deliveryFailed", { id, surface: "telegram", chat: "2", reason: "502 Bad Gateway", permanent: false, retryAtMs: Date.now() + 1_000 });
+          await rpc(gateway.url, "question.resolve", { id, answers: { deploy_target: "Production" } });
+        })(),
+      onUpdate: (record) =>
+        updates.push({ delivered: record.deliveries.map((d) => d.chat), states: (record.targetStates ?? []).map((s) => `${s.chat}:${s.state}:${s.reason}`) }),
+    });
+    expect(result.status).toBe("answered");
+    expect(updates).toEqual([
+      { delivered: ["1"], states: [] },
+      { delivered: ["1"], states: ["2:retrying:502 Bad Gateway"] },
+    ]);
+  });
+
   it("an AbortSignal gives no_answer/aborted and cancels the record with reason aborted", async () => {
     const controller = new AbortController();
     let id = "";
