@@ -2,6 +2,7 @@ import { webApi } from "@slack/bolt";
 import { PermanentSendError, type SurfaceAdapter } from "../../src/bridge/index.ts";
 import { renderSlackPrompt, renderSlackSummary } from "../../src/render/index.ts";
 import type { Log } from "../shared.ts";
+import { createChannelPacer } from "./channel-pacer.ts";
 
 /** A user id (`U…`, or `W…` on Enterprise Grid): the target is a DM, opened with conversations.open. */
 const USER_ID = /^[UW][A-Z0-9]+$/;
@@ -82,6 +83,7 @@ export type SlackConversations = ReturnType<typeof createSlackConversations>;
 
 /** Sends prompts with chat.postMessage and turns each copy into the summary with chat.update. */
 export function createSlackAdapter(client: webApi.WebClient, conversations: SlackConversations, log: Log): SurfaceAdapter {
+  const pacer = createChannelPacer();
   return {
     surface: "slack",
     renderedOf: (record) => (record.status === "pending" ? renderSlackPrompt(record) : renderSlackSummary(record)),
@@ -90,7 +92,7 @@ export function createSlackAdapter(client: webApi.WebClient, conversations: Slac
       const { text, blocks } = renderSlackPrompt(record);
       try {
         const channel = await conversations.channelFor(chat);
-        const posted = await client.chat.postMessage({ channel, text, blocks, unfurl_links: false, unfurl_media: false });
+        const posted = await pacer.run(channel, () => client.chat.postMessage({ channel, text, blocks, unfurl_links: false, unfurl_media: false }));
         const postedIn = posted.channel ?? channel;
         if (!posted.ts) throw new Error("chat.postMessage gave no ts");
         conversations.remember(postedIn, chat);

@@ -95,26 +95,39 @@ export function createDeliveryLoop({ client, adapter, cache, now = Date.now, log
     flushTimer.unref?.();
   }
 
-  async function flushReports(): Promise<void> {
-    for (const [key, report] of unreported) {
-      try {
-        const { id, chat, messageRef, rendered } = report;
-        const updated = await client.delivered({ id, surface, chat, messageRef, ...(rendered ? { rendered } : {}) });
-        cache.put(updated);
-        unreported.delete(key);
-        // Resolved before this copy was recorded: its question.resolved edit did not know of it, so edit it now.
-        if (updated.status !== "pending") void updateCopies(cache.get(updated.id) ?? updated);
-      } catch (error) {
-        if (error instanceof GatewayError && error.code === "DISCONNECTED") return; // the resync after the reconnect flushes
-        if (isTransient(error)) {
-          log("delivery report not taken yet; retrying", error);
-          flushLater();
-          return;
-        }
-        unreported.delete(key); // the question is gone or the target refused: nothing to retry
-        log("delivery report refused", error);
+  /** Reports being sent now: each report goes once at a time, however many flushes run. */
+  const reporting = new Set<string>();
+
+  /** Reports one send; false when the gateway cannot take reports now (the others wait too). */
+  async function report(key: string): Promise<boolean> {
+    const sent = unreported.get(key);
+    if (!sent || reporting.has(key)) return true;
+    reporting.add(key);
+    try {
+      const { id, chat, messageRef, rendered } = sent;
+      const updated = await client.delivered({ id, surface, chat, messageRef, ...(rendered ? { rendered } : {}) });
+      cache.put(updated);
+      unreported.delete(key);
+      // Resolved before this copy was recorded: its question.resolved edit did not know of it, so edit it now.
+      if (updated.status !== "pending") void updateCopies(cache.get(updated.id) ?? updated);
+      return true;
+    } catch (error) {
+      if (error instanceof GatewayError && error.code === "DISCONNECTED") return false; // the resync after the reconnect flushes
+      if (isTransient(error)) {
+        log("delivery report not taken yet; retrying", error);
+        flushLater();
+        return false;
       }
+      unreported.delete(key); // the question is gone or the target refused: nothing to retry
+      log("delivery report refused", error);
+      return true;
+    } finally {
+      reporting.delete(key);
     }
+  }
+
+  async function flushReports(): Promise<void> {
+    for (const key of [...unreported.keys()]) if (!(await report(key))) return;
   }
 
   /** Asks the gateway whether this bot sends the copy. A gateway without claims (older) lets every bot send. */
@@ -181,7 +194,7 @@ export function createDeliveryLoop({ client, adapter, cache, now = Date.now, log
           keeper.progressed();
         }
         unreported.set(key, { id: record.id, chat: target.chat, messageRef, ...(rendered ? { rendered } : {}) });
-        await flushReports();
+        await report(key);
       } finally {
         inFlight.delete(key);
       }

@@ -55,6 +55,7 @@ export async function startApiProxy(upstream: string) {
   const calls: Array<ProxiedCall & { status?: number; answeredHere?: boolean }> = [];
 
   const server = createServer((req, res) => {
+    const arrivedAtMs = performance.now(); // before the body is read: as close to the socket as this process gets
     void (async () => {
       const body = await readBody(req);
       const url = new URL(req.url ?? "/", "http://proxy");
@@ -62,7 +63,7 @@ export async function startApiProxy(upstream: string) {
         method: req.method ?? "GET",
         path: decodeURIComponent(url.pathname),
         params: parseParams(body, String(req.headers["content-type"] ?? "")),
-        atMs: performance.now(),
+        atMs: arrivedAtMs,
       };
       calls.push(call);
       let verdict: ProxyVerdict | undefined;
