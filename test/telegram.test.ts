@@ -1,12 +1,14 @@
 import { mkdtempSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startTelegramBot } from "../bots/telegram/index.ts";
 import { loadConfig } from "../src/config.ts";
 import { encodeTelegramCallbackData, toTelegramText } from "../src/render/index.ts";
-import { startFakeTelegram, type FakeTelegramMessage } from "./fakes/telegram-api.ts";
-import { freePort, sleep, startTestGateway, TOKEN, type TestGateway } from "./helpers/gateway.ts";
+import { startFakeTelegram, type FakeTelegram, type FakeTelegramMessage } from "./fakes/telegram-api.ts";
+import { freePort, rpcOk, sleep, startTestGateway, TOKEN, type TestGateway } from "./helpers/gateway.ts";
 import { runBotScenarios, waitUntil } from "./scenarios/bot-scenarios.ts";
+import { scenarioTools } from "./scenarios/tools.ts";
 import type { BotHarness, Person } from "./scenarios/harness.ts";
 
 /** Fast limits for tests; the real defaults space sends a second apart per chat. */
@@ -16,7 +18,11 @@ const TEST_THROTTLE = {
   out: { maxConcurrent: 1, minTime: 5 },
 };
 
-export async function createTelegramHarness(): Promise<BotHarness> {
+export interface TelegramHarness extends BotHarness {
+  fake: FakeTelegram;
+}
+
+export async function createTelegramHarness(): Promise<TelegramHarness> {
   const fake = await startFakeTelegram();
   const dataDir = mkdtempSync(join(tmpdir(), "aub-tg-"));
   const port = await freePort();
@@ -40,7 +46,8 @@ export async function createTelegramHarness(): Promise<BotHarness> {
     return found;
   };
 
-  const harness: BotHarness = {
+  const harness: TelegramHarness = {
+    fake,
     surface: "telegram",
     gatewayUrl: () => gateway.url,
     chat: "-1001",
@@ -111,3 +118,60 @@ export async function createTelegramHarness(): Promise<BotHarness> {
 }
 
 runBotScenarios("telegram", createTelegramHarness);
+
+const single = {
+  id: "deploy_target",
+  header: "Deployment target",
+  question: "Where should I deploy?",
+  options: [{ label: "Staging (Recommended)", description: "safe to try" }, { label: "Production" }],
+};
+
+describe("telegram: specifics", () => {
+  let h: TelegramHarness;
+  beforeAll(async () => {
+    h = await createTelegramHarness();
+  }, 60_000);
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  const ask = async (chat = h.chat) => (await rpcOk(h.gatewayUrl(), "question.request", { questions: [single], targets: [{ surface: "telegram", chat }] })).id as string;
+  const { promptOf, result, status } = scenarioTools(() => h);
+  const tgUser = (p: Person) => ({ id: Number(p.id), first_name: p.name });
+
+  it("a typed reply in one chat is recorded while another chat's confirmation is still held back", async () => {
+    const here = await ask();
+    const there = await ask(h.otherChat);
+    const [hereCopy, thereCopy] = [await promptOf(here), await promptOf(there, h.otherChat)];
+    const held = h.fake.holdNext("sendMessage"); // the first confirmation: Telegram's per-chat limit holds it
+    try {
+      await h.type(h.chat, h.person, "2", { replyTo: hereCopy });
+      expect(await result(here)).toMatchObject({ answers: { answers: { deploy_target: ["Production"] } } });
+      await waitUntil(() => held.arrived(), "the held confirmation");
+      await h.type(h.otherChat, h.person, "1", { replyTo: thereCopy });
+      const started = Date.now();
+      expect(await result(there)).toMatchObject({ answers: { answers: { deploy_target: ["Staging (Recommended)"] } } });
+      expect(Date.now() - started).toBeLessThan(2_000);
+    } finally {
+      held.release();
+    }
+  });
+
+  it("the Other… request names the presser with a text mention, defused, and only the presser's reply to it counts", async () => {
+    const id = await ask();
+    const copy = await promptOf(id);
+    const prompt = h.fake.messages().find((m) => m.chat.id === Number(h.chat) && m.message_id === Number(copy.ref))!;
+    const before = h.fake.botMessages(Number(h.chat)).length;
+    await h.fake.press(prompt, 2, { id: Number(h.person.id), first_name: "@everyone" });
+    const forceReply = await waitUntil(() => h.fake.botMessages(Number(h.chat)).slice(before).find((m) => m.reply_markup?.force_reply), "the ForceReply");
+    const name = toTelegramText("@everyone");
+    expect(forceReply.text).toBe(`${name}, Reply with your own answer.`);
+    expect(forceReply.entities).toEqual([expect.objectContaining({ type: "text_mention", offset: 0, length: name.length })]);
+    // A colleague's reply to Ada's request is not Ada's answer, nor anyone's.
+    h.fake.type(Number(h.chat), tgUser(h.colleague), "anyone up for lunch?", forceReply);
+    await sleep(300);
+    expect(await status(id)).toBe("pending");
+    h.fake.type(Number(h.chat), tgUser(h.person), "Canary first", forceReply);
+    expect(await result(id)).toMatchObject({ answers: { answers: { deploy_target: ["Canary first"] } } });
+  });
+});
