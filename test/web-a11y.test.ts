@@ -1,0 +1,193 @@
+/**
+ * The Control UI's accessibility, checked by axe-core inside a real browser (test/helpers/browser.ts) against a real
+ * in-process gateway: the sign-in page, the docked panel (one question), the stepper (several, on each kind of
+ * step), the collapsed bar, the phone cards and the timeline's summaries, in light and dark colours. Every state must
+ * have no serious or critical violation.
+ *
+ * axe is injected as a script, which the page's own policy (no inline script, Trusted Types) rightly refuses, so these
+ * browser contexts bypass the CSP; the policy itself is tested in web-assets.test.ts and web-ui.test.ts.
+ */
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { connectGateway, type GatewayClient } from "../src/client/index.ts";
+import { startGateway, type RunningGateway } from "../src/gateway/run.ts";
+import { createControlUi } from "../src/web/index.ts";
+import { launchBrowser } from "./helpers/browser.ts";
+
+const TOKEN = randomBytes(16).toString("hex");
+const WIDE = { width: 1000, height: 760 };
+const PHONE = { width: 375, height: 760 };
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+
+let browser: Browser;
+let gateway: RunningGateway;
+let client: GatewayClient;
+let dataDir: string;
+const contexts: BrowserContext[] = [];
+
+beforeAll(async () => {
+  browser = await launchBrowser();
+});
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+beforeEach(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), "aub-a11y-"));
+  gateway = await startGateway(
+    {
+      GATEWAY_HOST: "127.0.0.1",
+      GATEWAY_PORT: 0,
+      GATEWAY_TOKEN: TOKEN,
+      DATA_DIR: dataDir,
+      STORE: "sqlite",
+      DELIVERY_TIMEOUT_SECONDS: 30,
+      ASK_DEFAULT_TARGETS: [],
+      ASK_TEST_MIN_TIMEOUT_SECONDS: 1,
+    },
+    { webApp: (ctx) => createControlUi(ctx) },
+  );
+  client = await connectGateway({ url: gateway.url, token: TOKEN });
+});
+
+afterEach(async () => {
+  await Promise.all(contexts.splice(0).map((c) => c.close()));
+  client.close();
+  await gateway.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+const DEPLOY = {
+  id: "deploy",
+  header: "Deploy",
+  question: "Where should I deploy?",
+  options: [
+    { label: "Staging (Recommended)", description: "Safe to break" },
+    { label: "Production", description: "Real users" },
+  ],
+};
+
+const THREE = [
+  { id: "env", header: "Env", question: "Which environment?", options: [{ label: "Staging" }, { label: "Production" }] },
+  {
+    id: "checks",
+    header: "Checks",
+    question: "Which checks should run?",
+    multiSelect: true,
+    options: [{ label: "Lint" }, { label: "Unit" }, { label: "E2E", description: "Slow, about 10 minutes" }],
+  },
+  { id: "notify", header: "Notify", question: "Who should hear about it?", options: [{ label: "Nobody" }, { label: "The team" }] },
+];
+
+async function ask(questions: unknown[]): Promise<string> {
+  return (await client.request({ questions })).id;
+}
+
+async function newPage(viewport: { width: number; height: number }, colorScheme: "light" | "dark" = "light"): Promise<Page> {
+  const context = await browser.newContext({ viewport, colorScheme, bypassCSP: true });
+  context.setDefaultTimeout(8_000);
+  contexts.push(context);
+  return context.newPage();
+}
+
+/** Signed in through a `/#token=…` link, with the gateway link up. */
+async function openUi(viewport = WIDE, colorScheme: "light" | "dark" = "light"): Promise<Page> {
+  const page = await newPage(viewport, colorScheme);
+  await page.goto(`${gateway.url}/#token=${TOKEN}`);
+  await page.locator('#status[data-state="open"]').waitFor();
+  return page;
+}
+
+interface Violation {
+  id: string;
+  impact: string | null | undefined;
+  help: string;
+  nodes: string[];
+}
+
+/** axe-core's serious and critical violations in the page (or under `within`), each with the nodes it found. */
+async function seriousViolations(page: Page, within?: string): Promise<Violation[]> {
+  if (!(await page.evaluate(() => "axe" in window))) await page.addScriptTag({ content: AXE_SOURCE });
+  const violations = await page.evaluate(async (selector) => {
+    const axe = (window as unknown as { axe: typeof import("axe-core") }).axe;
+    const results = await axe.run(selector ? { include: [selector] } : document, { resultTypes: ["violations"] });
+    return results.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => `${n.target.join(" ")}: ${n.failureSummary ?? ""}`) }));
+  }, within);
+  return violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+}
+
+describe("Control UI accessibility (axe-core)", () => {
+  it.each(["light", "dark"] as const)("the sign-in page, blank and with an error (%s)", async (scheme) => {
+    const page = await newPage(WIDE, scheme);
+    await page.goto(`${gateway.url}/`);
+    await page.locator("#token").waitFor();
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.fill("#token", "wrong-token-wrong-token");
+    await page.click("button[type=submit]");
+    await page.locator(".login-error").waitFor();
+    expect(await seriousViolations(page)).toEqual([]);
+    // The check itself sees a planted fault: an image with no text alternative is critical.
+    await page.evaluate(() => document.querySelector("main")!.append(Object.assign(document.createElement("img"), { src: "/ui/icon.svg" })));
+    expect((await seriousViolations(page)).map((v) => `${v.id} ${v.impact}`)).toEqual(["image-alt critical"]);
+  });
+
+  it.each(["light", "dark"] as const)("the docked panel with one question, chosen and refused, then collapsed (%s)", async (scheme) => {
+    await ask([DEPLOY]);
+    const page = await openUi(WIDE, scheme);
+    await page.locator("#panel label.option", { hasText: "Production" }).waitFor();
+    expect(await seriousViolations(page, "#panel")).toEqual([]);
+    await page.locator("#panel label.option", { hasText: "Production" }).click();
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.locator("#panel .other-input").fill("ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8");
+    await page.locator("#panel").getByRole("button", { name: "Submit", exact: true }).click();
+    await page.locator("#panel .form-error").waitFor();
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.getByRole("button", { name: "Collapse question" }).click();
+    await page.locator("#qbar").waitFor();
+    expect(await seriousViolations(page)).toEqual([]);
+  });
+
+  it.each(["light", "dark"] as const)("the stepper, on every step, with several questions pending and a timeline of summaries (%s)", async (scheme) => {
+    const answered = await ask([{ ...DEPLOY, id: "earlier", question: "Earlier?" }]);
+    await client.resolve({ id: answered, answers: { earlier: ["Production"] }, by: { surface: "telegram", userName: "Ada", via: "button" } });
+    const skipped = await ask([{ ...DEPLOY, id: "skipped", question: "Skipped?" }]);
+    await client.resolve({ id: skipped, cancel: true, reason: "skipped", by: { surface: "web", via: "web" } });
+    await ask(THREE);
+    await new Promise((r) => setTimeout(r, 3)); // the page orders by creation time: THREE first, in the panel
+    await ask([{ ...DEPLOY, id: "later", question: "Later?" }]);
+    const page = await openUi(WIDE, scheme);
+    const panel = page.locator("#panel");
+    await panel.locator(".step", { hasText: "Question 1 of 3" }).waitFor();
+    await page.locator('.entry[data-status="answered"]').waitFor();
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.keyboard.press("Enter"); // nothing chosen: the error shows
+    await panel.locator(".form-error").waitFor();
+    expect(await seriousViolations(page, "#panel")).toEqual([]);
+    await page.keyboard.press("2");
+    await panel.locator(".step", { hasText: "Question 2 of 3" }).waitFor();
+    await panel.locator("label.option", { hasText: "Unit" }).click();
+    expect(await seriousViolations(page, "#panel")).toEqual([]);
+    await panel.getByRole("button", { name: "Next", exact: true }).click();
+    await panel.locator(".step", { hasText: "Question 3 of 3" }).waitFor();
+    expect(await seriousViolations(page, "#panel")).toEqual([]);
+  });
+
+  it.each(["light", "dark"] as const)("the phone cards, one and several questions, beside summaries (%s)", async (scheme) => {
+    const answered = await ask([{ ...DEPLOY, id: "earlier", question: "Earlier?" }]);
+    await client.resolve({ id: answered, answers: { earlier: ["My own words"] }, by: { surface: "web", via: "web" } });
+    await ask(THREE.slice(0, 2));
+    await ask([DEPLOY]);
+    const page = await openUi(PHONE, scheme);
+    await page.locator(".entry-card").nth(1).waitFor();
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.locator(".entry-card").first().getByRole("button", { name: "Submit" }).click();
+    await page.locator(".entry-card .form-error").waitFor();
+    expect(await seriousViolations(page)).toEqual([]);
+  });
+});
