@@ -85,8 +85,8 @@ const THREE = [
   { id: "notify", header: "Notify", question: "Who should hear about it?", options: [{ label: "Nobody" }, { label: "The team" }] },
 ];
 
-async function ask(questions: unknown[]): Promise<string> {
-  return (await client.request({ questions })).id;
+async function ask(questions: unknown[], timeoutSeconds?: number): Promise<string> {
+  return (await client.request({ questions, ...(timeoutSeconds ? { timeoutSeconds } : {}) })).id;
 }
 
 async function newPage(viewport: { width: number; height: number }, colorScheme: "light" | "dark" = "light"): Promise<Page> {
@@ -138,9 +138,10 @@ describe("Control UI accessibility (axe-core)", () => {
   });
 
   it.each(["light", "dark"] as const)("the docked panel with one question, chosen and refused, then collapsed (%s)", async (scheme) => {
-    await ask([DEPLOY]);
+    await ask([DEPLOY], 50); // under a minute left: the clock shows in the warning colour
     const page = await openUi(WIDE, scheme);
     await page.locator("#panel label.option", { hasText: "Production" }).waitFor();
+    await page.locator("#panel time.expires-soon").waitFor();
     expect(await seriousViolations(page, "#panel")).toEqual([]);
     await page.locator("#panel label.option", { hasText: "Production" }).click();
     expect(await seriousViolations(page)).toEqual([]);
