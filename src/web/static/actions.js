@@ -228,15 +228,6 @@ export function createActions({ call, render }) {
       setCollapsed(false);
       render("step");
     },
-    /**
-     * A phone card was touched: the composer answers that question from now on.
-     * @param {string} id
-     */
-    target(id) {
-      if (ui.cardId === id) return;
-      ui.cardId = id;
-      render();
-    },
     collapse() {
       setCollapsed(true);
       render("composer");

@@ -28,12 +28,19 @@ function update(el, now) {
 }
 
 /**
- * When a pending question expires, as a live clock ("14 min left · until 14:05"). Not a live region: a screen
- * reader reads it when it gets there, rather than hearing every second.
+ * When a pending question expires, as a live clock ("14 min left · until 14:05"). A timer, whose changes are not
+ * announced (also inside the timeline's log, which announces what is added): a screen reader reads it when it gets
+ * there, rather than hearing every second.
  * @param {number} expiresAtMs
  */
 export function expiryClock(expiresAtMs) {
-  const el = h("time", { class: "expires", dateTime: new Date(expiresAtMs).toISOString(), "data-expires-at": String(expiresAtMs) });
+  const el = h("time", {
+    class: "expires",
+    role: "timer",
+    "aria-live": "off",
+    dateTime: new Date(expiresAtMs).toISOString(),
+    "data-expires-at": String(expiresAtMs),
+  });
   update(el, Date.now());
   return el;
 }

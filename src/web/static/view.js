@@ -31,11 +31,17 @@ export function createView({ els, actions, narrowQuery }) {
   const entries = new Map();
   let panelSignature = "";
 
-  // On a phone the composer answers the card last touched (a tap, or the focus moving into it).
+  // On a phone the composer answers the card last touched (a tap, or the focus moving into it). Only the mark and
+  // the placeholder change: nothing is rebuilt or scrolled under the finger.
   /** @param {Event} event */
   const touchedCard = (event) => {
     const card = event.target instanceof Element ? event.target.closest(".entry-card[data-id]") : null;
-    if (card instanceof HTMLElement && card.dataset.id) actions.target(card.dataset.id);
+    const id = card instanceof HTMLElement ? card.dataset.id : undefined;
+    if (!id || ui.cardId === id) return;
+    ui.cardId = id;
+    const target = composerRecord();
+    for (const [entryId, entry] of entries) markReplyTarget(entry.el, entryId === replyTargetId(target));
+    renderComposer(target);
   };
   els.timeline.addEventListener("focusin", touchedCard);
   els.timeline.addEventListener("pointerdown", touchedCard);
@@ -56,7 +62,7 @@ export function createView({ els, actions, narrowQuery }) {
     const { timeline } = els;
     const nearBottom = timeline.scrollHeight - timeline.scrollTop - timeline.clientHeight < 80;
     const narrow = ui.narrow;
-    const replyTarget = narrow && pendingRecords().length > 1 ? composerRecord()?.id : undefined;
+    const replyTarget = replyTargetId(composerRecord());
     let grew = false;
     for (const id of entries.keys()) if (!records.has(id)) entries.delete(id);
     const children = recordsByAge().map((record) => {
@@ -89,6 +95,14 @@ export function createView({ els, actions, narrowQuery }) {
     });
     while (timeline.children.length > children.length) timeline.lastElementChild?.remove();
     if (grew || nearBottom) timeline.scrollTop = timeline.scrollHeight;
+  }
+
+  /**
+   * The card to mark as the one the composer answers: only on a phone, and only when there are several.
+   * @param {QuestionRecord | undefined} target
+   */
+  function replyTargetId(target) {
+    return ui.narrow && pendingRecords().length > 1 ? target?.id : undefined;
   }
 
   /**
