@@ -757,6 +757,9 @@ describe("web Control UI", () => {
     await page.waitForFunction((before) => document.querySelector("#panel time.expires")?.textContent !== before, first, { timeout: 3_000 });
     expect(await clock.textContent()).toMatch(/^1:[34]\d left/);
     expect(await clock.textContent()).not.toBe(first);
+    // Collapsed, the bar shows it too.
+    await page.getByRole("button", { name: "Collapse question" }).click();
+    await waitForText(page, "#qbar time.expires", "left · until");
 
     // Longer: in minutes; and the phone card carries the same clock.
     await client.resolve({ id: await id, cancel: true, reason: "cancelled", by: { surface: "api", via: "api" } });

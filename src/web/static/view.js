@@ -193,9 +193,20 @@ export function createView({ els, actions, narrowQuery }) {
         h("span", { class: "chip" }, q.header),
         h("span", { class: "qbar-text" }, q.question),
         count ? h("span", { class: "qbar-count" }, count) : null,
+        // For the eye: inside the button, a ticking clock would change the button's name every second.
+        withAttributes(expiryClock(record.expiresAtMs), { "aria-hidden": "true" }),
         h("span", { class: "qbar-caret", "aria-hidden": "true" }, "▴"),
       ),
     );
+  }
+
+  /**
+   * @param {HTMLElement} el
+   * @param {Record<string, string>} attributes
+   */
+  function withAttributes(el, attributes) {
+    for (const [name, value] of Object.entries(attributes)) el.setAttribute(name, value);
+    return el;
   }
 
   /** @param {QuestionRecord | undefined} target */
