@@ -32,7 +32,9 @@ export function runBotScenarios(name: string, makeHarness: () => Promise<BotHarn
       return id as string;
     };
     const { promptOf, result, status, summaryOf } = scenarioTools(() => h);
-    const replyMatching = (chat: string, pattern: RegExp) => waitUntil(() => h.botReplies(chat).find((t) => pattern.test(t)), `a bot reply matching ${pattern}`);
+    /** The first bot reply in the chat matching `pattern`, among those after the first `after`. */
+    const replyMatching = (chat: string, pattern: RegExp, after = 0) =>
+      waitUntil(() => h.botReplies(chat).slice(after).find((t) => pattern.test(t)), `a bot reply matching ${pattern}`);
     /** A bot reply in the chat, or a private notice to the person where the platform has them. */
     const toldMatching = (chat: string, who: Person, pattern: RegExp) =>
       waitUntil(() => [...h.botReplies(chat), ...h.privateNotices(who)].find((t) => pattern.test(t)), `a message matching ${pattern}`);
@@ -78,9 +80,10 @@ export function runBotScenarios(name: string, makeHarness: () => Promise<BotHarn
     ])("a typed %j on a single question reads as %j and is confirmed", async (text, value, confirmation) => {
       const id = await ask([single]);
       const copy = await promptOf(id);
+      const before = h.botReplies(h.chat).length;
       await h.type(h.chat, h.person, text, { replyTo: copy });
       expect(await result(id)).toMatchObject({ status: "answered", answers: { answers: { deploy_target: [value] } } });
-      await replyMatching(h.chat, confirmation);
+      await replyMatching(h.chat, confirmation, before);
     });
 
     it("multi-select by text, as numbered text without buttons", async () => {
@@ -110,8 +113,9 @@ export function runBotScenarios(name: string, makeHarness: () => Promise<BotHarn
     it("a partial reply asks only for the rest, which then completes the answer", async () => {
       const id = await ask([single, multi, region]);
       const copy = await promptOf(id);
+      const before = h.botReplies(h.chat).length;
       await h.type(h.chat, h.person, "1: Production", { replyTo: copy });
-      const followUp = await replyMatching(h.chat, /Recorded so far/);
+      const followUp = await replyMatching(h.chat, /Recorded so far/, before);
       expect(followUp).toContain("Which checks should run?");
       expect(followUp).not.toContain("Where should I deploy?");
       expect(await status(id)).toBe("pending");
@@ -256,8 +260,9 @@ export function runBotScenarios(name: string, makeHarness: () => Promise<BotHarn
     it("a re-delivered reply is taken once: it answers neither the next question nor another one pending in the chat", async () => {
       const id = await ask([env, db]);
       const copy = await promptOf(id);
+      const earlier = h.botReplies(h.chat).length;
       const sent = await h.type(h.chat, h.person, "env: production", { replyTo: copy });
-      await replyMatching(h.chat, /Recorded so far/);
+      await waitUntil(() => h.botReplies(h.chat).slice(earlier).some((t) => /Recorded so far/.test(t)), "the partial answer's confirmation");
       const replies = h.botReplies(h.chat).length;
       await sent.redeliver();
       await quiet();
@@ -268,8 +273,10 @@ export function runBotScenarios(name: string, makeHarness: () => Promise<BotHarn
       // once that question is closed must not answer the next question pending in the chat.
       const first = await ask([single], {}, h.chat, [h.person.id]);
       await promptOf(first);
+      const confirmed = h.botReplies(h.chat).length;
       const answer = await h.type(h.chat, h.person, "2");
       expect(await result(first)).toMatchObject({ answers: { answers: { deploy_target: ["Production"] } } });
+      await waitUntil(() => h.botReplies(h.chat).slice(confirmed).some((t) => /Recorded: Production/.test(t)), "the confirmation");
       const second = await ask([single], {}, h.chat, [h.person.id]);
       await promptOf(second);
       const before = h.botReplies(h.chat).length;
@@ -318,9 +325,10 @@ export function runBotScenarios(name: string, makeHarness: () => Promise<BotHarn
     it("in a direct message, any message from the person answers", async () => {
       const id = await ask([single], {}, h.person.id);
       await promptOf(id, h.person.id);
+      const before = h.botReplies(h.person.id).length;
       await h.type(h.person.id, h.person, "2");
       expect(await result(id)).toMatchObject({ answers: { answers: { deploy_target: ["Production"] } } });
-      await replyMatching(h.person.id, /Recorded: Production/);
+      await replyMatching(h.person.id, /Recorded: Production/, before);
     });
 
     it("a stranger's typed reply in a group is marked, not answered in public, and records nothing", async () => {
