@@ -219,26 +219,30 @@ export function createDeliveryLoop({ client, adapter, cache, now = Date.now, log
     if (willRetry) retryLater(latest, key, retryAtMs, 0);
   }
 
-  /** Edits every copy of `record` this bot delivered whose recorded rendering differs from what it shows now. */
+  /**
+   * Edits every copy of `record` this bot delivered whose recorded rendering differs from what it shows now, all at
+   * once (the platform's own queue paces them).
+   */
   async function updateCopies(record: QuestionRecord): Promise<void> {
     const rendered = fingerprintOf(record);
-    for (const delivery of record.deliveries) {
-      if (delivery.surface !== surface) continue;
-      if (rendered && delivery.rendered === rendered) continue; // already shows this
-      const key = `${record.id}\u0000${delivery.chat}`;
-      if (rendered && editing.get(key) === rendered) continue; // being edited to this now
-      if (rendered) editing.set(key, rendered);
-      try {
-        await adapter.updatePrompt(record, delivery);
-      } catch (error) {
-        log(`could not update ${record.id} in ${surface}:${delivery.chat}`, error);
-        continue;
-      } finally {
-        keeper.progressed();
-        if (editing.get(key) === rendered) editing.delete(key);
-      }
-      if (rendered) await copyRendered(record.id, delivery.chat, rendered);
+    await Promise.all(record.deliveries.filter((d) => d.surface === surface).map((delivery) => updateCopy(record, delivery, rendered)));
+  }
+
+  async function updateCopy(record: QuestionRecord, delivery: Delivery, rendered: string | undefined): Promise<void> {
+    if (rendered && delivery.rendered === rendered) return; // already shows this
+    const key = `${record.id}\u0000${delivery.chat}`;
+    if (rendered && editing.get(key) === rendered) return; // being edited to this now
+    if (rendered) editing.set(key, rendered);
+    try {
+      await adapter.updatePrompt(record, delivery);
+    } catch (error) {
+      log(`could not update ${record.id} in ${surface}:${delivery.chat}`, error);
+      return;
+    } finally {
+      keeper.progressed();
+      if (editing.get(key) === rendered) editing.delete(key);
     }
+    if (rendered) await copyRendered(record.id, delivery.chat, rendered);
   }
 
   /** Records what a copy shows now, here and at the gateway, so a restart does not edit it again. */
