@@ -10,6 +10,8 @@ import { OP } from "./fakes/discord-gateway.ts";
 import { BOT_USER, CALLBACK_TYPE, INTENT, MESSAGE_FLAG_EPHEMERAL, type FakeDiscordMessage } from "./fakes/discord-payloads.ts";
 import { freePort, rpcOk, sleep, startTestGateway, TOKEN, type TestGateway } from "./helpers/gateway.ts";
 import { runBotScenarios } from "./scenarios/bot-scenarios.ts";
+import { discordDeliveryKit } from "./scenarios/delivery-kits.ts";
+import { runDeliveryScenarios } from "./scenarios/delivery-scenarios.ts";
 import { scenarioTools, waitUntil } from "./scenarios/tools.ts";
 import type { BotHarness, Person, PromptCopy } from "./scenarios/harness.ts";
 
@@ -150,6 +152,7 @@ runBotScenarios("discord", async () => {
   scenarioFakes.push(h.fake);
   return h;
 });
+runDeliveryScenarios("discord", discordDeliveryKit);
 
 describe("discord: the scenario suite ran against Discord's rules", () => {
   it("every interaction was acknowledged inside 3 s, and every bot message carried allowed_mentions with no parse", () => {

@@ -8,6 +8,8 @@ import { encodeTelegramCallbackData, toTelegramText } from "../src/render/index.
 import { startFakeTelegram, type FakeTelegram, type FakeTelegramMessage } from "./fakes/telegram-api.ts";
 import { freePort, rpcOk, sleep, startTestGateway, TOKEN, type TestGateway } from "./helpers/gateway.ts";
 import { runBotScenarios, waitUntil } from "./scenarios/bot-scenarios.ts";
+import { telegramDeliveryKit } from "./scenarios/delivery-kits.ts";
+import { runDeliveryScenarios } from "./scenarios/delivery-scenarios.ts";
 import { scenarioTools } from "./scenarios/tools.ts";
 import type { BotHarness, Person } from "./scenarios/harness.ts";
 
@@ -118,6 +120,7 @@ export async function createTelegramHarness(): Promise<TelegramHarness> {
 }
 
 runBotScenarios("telegram", createTelegramHarness);
+runDeliveryScenarios("telegram", telegramDeliveryKit);
 
 const single = {
   id: "deploy_target",
