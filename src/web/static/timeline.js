@@ -19,7 +19,15 @@ export function renderEntry(record, { card, notes, onOpen, isCurrent }) {
     head.append(expiryClock(record.expiresAtMs));
     body = [card];
   } else if (!summary && isCurrent) {
-    body = [h("div", { class: "entry-outcome waiting" }, h("span", {}, "Waiting for your answer below"))];
+    // The headers only, so that the log (which announces new entries) still says what arrived.
+    body = [
+      h(
+        "div",
+        { class: "entry-outcome waiting" },
+        record.questions.map((q) => h("span", { class: "chip" }, q.header)),
+        h("span", {}, "Waiting for your answer below"),
+      ),
+    ];
   } else if (!summary) {
     body = [
       asked(record.questions),
