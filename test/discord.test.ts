@@ -118,6 +118,14 @@ export async function createDiscordHarness(): Promise<DiscordHarness> {
       };
     },
     platformText: toDiscordContent,
+    latestReply(chat) {
+      const channel = channelOf(chat);
+      const reply = fake.messagesIn(channel).filter((m) => m.author.id === BOT_USER.id && !m.webhook_id && !m.visibleTo && m.sentComponents.length === 0).at(-1)!;
+      return harness.copy(chat, `${channel}/${reply.id}`);
+    },
+    forbidDeleting(forbid) {
+      fake.denyManageMessages(forbid);
+    },
     botReplies: (chat) =>
       fake
         .messagesIn(channelOf(chat))

@@ -94,6 +94,13 @@ export async function createTelegramHarness(): Promise<TelegramHarness> {
       };
     },
     platformText: toTelegramText,
+    latestReply(chat) {
+      const reply = fake.botMessages(Number(chat)).filter((m) => !m.sent_markup?.inline_keyboard).at(-1)!;
+      return harness.copy(chat, String(reply.message_id));
+    },
+    forbidDeleting(forbid) {
+      fake.forbidDeleting(forbid);
+    },
     botReplies: (chat) => fake.botMessages(Number(chat)).map((m) => m.text),
     privateNotices: () => [],
     promptSends: (questionId) =>

@@ -256,6 +256,10 @@ export async function startFakeDiscord(options: { token: string; heartbeatInterv
     messagesIn: (channelId: string) => [...messages.values()].filter((m) => m.channel_id === channelId),
     rateLimitNext: rest.rateLimitNext,
     holdNext: rest.holdNext,
+    /** The bot lacks Manage Messages in every guild channel (deleting someone's message gets 403), or has it again. */
+    denyManageMessages(deny: boolean): void {
+      for (const channel of channels.values()) if (channel.guild_id) channel.noManageMessages = deny;
+    },
     /** MESSAGE_CREATE for this message again (a gateway replay after a RESUME). */
     redeliver: (message: FakeDiscordMessage) => dispatchMessageCreate(message),
     /** Every interaction token issued so far is now past its 15 minutes. */

@@ -111,7 +111,9 @@ export async function createSlackHarness(mode: "socket" | "http" = "socket"): Pr
       };
     },
     async type(chat, who, text, options = {}) {
-      const threadTs = options.replyTo ? messageOf(options.replyTo).ts : undefined;
+      // A reply to a message in a thread goes in that thread.
+      const replied = options.replyTo ? messageOf(options.replyTo) : undefined;
+      const threadTs = replied ? (replied.thread_ts ?? replied.ts) : undefined;
       const { message, payload } = fake.typePayload(channelOf(chat), who, text, threadTs);
       const deliver = async () => {
         const status = await fake.deliver("events_api", payload);
@@ -133,6 +135,14 @@ export async function createSlackHarness(mode: "socket" | "http" = "socket"): Pr
       };
     },
     platformText: toSlackText,
+    latestReply(chat) {
+      const channel = channelOf(chat);
+      const reply = fake.botMessages(channel).filter((m) => !m.prompt).at(-1)!;
+      return harness.copy(chat, `${channel}:${reply.ts}`);
+    },
+    forbidDeleting(forbid) {
+      fake.allowDeletingOthers(!forbid);
+    },
     botReplies: (chat) => fake.botMessages(channelOf(chat)).filter((m) => !m.prompt).map((m) => m.text),
     privateNotices: (who) => fake.ephemeralsTo(who.id).map((e) => e.text),
     promptSends: (questionId) =>

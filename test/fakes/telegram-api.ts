@@ -91,6 +91,8 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}) {
   let nextMessageId = 1;
   let nextCallbackId = 1;
   const holds = createResponseHolds();
+  /** The bot is no admin: deleting people's messages is refused. */
+  let deleteOthers = true;
 
   const key = (chat: number | string, id: number | string) => `${chat}:${id}`;
 
@@ -210,6 +212,7 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}) {
     deleteMessage: (body, res) => {
       const message = messages.get(key(body.chat_id, body.message_id));
       if (!message) return fail(res, { error_code: 400, description: "Bad Request: message to delete not found" });
+      if (!message.from.is_bot && !deleteOthers) return fail(res, { error_code: 400, description: "Bad Request: message can't be deleted" });
       message.deleted = true;
       ok(res, true);
     },
@@ -288,6 +291,10 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}) {
     },
     /** The next call of `method` is carried out at once but answered only on `release()` (a slow network). */
     holdNext: holds.holdNext,
+    /** Whether deleting people's messages is refused (a bot that is no admin of the group). */
+    forbidDeleting(forbid: boolean): void {
+      deleteOthers = !forbid;
+    },
     /** The same message update again, with a new update_id (a webhook retry, or polling after a lost offset). */
     redeliver(message: FakeTelegramMessage): void {
       push({ message: publicMessage(message) });

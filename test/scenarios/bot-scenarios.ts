@@ -322,6 +322,38 @@ export function runBotScenarios(name: string, makeHarness: () => Promise<BotHarn
       expect(await result(id)).toMatchObject({ answers: { answers: { deploy_target: ["Canary first"] } } });
     });
 
+    it("in a group, a reply to the bot's follow-up finishes the answer", async () => {
+      const id = await ask([single, multi]);
+      const copy = await promptOf(id);
+      const before = h.botReplies(h.chat).length;
+      await h.type(h.chat, h.person, "1: 2", { replyTo: copy });
+      await replyMatching(h.chat, /Recorded so far/, before);
+      await h.type(h.chat, h.person, "lint, e2e", { replyTo: h.latestReply(h.chat) });
+      expect(await result(id)).toMatchObject({ answers: { answers: { deploy_target: ["Production"], checks: ["Lint", "E2E"] } } });
+    });
+
+    it("a credential the bot may not delete: the person is told, privately where the platform can, that it is still visible, to delete it and rotate it", async () => {
+      const id = await ask([single]);
+      const copy = await promptOf(id);
+      h.forbidDeleting(true);
+      try {
+        const [replies, notices] = [h.botReplies(h.chat).length, h.privateNotices(h.person).length];
+        const sent = await h.type(h.chat, h.person, "ghp_abcdefghijklmnopqrstuvwxyz0123456789", { replyTo: copy });
+        const note = await waitUntil(
+          () => [...h.botReplies(h.chat).slice(replies), ...h.privateNotices(h.person).slice(notices)].find((t) => /secrets flow/.test(t)),
+          "the note about the credential",
+        );
+        expect(note).toMatch(/still visible/);
+        expect(note).toMatch(/delete it/);
+        expect(note).toMatch(/rotate/);
+        expect(sent.deleted()).toBe(false);
+        expect(await status(id)).toBe("pending");
+      } finally {
+        h.forbidDeleting(false);
+      }
+      await rpcOk(h.gatewayUrl(), "question.resolve", { id, cancel: true, reason: "cancelled" });
+    });
+
     it("in a direct message, any message from the person answers", async () => {
       const id = await ask([single], {}, h.person.id);
       await promptOf(id, h.person.id);

@@ -59,6 +59,10 @@ export interface BotHarness {
    * to answer (`posted`), but the bot does not know it yet.
    */
   holdNextPrompt(chat: string): { posted(): Promise<PromptCopy>; release(): void };
+  /** The bot's latest message in a chat that is not a prompt (a confirmation, a follow-up), to reply to. */
+  latestReply(chat: string): PromptCopy;
+  /** From now on the bot may not delete people's messages (false: it may again). */
+  forbidDeleting(forbid: boolean): void;
   /** Plain text as the platform's renderer makes it safe (the escaping every bot message must have). */
   platformText(text: string): string;
   /** Bot messages in a chat that are not prompts (confirmations, refusals), oldest first. */
