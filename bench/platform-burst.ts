@@ -8,8 +8,8 @@
  *
  * Measured: from the first ask to the moment the last delivery is recorded by the gateway, against the theoretical
  * minimum the limits impose:
- * - Discord: fixed windows of 5 messages per 5 s per channel and 50 requests per second overall, each opening with
- *   its first request: max((⌈N / 50⌉ − 1) s, (⌈n / 5⌉ − 1) × 5 s), n = N / channels;
+ * - Discord: 5 messages per 5 s per channel (a window opening with its first message) and 50 requests a second
+ *   overall (a bucket of one second's worth): max((⌈N / 50⌉ − 1) s, (⌈n / 5⌉ − 1) × 5 s), n = N / channels;
  * - Slack: a bucket of 3 per channel refilled at 1 a second: (n − 3) s.
  * Zero lost: every question pending with exactly one delivery; none sent twice (accepted posts = deliveries).
  */
@@ -203,7 +203,7 @@ export function slackMinimumMs(questions: number, chats: number, limits: SlackLi
 export function benchDiscordBurst(options: PlatformBurstOptions & { limits?: DiscordLimits } = {}): Promise<BenchResult> {
   const limits = options.limits ?? DISCORD_LIMITS;
   const minimumMs = discordMinimumMs(options.questions ?? 600, options.chats ?? 60, limits);
-  const note = `limits: ${limits.perChannel} messages per ${limits.windowMs / 1000} s per channel, ${limits.globalPerSecond} requests/s overall (fixed windows, ${limits.graceMs ?? 50} ms grace); discord.js REST queue at its defaults`;
+  const note = `limits: ${limits.perChannel} messages per ${limits.windowMs / 1000} s per channel (a fixed window), ${limits.globalPerSecond} requests/s overall (a token bucket of one second), ${limits.graceMs ?? 50} ms grace; discord.js REST queue at its defaults`;
   return benchBurst(11, "Discord", "discord", (chats) => limitedDiscord(chats, limits), minimumMs, note, options);
 }
 
