@@ -15,6 +15,9 @@ export interface TelegramBotOptions {
   throttle?: Parameters<typeof apiThrottler>[0];
 }
 
+/** Calls whose 5xx the bridge's delivery loop retries (prompt sends and edits); auto-retry retries every other call's. */
+const BRIDGE_RETRIES = new Set(["sendMessage", "editMessageText"]);
+
 const ALLOWED_UPDATES = ["message", "callback_query"] as const;
 
 /** Webhook mode (TELEGRAM_WEBHOOK_URL and _SECRET): a small HTTP server takes the updates Telegram posts. */
@@ -77,10 +80,12 @@ export async function startTelegramBot(config: Config, options: TelegramBotOptio
   const log = options.log ?? createLog("telegram");
   const bot = new Bot(TELEGRAM_BOT_TOKEN, config.TELEGRAM_API_ROOT ? { client: { apiRoot: config.TELEGRAM_API_ROOT.replace(/\/+$/, "") } } : {});
   bot.api.config.use(apiThrottler(options.throttle));
-  // auto-retry waits out 429s and network errors; a 5xx goes back to the bridge at once, which retries the send with
-  // its own backoff (1 s, 2 s, 4 s …) and records the target as retrying meanwhile (auto-retry would wait 3 s, 6 s …
-  // 48 s in silence first).
-  bot.api.config.use(autoRetry({ maxRetryAttempts: 5, maxDelaySeconds: 120, rethrowInternalServerErrors: true }));
+  // auto-retry waits out 429s and network errors, and a 5xx too, except on prompt sends and edits: those go back to
+  // the bridge at once, which retries them with its own backoff (1 s, 2 s, 4 s …) and records the target as retrying
+  // meanwhile (auto-retry would wait 3 s, 6 s … 48 s in silence first).
+  const retry = autoRetry({ maxRetryAttempts: 5, maxDelaySeconds: 120 });
+  const retryInBridge = autoRetry({ maxRetryAttempts: 5, maxDelaySeconds: 120, rethrowInternalServerErrors: true });
+  bot.api.config.use((prev, method, payload, signal) => (BRIDGE_RETRIES.has(method) ? retryInBridge : retry)(prev, method, payload, signal));
   const { TELEGRAM_WEBHOOK_URL: webhookUrl, TELEGRAM_WEBHOOK_SECRET: webhookSecret } = config;
   let lastUpdateId: number | undefined;
   bot.use((ctx, next) => {

@@ -45,6 +45,9 @@ export interface DeliveryLoopOptions {
 const RECENT_MAX = 1000;
 const RECENT_PAGE = 250;
 
+/** How many times a failed edit is tried again (1 s, 2 s, 4 s … : about two minutes in all) before the next resync. */
+const EDIT_TRIES_MAX = 7;
+
 /** How soon a claim or report the gateway could not take (STORE_UNAVAILABLE, TIMEOUT) is tried again. */
 const RETRY_AFTER_STORE_ERROR_MS = 2_000;
 
@@ -67,6 +70,8 @@ export function createDeliveryLoop({ client, adapter, cache, now = Date.now, log
   const sendRetry = options.sendRetry ?? SEND_RETRY;
   /** Failed tries so far of each copy still to send (a successful send forgets it). */
   const attempts = new Map<string, number>();
+  /** Failed tries so far of each copy's edit still to make. */
+  const editAttempts = new Map<string, number>();
   /** Copies being edited now, with the fingerprint they are being edited to: the same edit is not started twice. */
   const editing = new Map<string, string>();
   const keeper = createClaimKeeper({
@@ -237,12 +242,31 @@ export function createDeliveryLoop({ client, adapter, cache, now = Date.now, log
       await adapter.updatePrompt(record, delivery);
     } catch (error) {
       log(`could not update ${record.id} in ${surface}:${delivery.chat}`, error);
+      editLater(record.id, delivery.chat, key);
       return;
     } finally {
       keeper.progressed();
       if (editing.get(key) === rendered) editing.delete(key);
     }
+    editAttempts.delete(key);
     if (rendered) await copyRendered(record.id, delivery.chat, rendered);
+  }
+
+  /** An edit failed after the framework's own retries: tried again with the send backoff, a few times. */
+  function editLater(id: string, chat: string, key: string): void {
+    const attempt = (editAttempts.get(key) ?? 0) + 1;
+    if (attempt > EDIT_TRIES_MAX) {
+      editAttempts.delete(key); // the next resync (or restart) edits it, as a copy that is behind
+      return;
+    }
+    editAttempts.set(key, attempt);
+    const timer = setTimeout(() => {
+      const record = cache.get(id);
+      const delivery = record?.deliveries.find((d) => d.surface === surface && d.chat === chat);
+      if (record && delivery) void updateCopy(record, delivery, fingerprintOf(record));
+      else editAttempts.delete(key);
+    }, sendRetryDelayMs(attempt, sendRetry));
+    timer.unref?.();
   }
 
   /** Records what a copy shows now, here and at the gateway, so a restart does not edit it again. */

@@ -26,6 +26,8 @@ export interface DeliveryKit {
   acceptedSends(chat: string): number;
   /** Edit calls the bot made (accepted or not). */
   editCalls(): number;
+  /** Every edit in `chat` fails with HTTP `status` until the returned function is called. */
+  failEditsIn(chat: string, status: number): () => void;
   stopBot(): Promise<void>;
   startBot(): Promise<void>;
   close(): Promise<void>;
@@ -88,6 +90,8 @@ export async function telegramDeliveryKit(): Promise<DeliveryKit> {
     failSendsTo: (chat, status) => failing(proxy, sendTo(chat), status, { ok: false, error_code: status, description: "Bad Gateway" }),
     acceptedSends: (chat) => proxy.calls.filter((c) => sendTo(chat)(c) && c.status === 200).length,
     editCalls: () => proxy.calls.filter((c) => method(c) === "editMessageText").length,
+    failEditsIn: (chat, status) =>
+      failing(proxy, (c) => method(c) === "editMessageText" && String(c.params.chat_id) === chat, status, { ok: false, error_code: status, description: "Bad Gateway" }),
   };
 }
 
@@ -118,6 +122,8 @@ export async function discordDeliveryKit(): Promise<DeliveryKit> {
     failSendsTo: (chat, status) => failing(proxy, sendTo(chat), status, { code: 0, message: `${status}: Bad Gateway` }),
     acceptedSends: (chat) => proxy.calls.filter((c) => sendTo(chat)(c) && c.status === 200).length,
     editCalls: () => proxy.calls.filter((c) => c.method === "PATCH" && /^\/api\/v10\/channels\/\d+\/messages\/\d+$/.test(c.path)).length,
+    failEditsIn: (chat, status) =>
+      failing(proxy, (c) => c.method === "PATCH" && c.path.startsWith(`/api/v10/channels/${chat}/messages/`), status, { code: 0, message: `${status}: Bad Gateway` }),
   };
 }
 
@@ -146,5 +152,6 @@ export async function slackDeliveryKit(): Promise<DeliveryKit> {
     failSendsTo: (chat, status) => failing(proxy, sendTo(chat), status, { ok: false, error: "bad_gateway" }),
     acceptedSends: (chat) => proxy.calls.filter((c) => sendTo(chat)(c) && c.status === 200).length,
     editCalls: () => proxy.calls.filter((c) => c.path === "/api/chat.update").length,
+    failEditsIn: (chat, status) => failing(proxy, (c) => c.path === "/api/chat.update" && c.params.channel === chat, status, { ok: false, error: "bad_gateway" }),
   };
 }

@@ -59,6 +59,23 @@ export function runDeliveryScenarios(name: string, makeKit: () => Promise<Delive
       expect(record.targetStates).toEqual([expect.objectContaining({ chat: kit.refusingChat, state: "failed" })]);
     });
 
+    it("an edit that fails with 502 is tried again until the copy shows the summary", async () => {
+      const [, chat] = kit.chats;
+      const id = await ask([chat]);
+      const sent = await waitUntil(async () => (await get(id)).deliveries[0]?.rendered as string | undefined, "the copy delivered");
+      const lift = kit.failEditsIn(chat, 502);
+      const before = kit.editCalls();
+      await rpcOk(kit.gatewayUrl(), "question.resolve", { id, answers: { deploy_target: ["Production"] } });
+      await waitUntil(() => kit.editCalls() > before, "the first edit, refused");
+      await sleep(1_200);
+      lift();
+      const shown = await waitUntil(async () => {
+        const d = (await get(id)).deliveries[0];
+        return d.rendered !== sent && d.rendered;
+      }, "the copy recorded as showing its summary", 15_000);
+      expect(shown).toMatch(/^[0-9a-f]{16}$/);
+    });
+
     it("a restart edits no copy that already shows its summary, and edits the one resolved while the bot was down", async () => {
       const [chat] = kit.chats;
       const ids = [];
