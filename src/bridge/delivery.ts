@@ -1,31 +1,15 @@
 import { randomBytes } from "node:crypto";
 import type { GatewayClient } from "../client/index.ts";
-import type { Surface } from "../contract/result.ts";
 import { GatewayError } from "../errors.ts";
-import type { Delivery, QuestionRecord, Target } from "../record.ts";
+import type { QuestionRecord } from "../record.ts";
 import { createClaimKeeper } from "./claim-keeper.ts";
+import { createCopyEditor } from "./copy-editor.ts";
 import { renderedFingerprint } from "./copy-fingerprint.ts";
 import type { RecordCache } from "./record-cache.ts";
+import { PermanentSendError, type SurfaceAdapter } from "./surface-adapter.ts";
 import { SEND_RETRY, sendFailureReason, sendRetryDelayMs, type SendRetryPolicy } from "./send-retry.ts";
 
-/** The four things a platform does for the bridge. */
-export interface SurfaceAdapter {
-  surface: Surface;
-  /** Sends the prompt to the target's chat; resolves to a message reference that `updatePrompt` understands. */
-  sendPrompt(record: QuestionRecord, target: Target): Promise<string>;
-  /** Edits one delivered copy into the record's current state (the summary once terminal). */
-  updatePrompt(record: QuestionRecord, delivery: Delivery): Promise<void>;
-  /**
-   * What a copy of this record shows now, as the platform's payload (the prompt while pending, the summary once
-   * terminal). Its fingerprint is kept on the record, so that only copies that are behind get edited.
-   */
-  renderedOf?(record: QuestionRecord): unknown;
-}
-
-/** A send that will never succeed (chat not found, bot blocked): report it instead of retrying. */
-export class PermanentSendError extends Error {
-  override name = "PermanentSendError";
-}
+export { PermanentSendError, type SurfaceAdapter } from "./surface-adapter.ts";
 
 export interface DeliveryLoopOptions {
   client: GatewayClient;
@@ -44,9 +28,6 @@ export interface DeliveryLoopOptions {
 /** After a reconnect, copies of up to this many recent questions are checked for a missed resolution. */
 const RECENT_MAX = 1000;
 const RECENT_PAGE = 250;
-
-/** How many times a failed edit is tried again (1 s, 2 s, 4 s … : about two minutes in all) before the next resync. */
-const EDIT_TRIES_MAX = 7;
 
 /** How soon a claim or report the gateway could not take (STORE_UNAVAILABLE, TIMEOUT) is tried again. */
 const RETRY_AFTER_STORE_ERROR_MS = 2_000;
@@ -70,10 +51,6 @@ export function createDeliveryLoop({ client, adapter, cache, now = Date.now, log
   const sendRetry = options.sendRetry ?? SEND_RETRY;
   /** Failed tries so far of each copy still to send (a successful send forgets it). */
   const attempts = new Map<string, number>();
-  /** Failed tries so far of each copy's edit still to make. */
-  const editAttempts = new Map<string, number>();
-  /** Copies being edited now, with the fingerprint they are being edited to: the same edit is not started twice. */
-  const editing = new Map<string, string>();
   const keeper = createClaimKeeper({
     leaseMs: claimLeaseMs,
     now,
@@ -81,6 +58,7 @@ export function createDeliveryLoop({ client, adapter, cache, now = Date.now, log
   });
   const fingerprintOf = (record: QuestionRecord): string | undefined =>
     adapter.renderedOf ? renderedFingerprint(adapter.renderedOf(record)) : undefined;
+  const { updateCopies } = createCopyEditor({ client, adapter, cache, log, sendRetry, fingerprintOf, onSettled: () => keeper.progressed() });
   /** Copies another bot holds: looked at again when its lease lapses. */
   const retries = new Map<string, NodeJS.Timeout>();
   const inFlight = new Set<string>();
@@ -222,61 +200,6 @@ export function createDeliveryLoop({ client, adapter, cache, now = Date.now, log
       .deliveryFailed({ id: record.id, surface, chat, reason, permanent: false, ...(willRetry ? { retryAtMs } : {}) })
       .catch((reportError) => log(`could not report the failed send of ${record.id} to ${surface}:${chat}`, reportError));
     if (willRetry) retryLater(latest, key, retryAtMs, 0);
-  }
-
-  /**
-   * Edits every copy of `record` this bot delivered whose recorded rendering differs from what it shows now, all at
-   * once (the platform's own queue paces them).
-   */
-  async function updateCopies(record: QuestionRecord): Promise<void> {
-    const rendered = fingerprintOf(record);
-    await Promise.all(record.deliveries.filter((d) => d.surface === surface).map((delivery) => updateCopy(record, delivery, rendered)));
-  }
-
-  async function updateCopy(record: QuestionRecord, delivery: Delivery, rendered: string | undefined): Promise<void> {
-    if (rendered && delivery.rendered === rendered) return; // already shows this
-    const key = `${record.id}\u0000${delivery.chat}`;
-    if (rendered && editing.get(key) === rendered) return; // being edited to this now
-    if (rendered) editing.set(key, rendered);
-    try {
-      await adapter.updatePrompt(record, delivery);
-    } catch (error) {
-      log(`could not update ${record.id} in ${surface}:${delivery.chat}`, error);
-      editLater(record.id, delivery.chat, key);
-      return;
-    } finally {
-      keeper.progressed();
-      if (editing.get(key) === rendered) editing.delete(key);
-    }
-    editAttempts.delete(key);
-    if (rendered) await copyRendered(record.id, delivery.chat, rendered);
-  }
-
-  /** An edit failed after the framework's own retries: tried again with the send backoff, a few times. */
-  function editLater(id: string, chat: string, key: string): void {
-    const attempt = (editAttempts.get(key) ?? 0) + 1;
-    if (attempt > EDIT_TRIES_MAX) {
-      editAttempts.delete(key); // the next resync (or restart) edits it, as a copy that is behind
-      return;
-    }
-    editAttempts.set(key, attempt);
-    const timer = setTimeout(() => {
-      const record = cache.get(id);
-      const delivery = record?.deliveries.find((d) => d.surface === surface && d.chat === chat);
-      if (record && delivery) void updateCopy(record, delivery, fingerprintOf(record));
-      else editAttempts.delete(key);
-    }, sendRetryDelayMs(attempt, sendRetry));
-    timer.unref?.();
-  }
-
-  /** Records what a copy shows now, here and at the gateway, so a restart does not edit it again. */
-  async function copyRendered(id: string, chat: string, rendered: string): Promise<void> {
-    cache.setRendered(id, surface, chat, rendered);
-    try {
-      await client.copyRendered({ id, surface, chat, rendered });
-    } catch (error) {
-      log(`could not record what the copy of ${id} in ${surface}:${chat} shows`, error);
-    }
   }
 
   async function resync(pending: QuestionRecord[]): Promise<void> {
