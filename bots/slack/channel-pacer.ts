@@ -4,6 +4,7 @@
  * it learns of the limit from a 429, then pauses every call of the app (every channel) for the Retry-After and backs
  * off a further 1–2 s, so a burst to many channels loses seconds to each 429. Paced here, posts to one channel wait
  * their turn and other channels are not held up; a 429 that still comes is the WebClient's to handle, as before.
+ * Only a channel with posts in line is paced: a bot posting now and then to a channel posts at once.
  */
 export interface ChannelPacerOptions {
   /** Messages a second per channel (Slack: 1). */
@@ -37,9 +38,11 @@ export function createChannelPacer({ perSecond = SLACK_POST_PACE.perSecond, burs
 
   return {
     /**
-     * Runs `post` when `channel` may take a message: one post in flight per channel, each waiting for a token. The time
-     * a post is in flight earns no tokens (its arrival at Slack is somewhere within it), so posts reach Slack spaced
-     * by at least the pace even when the network delays one and not the next.
+     * Runs `post` when `channel` may take a message: one post in flight per channel, each waiting for a token while
+     * others are in line for the channel (a post with none before it goes at once, as it did before: a lone post
+     * over the limit is the WebClient's 429 to handle). The time a post is in flight earns no tokens (its arrival at
+     * Slack is somewhere within it), so queued posts reach Slack spaced by at least the pace even when the network
+     * delays one and not the next.
      */
     run<T>(channel: string, post: () => Promise<T>): Promise<T> {
       let bucket = buckets.get(channel);
@@ -48,14 +51,15 @@ export function createChannelPacer({ perSecond = SLACK_POST_PACE.perSecond, burs
         buckets.set(channel, (bucket = { tokens: burst, atMs: now(), waiting: 0, tail: Promise.resolve() }));
       }
       const b = bucket;
+      const alone = b.waiting === 0;
       b.waiting++;
       const mine = b.tail.then(async () => {
         refill(b);
-        if (b.tokens < 1) {
+        if (!alone && b.tokens < 1) {
           await new Promise((r) => setTimeout(r, Math.ceil(((1 - b.tokens) * 1000) / perSecond)));
           refill(b);
         }
-        b.tokens -= 1;
+        b.tokens = Math.max(0, b.tokens - 1);
         try {
           return await post();
         } finally {
