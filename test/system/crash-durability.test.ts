@@ -257,7 +257,9 @@ describe("crash durability: 1,000 questions, kill -9 of the gateway twice and ea
             const reply = sys.telegram.calls.find((c) => c.method === "sendMessage" && !c.failed && c.body.reply_parameters?.message_id === sent.message_id);
             return reply && classify(reply.body.text);
           },
-          dead: () => false, // an unconfirmed update is fetched again by the next process
+          // The next process fetches an unconfirmed update again, but the gateway takes a message once
+          // (DUPLICATE_REPLY): a reply the dead process recorded gets no second confirmation, so the person tries again.
+          dead: () => !survivedSince("telegram", at),
         };
       }
       const callback = sys.telegram.pushCallback(prompt, prompt.sent_markup.inline_keyboard[q.choice][0].callback_data, person);
