@@ -36,10 +36,29 @@ export {
 } from "./tool.ts";
 export { parseReply, looksLikeCredential, type ParseOutcome, type ReadAs, type ReadValue } from "./parse/index.ts";
 export * as render from "./render/index.ts";
-export { connectGateway, type GatewayClient, type ConnectOptions } from "./client/index.ts";
+export {
+  connectGateway,
+  lateAnswers,
+  type GatewayClient,
+  type ConnectOptions,
+  type LateAnswersFilter,
+  type LateAnsweredRecord,
+} from "./client/index.ts";
 export { askUser, createGatewayAsk, type AskUserOptions } from "./sdk.ts";
 export { GatewayError, type ErrorCode } from "./errors.ts";
 export { parseTarget, parseTargetList, formatTarget } from "./targets.ts";
 export { loadConfig, ConfigError, type Config } from "./config.ts";
-export { recordToResult, type QuestionRecord, type Target, type Delivery, type ResolvedBy, type QuestionStatus } from "./record.ts";
+export {
+  recordToResult,
+  type QuestionRecord,
+  type Target,
+  type Delivery,
+  type ResolvedBy,
+  type QuestionStatus,
+  type EscalationStep,
+  type EscalationTaken,
+  type ReminderSent,
+  type ReminderCopy,
+  type LateAnswer,
+} from "./record.ts";
 export { createBridge, type Bridge, type InboundEvent, type BridgeResponse, type SurfaceAdapter } from "./bridge/index.ts";

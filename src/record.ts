@@ -48,6 +48,42 @@ export interface ResolvedBy {
   via: ResolveVia;
 }
 
+/** One escalation step (the policy): if still pending `afterSeconds` after it was asked, also deliver to `targets`. */
+export interface EscalationStep {
+  afterSeconds: number;
+  targets: Target[];
+}
+
+/** A reminder the gateway fired: the offset (seconds before expiry) and when. */
+export interface ReminderSent {
+  offsetSeconds: number;
+  atMs: number;
+}
+
+/** An escalation step the gateway took: its index in `escalate`, and the targets it added. */
+export interface EscalationTaken {
+  step: number;
+  afterSeconds: number;
+  targets: Target[];
+  atMs: number;
+}
+
+/** An answer that came after the question expired, within its late window. The status stays `expired`. */
+export interface LateAnswer {
+  answers: Record<string, string[]>;
+  by: ResolvedBy;
+  atMs: number;
+}
+
+/** A reminder message a bot sent for one copy (a reply to that copy's prompt), for once-only and clean-up. */
+export interface ReminderCopy {
+  surface: Surface;
+  chat: string;
+  offsetSeconds: number;
+  messageRef: string;
+  sentAtMs: number;
+}
+
 /** The durable question record (PRODUCT.md §3). */
 export interface QuestionRecord {
   id: string;
@@ -74,6 +110,30 @@ export interface QuestionRecord {
   deliveries: Delivery[];
   /** Targets whose delivery is retrying or failed (none delivered for that chat); absent when there are none. */
   targetStates?: TargetState[];
+  /**
+   * The reminder policy: offsets in seconds before expiry, sorted descending (`[]`: none). Records written before
+   * reminders existed read as `[]`.
+   */
+  reminders: number[];
+  /** The reminders fired, each offset once (absent when none). */
+  remindersSent?: ReminderSent[];
+  /** The escalation policy (absent when none). */
+  escalate?: EscalationStep[];
+  /** The escalation steps taken, each once (absent when none). Their targets are in `targets` too. */
+  escalated?: EscalationTaken[];
+  /** How long after expiry a late answer is taken (absent or 0: never). */
+  lateAnswerSeconds?: number;
+  /** Set when the question expired with a late window: late answers are taken until then. */
+  lateUntilMs?: number;
+  /** The late answer, once taken (first wins). */
+  lateAnswer?: LateAnswer;
+  /** The reminder messages the bots sent (absent when none). */
+  reminderCopies?: ReminderCopy[];
+}
+
+/** True while an expired record still takes a late answer (it has a window, no late answer yet, and time left). */
+export function acceptsLateAnswer(record: QuestionRecord, nowMs: number): boolean {
+  return record.status === "expired" && record.lateUntilMs !== undefined && nowMs < record.lateUntilMs && record.lateAnswer === undefined;
 }
 
 /** The ask_user result a terminal record stands for, or undefined while it is pending. */

@@ -1,7 +1,7 @@
 import type { GatewayClient } from "./client/index.ts";
 import { noAnswerResult, type AskUserResult } from "./contract/result.ts";
 import { GatewayError } from "./errors.ts";
-import type { QuestionRecord, Target } from "./record.ts";
+import type { EscalationStep, QuestionRecord, Target } from "./record.ts";
 import type { AskFunction } from "./tool.ts";
 
 export interface AskUserOptions {
@@ -9,6 +9,12 @@ export interface AskUserOptions {
   runId?: string;
   sessionKey?: string;
   targets?: Target[];
+  /** Reminder offsets in seconds before expiry (default: the gateway's REMIND_BEFORE_SECONDS); `[]`: none. */
+  reminders?: number[];
+  /** Escalation steps: if still unanswered `afterSeconds` after asking, also deliver to `targets`. */
+  escalate?: EscalationStep[];
+  /** How long after expiry a late answer is still taken (default: the gateway's LATE_ANSWER_SECONDS); 0: never. */
+  lateAnswerSeconds?: number;
   /** Called once the gateway has accepted the question. */
   onRequested?: (question: { id: string; expiresAtMs: number }) => void;
   /**
@@ -47,6 +53,9 @@ export async function askUser(client: GatewayClient, input: unknown, options: As
       ...(options.runId ? { runId: options.runId } : {}),
       ...(options.sessionKey ? { sessionKey: options.sessionKey } : {}),
       ...(options.targets ? { targets: options.targets } : {}),
+      ...(options.reminders ? { reminders: options.reminders } : {}),
+      ...(options.escalate ? { escalate: options.escalate } : {}),
+      ...(options.lateAnswerSeconds !== undefined ? { lateAnswerSeconds: options.lateAnswerSeconds } : {}),
     });
   } catch (error) {
     offUpdates?.();

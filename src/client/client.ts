@@ -31,6 +31,12 @@ export interface ClientEvents {
   "question.requested": Listener;
   "question.resolved": Listener;
   "question.updated": Listener;
+  /** A reminder came due; `record.remindersSent` names it. */
+  "question.reminded": Listener;
+  /** An escalation step was taken; `record.escalated` names it, and its targets are in `record.targets`. */
+  "question.escalated": Listener;
+  /** An expired question got a late answer (`record.lateAnswer`). */
+  "question.lateAnswered": Listener;
   /** After every reconnection (not the first connection), with a fresh list of pending questions. */
   resync: (pending: QuestionRecord[]) => void;
   connected: () => void;

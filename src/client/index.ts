@@ -20,7 +20,14 @@ interface MethodInputs {
   "question.deliveryFailed": MethodParams<"question.deliveryFailed">;
   "question.copyRendered": MethodParams<"question.copyRendered">;
   "question.claimDelivery": Omit<MethodParams<"question.claimDelivery">, "leaseMs"> & { leaseMs?: number };
+  "question.reminderSent": MethodParams<"question.reminderSent">;
 }
+
+/** Whose late answers: one session's, or one run's. */
+export type LateAnswersFilter = { sessionKey: string; runId?: never } | { runId: string; sessionKey?: never };
+
+/** A record that holds a late answer. */
+export type LateAnsweredRecord = QuestionRecord & { lateAnswer: NonNullable<QuestionRecord["lateAnswer"]> };
 
 /** The typed gateway client used by the bots, the CLI, the SDK and MCP. */
 export interface GatewayClient {
@@ -48,6 +55,12 @@ export interface GatewayClient {
   copyRendered(params: In<"question.copyRendered">): Promise<QuestionRecord>;
   /** Before sending a copy: whether this claimant may send it (exactly one bot per copy, across processes). */
   claimDelivery(params: In<"question.claimDelivery">): Promise<ClaimOutcome>;
+  /** A bot reports the reminder it sent for one copy (idempotent per surface, chat and offset). */
+  reminderSent(params: In<"question.reminderSent">): Promise<QuestionRecord>;
+  /** Runs `handler` for every late answer this connection hears of (question.lateAnswered events). */
+  onLateAnswer(handler: (record: LateAnsweredRecord) => void): () => void;
+  /** Every record of this session (or run) that holds a late answer, newest late answer first. */
+  lateAnswers(filter: LateAnswersFilter): Promise<LateAnsweredRecord[]>;
   abortRun(runId: string): Promise<{ cancelled: string[] }>;
   close(): void;
 }
@@ -76,9 +89,28 @@ export async function connectGateway(options: ConnectOptions): Promise<GatewayCl
     deliveryFailed: (params) => link.call("question.deliveryFailed", params),
     copyRendered: (params) => link.call("question.copyRendered", params),
     claimDelivery: (params) => link.call("question.claimDelivery", params),
+    reminderSent: (params) => link.call("question.reminderSent", params),
+    onLateAnswer: (handler) =>
+      link.on("question.lateAnswered", (record) => {
+        if (record.lateAnswer) handler(record as LateAnsweredRecord);
+      }),
+    lateAnswers: (filter) => lateAnswers({ listAll: (query) => listAll(call, query) }, filter),
     abortRun: (runId) => link.call("run.abort", { runId }),
     close: () => link.close(),
   };
+}
+
+/**
+ * Every record of one session (or run) that holds a late answer, newest late answer first: `question.list
+ * {late: true}`, paged through.
+ */
+export async function lateAnswers(
+  client: { listAll(query?: ListQuery): Promise<QuestionRecord[]> },
+  filter: LateAnswersFilter,
+): Promise<LateAnsweredRecord[]> {
+  const query: ListQuery = { late: true, ...(filter.sessionKey !== undefined ? { sessionKey: filter.sessionKey } : { runId: filter.runId }) };
+  const found = (await client.listAll(query)).filter((r): r is LateAnsweredRecord => r.lateAnswer !== undefined);
+  return found.sort((a, b) => b.lateAnswer.atMs - a.lateAnswer.atMs);
 }
 
 export type { ConnectOptions, ClientEvents };

@@ -18,6 +18,8 @@ export interface ListFilter {
   surface?: Surface;
   /** Records with a target in this chat (on `surface`, when that is given too). */
   chat?: string;
+  /** true: only records with a late answer (`lateAnswer`). */
+  late?: boolean;
   /** At most this many records, newest first. */
   limit?: number;
   /** Only records after this position in the order, i.e. older ones (the next page). */

@@ -43,6 +43,33 @@ const listCursor = z
 
 const answerValues = z.union([z.string(), z.array(z.string()).max(64)]);
 
+/** The most reminders one question may have, and the most escalation steps. */
+export const MAX_REMINDERS = 5;
+export const MAX_ESCALATION_STEPS = 3;
+/** The longest late-answer window: 7 days. */
+export const MAX_LATE_ANSWER_SECONDS = 7 * 24 * 60 * 60;
+const seconds = z.number().int().min(1).max(24 * 60 * 60);
+
+/**
+ * `reminders`: offsets in seconds before expiry (each at least 1 and below timeoutSeconds, which the service checks
+ * once the timeout is known), at most MAX_REMINDERS; deduplicated and sorted descending. `[]`: no reminders.
+ */
+export const remindersSchema = z
+  .array(seconds)
+  .max(MAX_REMINDERS)
+  .transform((offsets) => [...new Set(offsets)].sort((a, b) => b - a));
+
+/** One escalation step: `afterSeconds` after it was asked (below timeoutSeconds), also deliver to `targets`. */
+export const escalationStepSchema = z.strictObject({ afterSeconds: seconds, targets: z.array(targetSchema).min(1).max(20) });
+export const escalateSchema = z.array(escalationStepSchema).max(MAX_ESCALATION_STEPS);
+export const lateAnswerSecondsSchema = z.number().int().min(0).max(MAX_LATE_ANSWER_SECONDS);
+
+/** What a delivery claim is for: the prompt itself (default), or the reminder at one offset (`reminder:<offset>`). */
+const copyKind = z
+  .string()
+  .max(64)
+  .regex(/^(prompt|reminder:[1-9][0-9]{0,5})$/, 'must be "prompt" or "reminder:<offsetSeconds>"');
+
 export const methodParams = {
   "question.request": z.strictObject({
     questions: z.unknown(),
@@ -52,6 +79,12 @@ export const methodParams = {
     targets: z.array(targetSchema).min(1).max(20).optional(),
     /** Also wait up to this long for the answer: the payload is then question.waitAnswer's, saving a round trip. */
     waitMs: z.number().int().min(0).max(10 * 60_000).optional(),
+    /** Reminder offsets in seconds before expiry; default REMIND_BEFORE_SECONDS; `[]`: none. */
+    reminders: remindersSchema.optional(),
+    /** Also deliver to more targets if still pending after a while; each step happens once. */
+    escalate: escalateSchema.optional(),
+    /** How long after expiry a late answer is still taken; default LATE_ANSWER_SECONDS; 0: never. */
+    lateAnswerSeconds: lateAnswerSecondsSchema.optional(),
   }),
   "question.waitAnswer": z.strictObject({ id, timeoutMs: z.number().int().min(0).max(10 * 60_000).optional() }),
   "question.resolve": z.union([
@@ -72,6 +105,8 @@ export const methodParams = {
     surface: surface.optional(),
     /** Questions with a target in this chat (on `surface`, when given too). */
     chat: text.optional(),
+    /** true: only questions with a late answer, the newest late answer first. */
+    late: z.boolean().optional(),
     /** The page size: default 100, at most 1000 a page (a larger limit, up to 10,000, is served 1000 at a time). */
     limit: z.number().int().min(1).max(10_000).optional(),
     /** A previous page's `nextCursor`: the next page, older records. The payload is `{questions, nextCursor?}`. */
@@ -103,7 +138,15 @@ export const methodParams = {
     chat: text,
     claimant: z.string().min(1).max(128),
     leaseMs: z.number().int().min(1_000).max(10 * 60_000).default(30_000),
+    /**
+     * Which message: "prompt" (default) or "reminder:<offsetSeconds>". A reminder's claim is granted only while the
+     * question is pending and that reminder has fired but was not sent to this chat; it never counts as a delivery
+     * claim for the delivery watch.
+     */
+    copy: copyKind.optional(),
   }),
+  /** A bot reports a reminder it sent for one copy (a reply to that copy's prompt); idempotent per (surface, chat, offsetSeconds). */
+  "question.reminderSent": z.strictObject({ id, surface, chat: text, offsetSeconds: seconds, messageRef: text }),
   "run.abort": z.strictObject({ runId: id }),
 } as const;
 
@@ -133,7 +176,17 @@ function parseWith<S extends z.ZodType>(schema: S, method: string, params: unkno
 }
 
 /** The events a WebSocket connection receives; all of them until it sends events.subscribe. */
-export const EVENT_NAMES = ["question.requested", "question.updated", "question.resolved"] as const;
+export const EVENT_NAMES = [
+  "question.requested",
+  "question.updated",
+  "question.resolved",
+  /** A reminder came due (the record's `remindersSent` has it): bots send a reminder reply to each copy. */
+  "question.reminded",
+  /** An escalation step was taken (its targets are in `targets` and `escalated`): bots deliver the new copies. */
+  "question.escalated",
+  /** An expired question got a late answer (`lateAnswer`); its status stays `expired`. */
+  "question.lateAnswered",
+] as const;
 export type GatewayEventName = (typeof EVENT_NAMES)[number];
 
 /**

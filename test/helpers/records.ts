@@ -15,5 +15,5 @@ export function question(over: Partial<AskUserQuestion> = {}): AskUserQuestion {
 
 /** A pending record holding these questions. */
 export function record(questions: AskUserQuestion[], over: Partial<QuestionRecord> = {}): QuestionRecord {
-  return { id: "q_123", questions, timeoutSeconds: 900, status: "pending", createdAtMs: 0, expiresAtMs: 900_000, targets: [], deliveries: [], ...over };
+  return { id: "q_123", questions, timeoutSeconds: 900, status: "pending", createdAtMs: 0, expiresAtMs: 900_000, targets: [], deliveries: [], reminders: [], ...over };
 }
