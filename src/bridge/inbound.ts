@@ -4,13 +4,13 @@ import { GatewayError } from "../errors.ts";
 import { looksLikeCredential } from "../parse/index.ts";
 import type { QuestionRecord, ResolvedBy, ResolveVia } from "../record.ts";
 import { GROUP_REPLY_HINTS, renderMissingPrompt, replyHint } from "../render/index.ts";
-import { deliveredTo, mayAnswer, namesUser } from "./authorize.ts";
+import { deliveredTo, mayAnswer } from "./authorize.ts";
 import type { BridgeResponse, BridgeUser, InboundEvent, SentNote, TextEvent } from "./events.ts";
 import type { InflightSends } from "./inflight-sends.ts";
 import type { RecordCache } from "./record-cache.ts";
 import { recordedText } from "../render/recorded-text.ts";
 import { TEXTS } from "./note-texts.ts";
-import { createSentNotes } from "./sent-notes.ts";
+import { createTypedMatcher } from "./typed-match.ts";
 
 export interface InboundOptions {
   client: GatewayClient;
@@ -29,30 +29,14 @@ export interface InboundOptions {
 /** How long a reply that matches nothing waits for the sends in flight to its chat. */
 const SEND_SETTLE_MAX_MS = 3_000;
 
-const awaitKey = (chat: string, user: string) => `${chat}\u0000${user}`;
-
-/** The question a typed message answers, and how. */
-interface Match {
-  record: QuestionRecord;
-  /** It replies to the prompt or to one of the bot's messages about it. */
-  replied: boolean;
-  /** The person's own words after Other…, not parsed. */
-  ownWords: boolean;
-}
-
 /**
- * Turns any inbound event into gateway calls and a response. Never throws for user input.
- *
- * Which typed messages count as replies: in a direct message, any message from the person. In a group or channel,
- * only a reply to a prompt or to one of the bot's messages about it (a follow-up; the Other… request, from the
- * person who pressed Other…), or a message from a user the question's target names. Other chatter is not ours.
+ * Turns any inbound event into gateway calls and a response. Never throws for user input. Which typed messages count
+ * as replies: `createTypedMatcher`.
  */
 export function createInboundHandler(options: InboundOptions) {
   const { client, surface, allowedUsers, cache, inflight } = options;
   const toPlatformText = options.toPlatformText ?? ((text: string) => text);
-  /** After Other… on Telegram: the person's next message in that chat answers this question. */
-  const awaitingOwnWords = new Map<string, string>();
-  const notes = createSentNotes();
+  const matcher = createTypedMatcher({ surface, allowedUsers, cache });
 
   const by = (event: { user: BridgeUser; chat: string }, via: ResolveVia): ResolvedBy => ({
     surface,
@@ -125,31 +109,12 @@ export function createInboundHandler(options: InboundOptions) {
     return response;
   }
 
-  /** The question a typed message is about, under the rules above; undefined when it is not ours. */
-  function match(event: TextEvent): Match | undefined {
-    const { chat, user } = event;
-    const awaited = awaitingOwnWords.get(awaitKey(chat, user.id));
-    if (event.replyToMessageRef) {
-      const prompt = cache.byMessageRef(surface, chat, event.replyToMessageRef);
-      const note = prompt ? undefined : notes.get(chat, event.replyToMessageRef);
-      // Someone else's Other… request: that answer is theirs to give.
-      if (note?.ownWordsOf !== undefined && note.ownWordsOf !== user.id) return undefined;
-      const record = prompt ?? (note ? cache.get(note.questionId) : undefined);
-      if (record) return { record, replied: true, ownWords: note?.ownWordsOf !== undefined || awaited === record.id };
-    }
-    const admits = (r: QuestionRecord) => mayAnswer(r, surface, chat, user.id, allowedUsers) && (event.direct || namesUser(r, surface, chat, user.id));
-    const pendingAwaited = awaited ? cache.get(awaited) : undefined;
-    if (pendingAwaited?.status === "pending" && admits(pendingAwaited)) return { record: pendingAwaited, replied: false, ownWords: true };
-    const latest = cache.latestPendingIn(surface, chat, admits);
-    return latest && { record: latest, replied: false, ownWords: false };
-  }
-
   async function typed(event: TextEvent): Promise<BridgeResponse | undefined> {
-    let found = match(event);
+    let found = matcher.match(event);
     // A reply made the moment a prompt appeared can arrive before the bot knows that prompt's message id.
     if ((!found || (event.replyToMessageRef && !found.replied)) && inflight.has(event.chat)) {
       await inflight.settled(event.chat, SEND_SETTLE_MAX_MS);
-      found = match(event);
+      found = matcher.match(event);
     }
     if (!found) return undefined;
     const { record } = found;
@@ -160,7 +125,7 @@ export function createInboundHandler(options: InboundOptions) {
     // A reply to a closed prompt is about that prompt: it must never answer another question pending in the chat.
     if (record.status !== "pending") return found.replied ? { reply: { text: TEXTS.alreadyAnswered } } : undefined;
     if (found.ownWords) {
-      awaitingOwnWords.delete(awaitKey(event.chat, event.user.id));
+      matcher.ownWordsTaken(event.chat, event.user.id);
       return ownWords(record, event.text, event, "text");
     }
     let outcome;
@@ -211,7 +176,7 @@ export function createInboundHandler(options: InboundOptions) {
         }
       case "other":
         if (options.otherOpens === "modal") return { openModal: { questionId: record.id, title: TEXTS.modalTitle, label: record.questions[0]!.question.slice(0, 45) } };
-        awaitingOwnWords.set(awaitKey(event.chat, event.user.id), record.id);
+        matcher.awaitOwnWords(event.chat, event.user.id, record.id);
         return { askOwnWords: { questionId: record.id, text: TEXTS.ownWordsPrompt } };
       case "modal":
         return ownWords(record, event.text, event, "modal");
@@ -239,7 +204,7 @@ export function createInboundHandler(options: InboundOptions) {
     sent(note: Omit<SentNote, "messageRef"> & { messageRef: Promise<string | undefined> }): void {
       const { messageRef, ...about } = note;
       void inflight.track(note.chat, messageRef).then(
-        (ref) => ref && notes.add({ ...about, messageRef: ref }),
+        (ref) => ref && matcher.noteSent({ ...about, messageRef: ref }),
         () => {},
       );
     },

@@ -1,0 +1,61 @@
+import type { Surface } from "../contract/result.ts";
+import type { QuestionRecord } from "../record.ts";
+import { mayAnswer, namesUser } from "./authorize.ts";
+import type { SentNote, TextEvent } from "./events.ts";
+import type { RecordCache } from "./record-cache.ts";
+import { createSentNotes } from "./sent-notes.ts";
+
+/** The question a typed message answers, and how. */
+export interface TypedMatch {
+  record: QuestionRecord;
+  /** It replies to the prompt or to one of the bot's messages about it. */
+  replied: boolean;
+  /** The person's own words after Other…, not parsed. */
+  ownWords: boolean;
+}
+
+export interface TypedMatcherOptions {
+  surface: Surface;
+  allowedUsers: readonly string[];
+  cache: RecordCache;
+}
+
+const awaitKey = (chat: string, user: string) => `${chat}\u0000${user}`;
+
+/**
+ * Which typed messages count as replies, and to which question. In a direct message: any message from the person
+ * (their own words after Other…, else the latest question pending there that they may answer). In a group or channel:
+ * only a reply to a prompt or to one of the bot's messages about it (a follow-up; the Other… request, and that only
+ * from the person who pressed Other…), or a message from a user the question's target names. Other chatter is not
+ * ours, whoever writes it.
+ */
+export function createTypedMatcher({ surface, allowedUsers, cache }: TypedMatcherOptions) {
+  /** After Other… on Telegram: this person's words in that chat answer this question. */
+  const awaitingOwnWords = new Map<string, string>();
+  const notes = createSentNotes();
+
+  return {
+    match(event: TextEvent): TypedMatch | undefined {
+      const { chat, user } = event;
+      const awaited = awaitingOwnWords.get(awaitKey(chat, user.id));
+      if (event.replyToMessageRef) {
+        const prompt = cache.byMessageRef(surface, chat, event.replyToMessageRef);
+        const note = prompt ? undefined : notes.get(chat, event.replyToMessageRef);
+        // Someone else's Other… request: that answer is theirs to give.
+        if (note?.ownWordsOf !== undefined && note.ownWordsOf !== user.id) return undefined;
+        const record = prompt ?? (note ? cache.get(note.questionId) : undefined);
+        if (record) return { record, replied: true, ownWords: note?.ownWordsOf !== undefined || awaited === record.id };
+      }
+      const admits = (r: QuestionRecord) => mayAnswer(r, surface, chat, user.id, allowedUsers) && (event.direct || namesUser(r, surface, chat, user.id));
+      const pendingAwaited = awaited ? cache.get(awaited) : undefined;
+      if (pendingAwaited?.status === "pending" && admits(pendingAwaited)) return { record: pendingAwaited, replied: false, ownWords: true };
+      const latest = cache.latestPendingIn(surface, chat, admits);
+      return latest && { record: latest, replied: false, ownWords: false };
+    },
+    /** Other… was pressed: this person's own words in this chat answer the question. */
+    awaitOwnWords: (chat: string, user: string, questionId: string) => void awaitingOwnWords.set(awaitKey(chat, user), questionId),
+    ownWordsTaken: (chat: string, user: string) => void awaitingOwnWords.delete(awaitKey(chat, user)),
+    /** A message the bot sent about a question: a reply to it is a reply to that question. */
+    noteSent: (note: SentNote) => notes.add(note),
+  };
+}
