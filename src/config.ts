@@ -105,6 +105,27 @@ export const configSchema = z.object({
   ASK_MAX_PENDING_PER_RUN: z.coerce.number().int().min(1).max(100_000).default(50),
   /** Pending questions one scoped agent credential may hold. */
   ASK_MAX_PENDING_PER_CREDENTIAL: z.coerce.number().int().min(1).max(100_000).default(200),
+  /**
+   * Default reminders, as comma-separated offsets in seconds before expiry (`600,120`); `none` (or `0`): no
+   * reminders. Unset: one reminder when a third of the timeout is left, none for timeouts under 2 minutes.
+   */
+  REMIND_BEFORE_SECONDS: z
+    .string()
+    .trim()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined || v === "") return undefined;
+      if (/^(none|off|0)$/i.test(v)) return [] as number[];
+      const offsets = v.split(",").map((part) => part.trim());
+      const bad = offsets.find((o) => !/^[1-9][0-9]{0,4}$/.test(o));
+      if (bad !== undefined || offsets.length > 5) {
+        ctx.addIssue({ code: "custom", message: `must be up to 5 comma-separated whole seconds (1-86400), or "none"; got "${v}"` });
+        return z.NEVER;
+      }
+      return [...new Set(offsets.map(Number))].sort((a, b) => b - a);
+    }),
+  /** How long after expiry a late answer is still taken, in seconds (default 86400, 24 h; 0: never; at most 7 days). */
+  LATE_ANSWER_SECONDS: z.coerce.number().int().min(0).max(7 * 24 * 60 * 60).default(86_400),
   /** Test-only: lowers the 30 s timeout floor so expiry can be tested quickly. Never part of the contract. */
   ASK_TEST_MIN_TIMEOUT_SECONDS: z.coerce.number().positive().max(30).optional(),
 

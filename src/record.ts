@@ -115,11 +115,19 @@ export interface QuestionRecord {
    * reminders existed read as `[]`.
    */
   reminders: number[];
-  /** The reminders fired, each offset once (absent when none). */
+  /**
+   * The reminders fired, each offset once, in the order fired (absent when none). A `question.reminded` event
+   * announces the last entry.
+   */
   remindersSent?: ReminderSent[];
+  /** Reminders that came due while no gateway ran and were no longer useful: never announced nor sent. */
+  remindersSkipped?: ReminderSent[];
   /** The escalation policy (absent when none). */
   escalate?: EscalationStep[];
-  /** The escalation steps taken, each once (absent when none). Their targets are in `targets` too. */
+  /**
+   * The escalation steps taken, each once, in the order taken (absent when none). Their targets are in `targets`
+   * too. A `question.escalated` event announces the last entry.
+   */
   escalated?: EscalationTaken[];
   /** How long after expiry a late answer is taken (absent or 0: never). */
   lateAnswerSeconds?: number;

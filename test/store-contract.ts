@@ -33,6 +33,7 @@ export function pendingRecord(id: string, overrides: Partial<QuestionRecord> = {
     expiresAtMs: 901_000,
     targets: [{ surface: "web" }],
     deliveries: [],
+    reminders: [],
     ...overrides,
   };
 }
@@ -558,6 +559,173 @@ export function runStoreContract(name: string, makeStore: () => Promise<StoreHar
       expect(await store.nextExpiryMs()).toBe(7_000);
       expect((await store.resolve("answered", answered(8))).ok).toBe(false);
       expect((await store.resolve("pending", answered(8))).ok).toBe(true);
+    });
+
+    describe("when nobody answers: reminders, escalation, late answers", () => {
+      // Asked at 1 s, expires at 901 s: reminders at 300 s and 60 s before expiry (601 s, 841 s); escalation after 120 s (121 s).
+      const followed = (id: string, overrides: Partial<QuestionRecord> = {}) =>
+        pendingRecord(id, {
+          targets: [{ surface: "telegram", chat: "1" }],
+          reminders: [300, 60],
+          escalate: [{ afterSeconds: 120, targets: [{ surface: "slack", chat: "C1" }, { surface: "telegram", chat: "1" }] }],
+          lateAnswerSeconds: 3_600,
+          ...overrides,
+        });
+      const late = (atMs: number, value = "Production"): { answers: Record<string, string[]>; by: ResolvedBy; atMs: number } => ({
+        answers: { target: [value] },
+        by: { surface: "telegram", user: "42", chat: "1", via: "text" },
+        atMs,
+      });
+
+      it("keeps the policy, and reads records without one as having no reminders", async () => {
+        await store.create(followed("q1"));
+        await store.create(pendingRecord("q2"));
+        expect(await store.get("q1")).toMatchObject({ reminders: [300, 60], escalate: [{ afterSeconds: 120 }], lateAnswerSeconds: 3_600 });
+        const plain = await store.get("q2");
+        expect(plain?.reminders).toEqual([]);
+        expect(plain).not.toHaveProperty("escalate");
+        expect(plain).not.toHaveProperty("lateAnswerSeconds");
+      });
+
+      it("finds follow-ups due from the store, and says when the next one is", async () => {
+        await store.create(followed("q1"));
+        await store.create(pendingRecord("q2"));
+        expect(await store.nextFollowUpMs(0)).toBe(121_000);
+        expect(await store.followUpsDue(121_000 - 1, 10)).toEqual([]);
+        expect((await store.followUpsDue(121_000, 10)).map((r) => r.id)).toEqual(["q1"]);
+        expect(await store.markEscalated("q1", 0, 121_000)).toBeDefined();
+        expect(await store.nextFollowUpMs(0)).toBe(601_000);
+        expect(await store.markReminder("q1", 300, 601_000)).toBeDefined();
+        expect(await store.nextFollowUpMs(0)).toBe(841_000);
+        await store.markReminder("q1", 60, 841_000, true);
+        expect(await store.nextFollowUpMs(0)).toBeUndefined();
+        expect(await store.followUpsDue(10_000_000, 10)).toEqual([]);
+      });
+
+      it("marks each reminder once, even when many mark it at once, and only while pending", async () => {
+        await store.create(followed("q1"));
+        const marks = await Promise.all(Array.from({ length: 6 }, () => store.markReminder("q1", 300, 601_000)));
+        expect(marks.filter((r) => r !== undefined)).toHaveLength(1);
+        expect(await store.markReminder("q1", 300, 602_000)).toBeUndefined();
+        expect(await store.markReminder("q1", 45, 602_000)).toBeUndefined(); // not in the policy
+        const skipped = await store.markReminder("q1", 60, 841_000, true);
+        expect(skipped).toMatchObject({ remindersSent: [{ offsetSeconds: 300, atMs: 601_000 }], remindersSkipped: [{ offsetSeconds: 60, atMs: 841_000 }] });
+        expect(await store.markReminder("q1", 60, 842_000)).toBeUndefined();
+        await store.create(followed("q2"));
+        await store.resolve("q2", answered());
+        expect(await store.markReminder("q2", 300, 601_000)).toBeUndefined();
+        if (harness.reopen) store = await harness.reopen();
+        expect((await store.get("q1"))?.remindersSent).toEqual([{ offsetSeconds: 300, atMs: 601_000 }]);
+      });
+
+      it("takes each escalation step once, adding its new targets (listed by chat), and only while pending", async () => {
+        await store.create(followed("q1"));
+        const takes = await Promise.all(Array.from({ length: 6 }, () => store.markEscalated("q1", 0, 121_000)));
+        const taken = takes.filter((r) => r !== undefined);
+        expect(taken).toHaveLength(1);
+        expect(taken[0]).toMatchObject({
+          targets: [{ surface: "telegram", chat: "1" }, { surface: "slack", chat: "C1" }],
+          escalated: [{ step: 0, afterSeconds: 120, atMs: 121_000, targets: [{ surface: "slack", chat: "C1" }, { surface: "telegram", chat: "1" }] }],
+        });
+        expect(await store.markEscalated("q1", 0, 122_000)).toBeUndefined();
+        expect(await store.markEscalated("q1", 1, 122_000)).toBeUndefined();
+        expect((await store.list({ surface: "slack", chat: "C1" })).map((r) => r.id)).toEqual(["q1"]);
+        await store.create(followed("q2"));
+        await store.resolve("q2", answered());
+        expect(await store.markEscalated("q2", 0, 121_000)).toBeUndefined();
+        if (harness.reopen) store = await harness.reopen();
+        expect((await store.get("q1"))?.targets).toHaveLength(2);
+      });
+
+      it("keeps one reminder message per (surface, chat, offset)", async () => {
+        await store.create(followed("q1"));
+        const copy = { surface: "telegram" as const, chat: "1", offsetSeconds: 300, messageRef: "r1", sentAtMs: 602_000 };
+        await Promise.all([store.addReminderCopy("q1", copy), store.addReminderCopy("q1", { ...copy, messageRef: "r2" })]);
+        await store.addReminderCopy("q1", { ...copy, offsetSeconds: 60, messageRef: "r3" });
+        const copies = (await store.get("q1"))?.reminderCopies ?? [];
+        expect(copies).toHaveLength(2);
+        expect(copies.filter((c) => c.offsetSeconds === 300)).toHaveLength(1);
+        expect(await store.addReminderCopy("nope", copy)).toBeUndefined();
+      });
+
+      it("gives a reminder copy to one claimant, once the reminder fired, apart from the prompt's claim", async () => {
+        await store.create(followed("q1"));
+        const claim = (claimant: string, copy: string, nowMs = 601_000): DeliveryClaim => ({ id: "q1", surface: "telegram", chat: "1", claimant, nowMs, leaseMs: 500, copy });
+        expect(await store.claimDelivery(claim("bot-a", "reminder:300"))).toEqual({ ok: false, reason: "not_pending" });
+        await store.markReminder("q1", 300, 601_000);
+        const outcomes = await Promise.all(["bot-a", "bot-b", "bot-c"].map((c) => store.claimDelivery(claim(c, "reminder:300"))));
+        expect(outcomes.filter((o) => o.ok)).toHaveLength(1);
+        // The prompt's claim is its own, and a reminder's claim is not a live delivery claim.
+        expect(await store.claimDelivery(claim("bot-z", "prompt"))).toEqual({ ok: true, leaseUntilMs: 601_500 });
+        expect((await store.liveClaims("q1", 601_000)).map((c) => c.claimant)).toEqual(["bot-z"]);
+        await store.addReminderCopy("q1", { surface: "telegram", chat: "1", offsetSeconds: 300, messageRef: "r", sentAtMs: 601_100 });
+        expect(await store.claimDelivery(claim("bot-y", "reminder:300", 700_000))).toEqual({ ok: false, reason: "delivered" });
+      });
+
+      it("opens a late window on expiry, and takes exactly one late answer within it", async () => {
+        await store.create(followed("q1"));
+        await store.create(followed("q2", { lateAnswerSeconds: undefined }));
+        const expired = await store.expireDue(901_000, 10);
+        expect(expired.find((r) => r.id === "q1")).toMatchObject({ status: "expired", lateUntilMs: 901_000 + 3_600_000 });
+        expect(expired.find((r) => r.id === "q2")).not.toHaveProperty("lateUntilMs");
+        const outcomes = await Promise.all([store.setLateAnswer("q1", late(950_000, "Production")), store.setLateAnswer("q1", late(950_001, "Staging (Recommended)"))]);
+        const won = outcomes.filter((o) => o.ok);
+        expect(won).toHaveLength(1);
+        expect(outcomes.find((o) => !o.ok)).toMatchObject({ ok: false, code: "QUESTION_ALREADY_TERMINAL", why: "late_answered" });
+        const record = await store.get("q1");
+        expect(record).toMatchObject({ status: "expired", reason: "expired", lateAnswer: { by: { surface: "telegram" } } });
+        expect(await store.setLateAnswer("q2", late(950_000))).toMatchObject({ ok: false, why: "window_closed" });
+        expect(await store.setLateAnswer("nope", late(950_000))).toEqual({ ok: false, code: "QUESTION_NOT_FOUND" });
+        expect((await store.list({ late: true })).map((r) => r.id)).toEqual(["q1"]);
+        expect((await store.list({ late: true, sessionKey: "other" }))).toEqual([]);
+        if (harness.reopen) store = await harness.reopen();
+        expect((await store.get("q1"))?.lateAnswer).toEqual(won[0]?.ok ? won[0].record.lateAnswer : undefined);
+      });
+
+      it("refuses a late answer after the window, on a record not expired, and on a resolve-expired one too", async () => {
+        await store.create(followed("q1"));
+        await store.resolve("q1", { status: "expired", reason: "expired", resolvedAtMs: 902_000 });
+        expect((await store.get("q1"))?.lateUntilMs).toBe(902_000 + 3_600_000);
+        expect(await store.setLateAnswer("q1", late(902_000 + 3_600_000))).toMatchObject({ ok: false, why: "window_closed" });
+        await store.create(followed("q2"));
+        expect(await store.setLateAnswer("q2", late(950_000))).toMatchObject({ ok: false, why: "not_expired" });
+        await store.resolve("q2", { status: "cancelled", reason: "skipped", resolvedAtMs: 950_000 });
+        expect(await store.setLateAnswer("q2", late(950_001))).toMatchObject({ ok: false, why: "not_expired" });
+      });
+
+      it("holds partial answers in a late window only when asked to", async () => {
+        await store.create(followed("q1"));
+        await store.expireDue(901_000, 10);
+        expect((await store.mergePartial("q1", { target: ["Production"] }))?.partialAnswers).toBeUndefined();
+        expect((await store.mergePartial("q1", { target: ["Production"] }, { lateAtMs: 950_000 }))?.partialAnswers).toEqual({ target: ["Production"] });
+        expect((await store.mergePartial("q1", { other: ["x"] }, { lateAtMs: 901_000 + 3_600_000 }))?.partialAnswers).toEqual({ target: ["Production"] });
+      });
+
+      it("lists late windows that ended, and counts their ends in the next follow-up", async () => {
+        await store.create(followed("q1", { lateAnswerSeconds: 10 }));
+        await store.create(followed("q2", { lateAnswerSeconds: 20 }));
+        await store.expireDue(901_000, 10);
+        await store.setLateAnswer("q2", late(905_000));
+        expect(await store.nextFollowUpMs(0)).toBe(911_000);
+        expect(await store.nextFollowUpMs(911_000)).toBeUndefined();
+        expect((await store.lateWindowsEnded(0, 911_000, 10)).map((r) => r.id)).toEqual(["q1"]);
+        expect(await store.lateWindowsEnded(911_000, 999_000, 10)).toEqual([]);
+      });
+
+      it("marks a reminder and an escalation step once across instances (shared stores only)", async (ctx) => {
+        if (!harness.openAnother) return ctx.skip();
+        const others = [await harness.openAnother(), await harness.openAnother()];
+        const all = [store, ...others];
+        await store.create(followed("q1"));
+        const steps = await Promise.all(all.map((s) => s.markEscalated("q1", 0, 121_000)));
+        const reminders = await Promise.all(all.map((s) => s.markReminder("q1", 300, 601_000)));
+        const lates = await Promise.all(all.map((s) => s.setLateAnswer("q1", late(950_000))));
+        expect(steps.filter((r) => r !== undefined)).toHaveLength(1);
+        expect(reminders.filter((r) => r !== undefined)).toHaveLength(1);
+        expect(lates.filter((o) => o.ok)).toHaveLength(0);
+        expect(await others[0]!.get("q1")).toMatchObject({ remindersSent: [{ offsetSeconds: 300 }], escalated: [{ step: 0 }] });
+        for (const other of others) await other.close();
+      });
     });
 
     describe("shared by several instances (shared stores only)", () => {

@@ -30,6 +30,7 @@ export function createDispatcher(service: QuestionService) {
     "question.deliveryFailed": (params) => service.deliveryFailed(params),
     "question.claimDelivery": (params) => service.claimDelivery(params),
     "question.copyRendered": (params) => service.copyRendered(params),
+    "question.reminderSent": (params) => service.reminderSent(params),
     "run.abort": ({ runId }) => service.abortRun(runId),
   };
 

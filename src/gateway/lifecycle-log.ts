@@ -52,6 +52,23 @@ export function createLifecycleLog(logger: Logger, now: () => number = Date.now)
       }
       return;
     }
+    if (event === "question.reminded") {
+      const sent = record.remindersSent?.at(-1);
+      logger[level]({ id, offsetSeconds: sent?.offsetSeconds, msLeft: Math.max(0, record.expiresAtMs - (sent?.atMs ?? now())) }, "reminded");
+      return;
+    }
+    if (event === "question.escalated") {
+      const step = record.escalated?.at(-1);
+      logger[level]({ id, step: step?.step, targets: step?.targets.map(formatTarget) }, "escalated");
+      return;
+    }
+    if (event === "question.lateAnswered") {
+      const late = record.lateAnswer;
+      logger[level]({ id, surface: late?.by.surface, via: late?.by.via, msAfterExpiry: Math.max(0, (late?.atMs ?? now()) - record.expiresAtMs) }, "answered late");
+      if (late) logger.debug({ id, answers: late.answers }, "answered late: answers");
+      return;
+    }
+    if (event !== "question.resolved") return;
     seen.delete(id);
     logger[level](
       { id, status: record.status, reason: record.reason, surface: record.by?.surface, via: record.by?.via, ms: sinceAsked(record.resolvedAtMs ?? now()), ...(record.detail ? { detail: record.detail } : {}) },

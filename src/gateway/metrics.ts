@@ -24,7 +24,7 @@ const DELIVERY_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
 const STORE_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 
 /** The store methods timed by `timeStore` (what a scrape labels `operation`). */
-const TIMED_OPERATIONS = ["create", "get", "list", "resolve", "expireDue", "nextExpiryMs", "addDelivery", "mergePartial", "pendingAwaitingDelivery", "claimDelivery", "liveClaims", "setTargetState", "setRendered", "markReplySeen", "unmarkReplySeen", "pruneRepliesSeen"] as const;
+const TIMED_OPERATIONS = ["create", "get", "list", "resolve", "expireDue", "nextExpiryMs", "addDelivery", "mergePartial", "pendingAwaitingDelivery", "claimDelivery", "liveClaims", "setTargetState", "setRendered", "markReplySeen", "unmarkReplySeen", "pruneRepliesSeen", "followUpsDue", "nextFollowUpMs", "lateWindowsEnded", "markReminder", "markEscalated", "addReminderCopy", "setLateAnswer"] as const;
 
 /**
  * A gateway's Prometheus metrics, in a registry of its own (several gateways may run in one process). Counters move
@@ -42,6 +42,7 @@ export function createGatewayMetrics(options: { store: QuestionStore; connection
   const timeToAnswer = new Histogram({ name: name("time_to_answer_seconds"), help: "From asked to answered, for answered questions.", buckets: TIME_BUCKETS, registers: [register] });
   const deliveryLatency = new Histogram({ name: name("delivery_latency_seconds"), help: "From asked to a copy's reported delivery, by surface.", labelNames: ["surface"], buckets: DELIVERY_BUCKETS, registers: [register] });
   const deliveryFailures = new Counter({ name: name("delivery_failures_total"), help: "Questions cancelled as delivery_failed, by chat target surface.", labelNames: ["surface"], registers: [register] });
+  const followUps = new Counter({ name: name("follow_ups_total"), help: "When nobody answers: reminders fired, escalation steps taken and late answers taken, by kind.", labelNames: ["kind"], registers: [register] });
   const storeSeconds = new Histogram({ name: name("store_operation_seconds"), help: "Time of each store call until it settled (a write: committed), by operation.", labelNames: ["operation", "outcome"], buckets: STORE_BUCKETS, registers: [register] });
 
   const { store, connections } = options;
@@ -81,6 +82,9 @@ export function createGatewayMetrics(options: { store: QuestionStore; connection
       }
     }
     if (remote) return;
+    if (event === "question.reminded") followUps.inc({ kind: "reminder" });
+    else if (event === "question.escalated") followUps.inc({ kind: "escalation" });
+    else if (event === "question.lateAnswered") followUps.inc({ kind: "late_answer" });
     if (event === "question.requested") {
       for (const surface of new Set(record.targets.map((t) => t.surface))) asked.inc({ surface });
     } else if (event === "question.resolved") {

@@ -27,6 +27,7 @@ type GatewayConfig = Pick<
 > &
   Partial<Pick<Config, "ASK_ALLOWED_TARGETS" | "ASK_MAX_PENDING_PER_RUN" | "ASK_MAX_PENDING_PER_CREDENTIAL" | "GATEWAY_MAX_CONNECTIONS">> &
   Partial<Pick<Config, "METRICS_TOKEN" | "METRICS_PUBLIC">> &
+  Partial<Pick<Config, "REMIND_BEFORE_SECONDS" | "LATE_ANSWER_SECONDS">> &
   Partial<Pick<Config, (typeof BOT_SECRETS)[number]>>;
 
 /**
@@ -89,6 +90,10 @@ export async function startGateway(
     ...(config.ASK_MAX_PENDING_PER_RUN ? { maxPendingPerRun: config.ASK_MAX_PENDING_PER_RUN } : {}),
     ...(config.ASK_MAX_PENDING_PER_CREDENTIAL ? { maxPendingPerCredential: config.ASK_MAX_PENDING_PER_CREDENTIAL } : {}),
     ...(config.ASK_TEST_MIN_TIMEOUT_SECONDS === undefined ? {} : { minTimeoutSeconds: config.ASK_TEST_MIN_TIMEOUT_SECONDS }),
+    followUpDefaults: {
+      ...(config.REMIND_BEFORE_SECONDS ? { reminders: config.REMIND_BEFORE_SECONDS } : {}),
+      ...(config.LATE_ANSWER_SECONDS !== undefined ? { lateAnswerSeconds: config.LATE_ANSWER_SECONDS } : {}),
+    },
   });
   try {
     await service.start();

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { normalizeAskUserInput } from "../contract/normalize.ts";
 import { GatewayError } from "../errors.ts";
-import type { QuestionRecord, Target, TargetState } from "../record.ts";
+import type { QuestionRecord, ResolvedBy, Target, TargetState } from "../record.ts";
 import { formatTarget, isChatTarget } from "../targets.ts";
 import { createKnownSecretMatcher, INVALID_MESSAGES, parseReply } from "../parse/index.ts";
 import type { GatewayEventName, ListFilter, MethodParams, ReplyOutcome } from "../protocol/index.ts";
@@ -9,6 +9,8 @@ import { validateAnswers } from "./answers.ts";
 import { ADMIN, type Principal } from "./credentials/principal.ts";
 import { createDeadlines } from "./deadlines.ts";
 import { describeTargets, everyChatTargetFailed, queuedUntil } from "./delivery-states.ts";
+import { createFollowUpFiring, followUpPolicy, type FollowUpDefaults } from "./follow-ups.ts";
+import { lateRefusal, nextFollowUpMs } from "./store/follow-ups.ts";
 import { createReplyKeys } from "./reply-keys.ts";
 import { SessionBusyError, StoreUnavailableError } from "./store/errors.ts";
 import type { ClaimOutcome, QuestionStore, StoreChange } from "./store/types.ts";
@@ -53,6 +55,8 @@ export interface QuestionServiceOptions {
   maxPendingPerRun?: number;
   /** Pending questions one scoped agent credential may hold (ASK_MAX_PENDING_PER_CREDENTIAL). */
   maxPendingPerCredential?: number;
+  /** Default reminders (REMIND_BEFORE_SECONDS) and late-answer window (LATE_ANSWER_SECONDS). */
+  followUpDefaults?: FollowUpDefaults;
   /** Test-only lower clamp for timeoutSeconds; the contract always says 30. */
   minTimeoutSeconds?: number;
   /** The longest a single waitAnswer long-poll may hold. */
@@ -108,18 +112,30 @@ export function createQuestionService(options: QuestionServiceOptions) {
 
   const read = (id: string) => stored(store.get(id));
   const waiters = createWaiters({ maxWaitMs: options.maxWaitMs ?? 5 * 60_000, read });
+  const fireFollowUps = createFollowUpFiring({
+    store,
+    emit(event, record) {
+      // An escalation step's new chat targets are watched like the first ones (while nothing is delivered).
+      if (event === "question.escalated") deadlines.watchDelivery(record);
+      events.emit(event, record);
+    },
+  });
   const deadlines = createDeadlines({
     store,
     now,
     deliveryTimeoutMs,
     onExpired: finished,
     onDeliveryOverdue,
+    onFollowUpDue: fireFollowUps,
+    // Bots re-render the copies to the final "expired" summary; nothing is stored for it.
+    onLateWindowEnded: (record) => events.emit("question.updated", record),
     onError: (error) => log("deadline check failed", error),
   });
 
   /** A question resolved (here, or on another instance): wake its waiters and announce it. */
   function finished(record: QuestionRecord, remote = false): void {
     deadlines.forget(record.id);
+    deadlines.followUpAt(record.lateUntilMs);
     waiters.wake(record);
     events.emit("question.resolved", record, remote);
   }
@@ -128,16 +144,19 @@ export function createQuestionService(options: QuestionServiceOptions) {
   async function onRemoteChange(change: StoreChange): Promise<void> {
     const record = await store.get(change.id);
     if (!record) return;
+    if (change.event === "question.lateAnswered") return events.emit("question.lateAnswered", record, true);
     // Each change is announced once: a question resolved before this instance read its "requested" (or "updated")
     // change is announced by the "resolved" change that follows it, never twice.
     if (record.status !== "pending") return change.event === "question.resolved" ? finished(record, true) : undefined;
     if (change.event === "question.requested") {
       deadlines.expiresAt(record.expiresAtMs);
+      deadlines.followUpAt(nextFollowUpMs(record));
       deadlines.watchDelivery(record);
     } else if (record.deliveries.length > 0) {
       deadlines.forget(record.id);
     }
-    events.emit(change.event === "question.requested" ? "question.requested" : "question.updated", record, true);
+    const event = change.event === "question.resolved" ? "question.updated" : change.event;
+    events.emit(event, record, true);
   }
 
   /**
@@ -191,6 +210,50 @@ export function createQuestionService(options: QuestionServiceOptions) {
   }
 
   /**
+   * A pending question past its expiry, met by an answer before the schedule expired it: it expires now (the store's
+   * compare-and-set, then the usual announcement). Returns the record as it is after that.
+   */
+  async function expireNow(record: QuestionRecord): Promise<QuestionRecord> {
+    const outcome = await stored(store.resolve(record.id, { status: "expired", reason: "expired", resolvedAtMs: now() }));
+    if (!outcome.ok) return outcome.code === "QUESTION_NOT_FOUND" ? record : outcome.record;
+    finished(outcome.record);
+    return outcome.record;
+  }
+
+  /** With a late window, a pending record past expiry is expired first, so the answer is taken as a late one. */
+  async function expiredIfDue(record: QuestionRecord): Promise<QuestionRecord> {
+    return record.status === "pending" && now() >= record.expiresAtMs && record.lateAnswerSeconds ? expireNow(record) : record;
+  }
+
+  /** Why an answer to a record that is not pending is refused (its late window, when it had one). */
+  function refusal(record: QuestionRecord): GatewayError {
+    const why = record.status === "expired" && record.lateUntilMs !== undefined ? lateRefusal(record, now()) : undefined;
+    if (why === "late_answered") return new GatewayError("QUESTION_ALREADY_TERMINAL", `question ${record.id} expired and already has a late answer`);
+    if (why === "window_closed") {
+      return new GatewayError(
+        "QUESTION_ALREADY_TERMINAL",
+        `question ${record.id} is already expired; its late-answer window closed at ${new Date(record.lateUntilMs ?? 0).toISOString()}`,
+      );
+    }
+    return notPending(record);
+  }
+
+  /**
+   * A late answer: validated like any answer, then stored once on the expired record (the first wins; the status
+   * stays expired, since the agent already heard no_answer), and announced as question.lateAnswered.
+   */
+  async function takeLateAnswer(record: QuestionRecord, given: Record<string, string | string[]>, by: ResolvedBy): Promise<QuestionRecord> {
+    const answers = validateAnswers(record.questions, given, holdsKnownSecret);
+    const outcome = await stored(store.setLateAnswer(record.id, { answers, by, atMs: now() }));
+    if (outcome.ok) {
+      events.emit("question.lateAnswered", outcome.record);
+      return outcome.record;
+    }
+    if (outcome.code === "QUESTION_NOT_FOUND") throw new GatewayError("QUESTION_NOT_FOUND", `no question with id ${record.id}`);
+    throw refusal(outcome.record);
+  }
+
+  /**
    * An answer at or past the question's expiry is late: the question expires now (the store's compare-and-set, then
    * the usual announcement) and the answer is refused.
    */
@@ -233,15 +296,20 @@ export function createQuestionService(options: QuestionServiceOptions) {
     }
   }
 
-  /** With ASK_ALLOWED_TARGETS, a request may only reach the chats listed there (any users within them). */
-  function checkAllowedTargets(targets: readonly Target[]): void {
+  /** With ASK_ALLOWED_TARGETS, the targets (at `path`) that are not listed there. */
+  function allowedTargetIssues(targets: readonly Target[], path: string): Array<{ path: string; message: string }> {
     const allowed = options.allowedTargets;
-    if (!allowed?.length) return;
-    const issues = targets.flatMap((target, index) =>
+    if (!allowed?.length) return [];
+    return targets.flatMap((target, index) =>
       allowed.some((a) => a.surface === target.surface && (a.chat === undefined || a.chat === target.chat))
         ? []
-        : [{ path: `targets.${index}`, message: `${formatTarget(target)} is not in ASK_ALLOWED_TARGETS` }],
+        : [{ path: `${path}.${index}`, message: `${formatTarget(target)} is not in ASK_ALLOWED_TARGETS` }],
     );
+  }
+
+  /** With ASK_ALLOWED_TARGETS, a request may only reach the chats listed there (any users within them). */
+  function checkAllowedTargets(targets: readonly Target[]): void {
+    const issues = allowedTargetIssues(targets, "targets");
     if (issues.length > 0) throw new GatewayError("INVALID_PARAMS", issues.map((i) => `${i.path}: ${i.message}`).join("; "), { issues });
   }
 
@@ -252,10 +320,14 @@ export function createQuestionService(options: QuestionServiceOptions) {
   const replyOnce = createReplyKeys({ store, now, log });
 
   async function resolveQuestion(params: MethodParams<"question.resolve">): Promise<QuestionRecord> {
-    const record = await mustGet(params.id);
-    if (record.status !== "pending") throw notPending(record);
-    await refuseIfExpired(record);
+    let record = await mustGet(params.id);
     const by = params.by ?? { surface: "api", via: "api" as const };
+    if ("answers" in params) {
+      record = await expiredIfDue(record);
+      if (record.status === "expired" && record.lateUntilMs !== undefined) return takeLateAnswer(record, params.answers, by);
+    }
+    if (record.status !== "pending") throw refusal(record);
+    await refuseIfExpired(record);
     const outcome = await stored(
       "cancel" in params
         ? store.resolve(record.id, { status: "cancelled", reason: params.reason, by, resolvedAtMs: now() })
@@ -274,9 +346,11 @@ export function createQuestionService(options: QuestionServiceOptions) {
    * arrive; an invalid reply (e.g. a credential) records nothing.
    */
   async function reply(params: MethodParams<"question.reply">): Promise<ReplyOutcome> {
-    const record = await mustGet(params.id);
-    if (record.status !== "pending") throw notPending(record);
-    await refuseIfExpired(record);
+    const record = await expiredIfDue(await mustGet(params.id));
+    // Within a late window an expired question takes a reply as a late answer (a skip is still refused).
+    const late = record.status === "expired" && record.lateUntilMs !== undefined && lateRefusal(record, now()) === undefined;
+    if (record.status !== "pending" && !late) throw refusal(record);
+    if (!late) await refuseIfExpired(record);
     // Refused before parsing, so that no part of it is held as a partial answer either.
     if (holdsKnownSecret(params.text)) return { kind: "invalid", reason: "credential", message: INVALID_MESSAGES.credential };
     const held = record.partialAnswers ?? {};
@@ -284,14 +358,17 @@ export function createQuestionService(options: QuestionServiceOptions) {
     const outcome = parseReply(record.questions, params.text, { answered: Object.keys(held) });
     const by = params.by ?? { surface: "api", via: "text" as const };
     if (outcome.kind === "invalid") return outcome;
-    if (outcome.kind === "skip") return { kind: "skip", record: await resolveQuestion({ id: record.id, cancel: true, reason: "skipped", by }) };
+    if (outcome.kind === "skip") {
+      if (late) throw new GatewayError("QUESTION_ALREADY_TERMINAL", `question ${record.id} is already expired: a late reply may answer it, not skip it`);
+      return { kind: "skip", record: await resolveQuestion({ id: record.id, cancel: true, reason: "skipped", by }) };
+    }
     if (outcome.kind === "answered") {
       const answers = { ...held, ...outcome.answers };
       return { ...outcome, answers, record: await resolveQuestion({ id: record.id, answers, by }) };
     }
-    const updated = await stored(store.mergePartial(record.id, outcome.answers));
+    const updated = await stored(store.mergePartial(record.id, outcome.answers, late ? { lateAtMs: now() } : {}));
     if (!updated) throw new GatewayError("QUESTION_NOT_FOUND", `no question with id ${params.id}`);
-    if (updated.status !== "pending") throw notPending(updated);
+    if (updated.status !== "pending" && !(late && lateRefusal(updated, now()) === undefined)) throw refusal(updated);
     const answers = updated.partialAnswers ?? {};
     // Another reply, merged at the same moment, may have supplied the rest.
     if (updated.questions.every((q) => Object.hasOwn(answers, q.id))) {
@@ -341,6 +418,7 @@ export function createQuestionService(options: QuestionServiceOptions) {
       }
       const chosenTargets = targets ?? defaultTargets;
       checkAllowedTargets(chosenTargets);
+      const policy = followUpPolicy(params, normalized.value.timeoutSeconds, options.followUpDefaults ?? {}, allowedTargetIssues);
       const askedBy = asker.kind === "agent" ? asker.credentialId : undefined;
       if (asker.kind !== "admin") await checkQuotas(runId, askedBy);
       const createdAtMs = now();
@@ -353,6 +431,9 @@ export function createQuestionService(options: QuestionServiceOptions) {
         expiresAtMs: createdAtMs + normalized.value.timeoutSeconds * 1000,
         targets: chosenTargets,
         deliveries: [],
+        reminders: policy.reminders,
+        ...(policy.escalate ? { escalate: policy.escalate } : {}),
+        ...(policy.lateAnswerSeconds > 0 ? { lateAnswerSeconds: policy.lateAnswerSeconds } : {}),
         ...(runId ? { runId } : {}),
         ...(sessionKey ? { sessionKey } : {}),
         ...(askedBy ? { askedBy } : {}),
@@ -360,6 +441,7 @@ export function createQuestionService(options: QuestionServiceOptions) {
       // The store refuses a second pending question for one session (SessionBusyError), across instances too.
       await stored(store.create(record));
       deadlines.expiresAt(record.expiresAtMs);
+      deadlines.followUpAt(nextFollowUpMs(record));
       deadlines.watchDelivery(record);
       events.emit("question.requested", record);
       return { id: record.id, expiresAtMs: record.expiresAtMs, record };
@@ -430,6 +512,21 @@ export function createQuestionService(options: QuestionServiceOptions) {
       checkTarget(record, params.surface, params.chat);
       const updated = await stored(store.setRendered(record.id, params.surface, params.chat, params.rendered));
       if (!updated) throw new GatewayError("QUESTION_NOT_FOUND", `no question with id ${params.id}`);
+      return updated;
+    },
+
+    /**
+     * A bot reports the reminder message it sent for one copy: kept in `reminderCopies` (once per surface, chat and
+     * offset), so no bot sends it again and it can be cleaned up after the answer. Announced as question.updated.
+     */
+    async reminderSent(params: MethodParams<"question.reminderSent">): Promise<QuestionRecord> {
+      const record = await mustGet(params.id);
+      checkTarget(record, params.surface, params.chat);
+      const copy = { surface: params.surface, chat: params.chat, offsetSeconds: params.offsetSeconds, messageRef: params.messageRef, sentAtMs: now() };
+      const before = (record.reminderCopies ?? []).length;
+      const updated = await stored(store.addReminderCopy(record.id, copy));
+      if (!updated) throw new GatewayError("QUESTION_NOT_FOUND", `no question with id ${params.id}`);
+      if ((updated.reminderCopies ?? []).length > before) events.emit("question.updated", updated);
       return updated;
     },
 

@@ -8,7 +8,7 @@ type Kind = Principal["kind"];
 /** Which methods each kind of caller may use. Admin may use every method. */
 const ALLOWED: Record<Exclude<Kind, "admin">, ReadonlySet<MethodName>> = {
   agent: new Set(["question.request", "question.waitAnswer", "question.get", "question.list", "question.resolve", "run.abort"]),
-  bot: new Set(["question.get", "question.list", "question.resolve", "question.reply", "question.delivered", "question.deliveryFailed", "question.claimDelivery", "question.copyRendered"]),
+  bot: new Set(["question.get", "question.list", "question.resolve", "question.reply", "question.delivered", "question.deliveryFailed", "question.claimDelivery", "question.copyRendered", "question.reminderSent"]),
   web: new Set(["question.get", "question.list", "question.resolve", "question.reply", "question.waitAnswer"]),
 };
 
@@ -62,7 +62,8 @@ export function authorizeCall<M extends MethodName>(principal: Principal, method
     case "question.delivered":
     case "question.deliveryFailed":
     case "question.claimDelivery":
-    case "question.copyRendered": {
+    case "question.copyRendered":
+    case "question.reminderSent": {
       const p = params as { surface: string };
       if (principal.kind === "bot" && p.surface !== principal.surface) throw forbidden(principal, `report for ${p.surface}`);
       return params;

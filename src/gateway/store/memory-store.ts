@@ -11,6 +11,16 @@ import {
   normalizeLimit,
   withVisibleStates,
 } from "./record-ops.ts";
+import {
+  applyEscalation,
+  applyLateAnswer,
+  applyReminder,
+  applyReminderCopy,
+  lateRefusal,
+  nextFollowUpMs,
+  reminderClaimFor,
+  reminderOffsetOf,
+} from "./follow-ups.ts";
 import type { ListFilter, QuestionStore } from "./types.ts";
 
 /**
@@ -31,6 +41,8 @@ export function createMemoryStore(): QuestionStore {
   /** sessionKey → the id of its pending record. */
   const pendingSessions = new Map<string, string>();
   const claims = createClaimTable();
+  /** Reminder-copy claims: question id → `surface\nchat\noffset` → the claim held. */
+  const reminderClaims = new Map<string, Map<string, { claimant: string; leaseUntilMs: number }>>();
   /** Reply keys taken (`surface\nchat\nmessageRef`) → when. */
   const replyKeys = new Map<string, number>();
   const replyKeyText = (key: { surface: string; chat: string; messageRef: string }) => `${key.surface}\n${key.chat}\n${key.messageRef}`;
@@ -49,6 +61,7 @@ export function createMemoryStore(): QuestionStore {
     } else {
       pending.delete(record.id);
       claims.forget(record.id);
+      reminderClaims.delete(record.id);
       if (record.sessionKey !== undefined && pendingSessions.get(record.sessionKey) === record.id) pendingSessions.delete(record.sessionKey);
     }
   };
@@ -60,7 +73,18 @@ export function createMemoryStore(): QuestionStore {
     (filter.askedBy === undefined || record.askedBy === filter.askedBy) &&
     (filter.surface === undefined || record.targets.some((t) => t.surface === filter.surface)) &&
     (filter.chat === undefined || record.targets.some((t) => t.chat === filter.chat && (filter.surface === undefined || t.surface === filter.surface))) &&
+    (filter.late !== true || record.lateAnswer !== undefined) &&
     (filter.before === undefined || isBefore(record, filter.before));
+
+  /** A compare-and-set on one stored record: `apply` returns the new record, or undefined to change nothing. */
+  const update = (id: string, apply: (record: QuestionRecord) => QuestionRecord | undefined): QuestionRecord | undefined => {
+    const record = records.get(id);
+    const next = record && apply(record);
+    if (!next) return undefined;
+    const stored = toStored(next);
+    put(stored);
+    return copy(stored);
+  };
 
   const pendingRecords = (): QuestionRecord[] =>
     [...pending.keys()].map((id) => records.get(id)).filter((r): r is QuestionRecord => r !== undefined);
@@ -74,6 +98,7 @@ export function createMemoryStore(): QuestionStore {
         throw new SessionBusyError(record.sessionKey);
       }
       const stored = toStored(record);
+      stored.reminders ??= [];
       const deliveries = stored.deliveries;
       stored.deliveries = [];
       for (const delivery of deliveries) addDeliveryTo(stored.deliveries, delivery);
@@ -136,12 +161,72 @@ export function createMemoryStore(): QuestionStore {
       return copy(record);
     },
 
-    async mergePartial(id, answers) {
+    async mergePartial(id, answers, options = {}) {
       assertOpen();
       const record = records.get(id);
       if (!record) return undefined;
-      if (record.status === "pending") record.partialAnswers = { ...record.partialAnswers, ...structuredClone(answers) };
+      const late = options.lateAtMs !== undefined && lateRefusal(record, options.lateAtMs) === undefined;
+      if (record.status === "pending" || late) record.partialAnswers = { ...record.partialAnswers, ...structuredClone(answers) };
       return copy(record);
+    },
+
+    async followUpsDue(nowMs, limit) {
+      assertOpen();
+      return pendingRecords()
+        .map((record) => ({ record, at: nextFollowUpMs(record) }))
+        .filter((r): r is { record: QuestionRecord; at: number } => r.at !== undefined && r.at <= nowMs)
+        .sort((a, b) => a.at - b.at)
+        .slice(0, Math.max(0, limit))
+        .map((r) => copy(r.record));
+    },
+
+    async nextFollowUpMs(lateAfterMs) {
+      assertOpen();
+      let next: number | undefined;
+      const consider = (at: number | undefined) => {
+        if (at !== undefined && (next === undefined || at < next)) next = at;
+      };
+      for (const record of pendingRecords()) consider(nextFollowUpMs(record));
+      for (const record of records.values()) {
+        if (record.lateUntilMs !== undefined && record.lateAnswer === undefined && record.lateUntilMs > lateAfterMs) consider(record.lateUntilMs);
+      }
+      return next;
+    },
+
+    async lateWindowsEnded(afterMs, uptoMs, limit) {
+      assertOpen();
+      return [...records.values()]
+        .filter((r) => r.status === "expired" && r.lateAnswer === undefined && r.lateUntilMs !== undefined && r.lateUntilMs > afterMs && r.lateUntilMs <= uptoMs)
+        .sort((a, b) => (a.lateUntilMs ?? 0) - (b.lateUntilMs ?? 0))
+        .slice(0, Math.max(0, limit))
+        .map(copy);
+    },
+
+    async markReminder(id, offsetSeconds, atMs, skipped = false) {
+      assertOpen();
+      return update(id, (record) => applyReminder(record, offsetSeconds, atMs, skipped));
+    },
+
+    async markEscalated(id, step, atMs) {
+      assertOpen();
+      return update(id, (record) => applyEscalation(record, step, atMs));
+    },
+
+    async addReminderCopy(id, reminderCopy) {
+      assertOpen();
+      const record = records.get(id);
+      if (!record) return undefined;
+      return update(id, (r) => applyReminderCopy(r, reminderCopy)) ?? copy(record);
+    },
+
+    async setLateAnswer(id, late) {
+      assertOpen();
+      const record = records.get(id);
+      if (!record) return { ok: false, code: "QUESTION_NOT_FOUND" };
+      const why = lateRefusal(record, late.atMs);
+      if (why) return { ok: false, code: "QUESTION_ALREADY_TERMINAL", record: copy(record), why };
+      const updated = update(id, (r) => applyLateAnswer(r, late));
+      return updated ? { ok: true, record: updated } : { ok: false, code: "QUESTION_ALREADY_TERMINAL", record: copy(record), why: "late_answered" };
     },
 
     async pendingAwaitingDelivery() {
@@ -154,7 +239,13 @@ export function createMemoryStore(): QuestionStore {
 
     async claimDelivery(claim) {
       assertOpen();
-      return claims.claim(records.get(claim.id), claim);
+      const offsetSeconds = reminderOffsetOf(claim.copy);
+      if (offsetSeconds === undefined) return claims.claim(records.get(claim.id), claim);
+      const held = reminderClaims.get(claim.id) ?? new Map<string, { claimant: string; leaseUntilMs: number }>();
+      const key = `${claim.surface}\n${claim.chat}\n${offsetSeconds}`;
+      const outcome = reminderClaimFor(records.get(claim.id), held.get(key), { ...claim, offsetSeconds });
+      if (outcome.ok) reminderClaims.set(claim.id, held.set(key, { claimant: claim.claimant, leaseUntilMs: outcome.leaseUntilMs }));
+      return outcome;
     },
 
     async liveClaims(id, nowMs) {
@@ -211,6 +302,7 @@ export function createMemoryStore(): QuestionStore {
       pending.clear();
       pendingSessions.clear();
       claims.clear();
+      reminderClaims.clear();
       replyKeys.clear();
     },
   };

@@ -21,7 +21,14 @@ export interface PostgresChanges {
   close(): Promise<void>;
 }
 
-const EVENTS: ReadonlySet<string> = new Set<StoreChange["event"]>(["question.requested", "question.updated", "question.resolved"]);
+const EVENTS: ReadonlySet<string> = new Set<StoreChange["event"]>([
+  "question.requested",
+  "question.updated",
+  "question.resolved",
+  "question.reminded",
+  "question.escalated",
+  "question.lateAnswered",
+]);
 
 /**
  * The change feed: the triggers' notifications `{ event, id, origin }` on POSTGRES_CHANNEL, minus this instance's

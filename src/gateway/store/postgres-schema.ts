@@ -144,6 +144,57 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
    END $$;
    CREATE TRIGGER target_states_notify AFTER INSERT OR UPDATE ON target_states
      FOR EACH ROW EXECUTE FUNCTION ask_user_bridge_notify_target_state();`,
+  // Issue 20, when nobody answers: the follow-up policy (reminders, escalation steps) and what followed up so far
+  // (reminders fired or skipped, steps taken, the bots' reminder messages), a pending record's next follow-up moment,
+  // the late-answer window (its length, and its end once expired) and the late answer. Follow-up writes are
+  // compare-and-sets on `follow_version`, and each names the event it announces in `follow_event` (NULL: none, e.g.
+  // a skipped reminder). Reminder messages are claimed per (question, surface, chat, offset) in reminder_claims.
+  `ALTER TABLE questions
+     ADD COLUMN policy_json JSON,
+     ADD COLUMN progress_json JSON,
+     ADD COLUMN next_due_ms BIGINT,
+     ADD COLUMN late_answer_seconds BIGINT,
+     ADD COLUMN late_until_ms BIGINT,
+     ADD COLUMN late_json JSON,
+     ADD COLUMN follow_version BIGINT NOT NULL DEFAULT 0,
+     ADD COLUMN follow_event TEXT;
+   CREATE INDEX questions_pending_next_due ON questions (next_due_ms, id) WHERE status = 'pending' AND next_due_ms IS NOT NULL;
+   CREATE INDEX questions_late_window ON questions (late_until_ms, id) WHERE late_until_ms IS NOT NULL AND late_json IS NULL;
+   CREATE INDEX questions_late_answered ON questions (created_at_ms DESC, id DESC) WHERE late_json IS NOT NULL;
+   CREATE TABLE reminder_claims (
+     question_id    TEXT NOT NULL REFERENCES questions (id) ON DELETE CASCADE,
+     surface        TEXT NOT NULL,
+     chat           TEXT NOT NULL,
+     offset_seconds BIGINT NOT NULL,
+     claimant       TEXT NOT NULL,
+     lease_until_ms BIGINT NOT NULL,
+     PRIMARY KEY (question_id, surface, chat, offset_seconds)
+   );
+
+   CREATE OR REPLACE FUNCTION ask_user_bridge_notify_question() RETURNS trigger LANGUAGE plpgsql AS $$
+   DECLARE
+     event text;
+   BEGIN
+     IF TG_OP = 'INSERT' THEN
+       event := 'question.requested';
+     ELSIF OLD.status = 'pending' AND NEW.status <> 'pending' THEN
+       event := 'question.resolved';
+     ELSIF NEW.late_json IS NOT NULL AND OLD.late_json IS NULL THEN
+       event := 'question.lateAnswered';
+     ELSIF NEW.follow_version <> OLD.follow_version THEN
+       event := NEW.follow_event;
+       IF event IS NULL THEN
+         RETURN NULL;
+       END IF;
+     ELSIF NEW.partial_json IS DISTINCT FROM OLD.partial_json THEN
+       event := 'question.updated';
+     ELSE
+       RETURN NULL;
+     END IF;
+     PERFORM pg_notify('${POSTGRES_CHANNEL}',
+       json_build_object('event', event, 'id', NEW.id, 'origin', current_setting('application_name'))::text);
+     RETURN NULL;
+   END $$;`,
 ];
 
 export interface PostgresMigrationReport {

@@ -1,5 +1,14 @@
 import { randomBytes } from "node:crypto";
 import type { QuestionRecord } from "../../record.ts";
+import {
+  applyEscalation,
+  applyReminder,
+  applyReminderCopy,
+  lateRefusal,
+  reminderClaimFor,
+  reminderOffsetOf,
+} from "./follow-ups.ts";
+import { followUpParams } from "./sqlite-row.ts";
 import { CorruptRecordError, QuestionExistsError, SessionBusyError } from "./errors.ts";
 import { startPostgresChanges, type PostgresChanges } from "./postgres-changes.ts";
 import { createPostgresStatements } from "./postgres-pool.ts";
@@ -14,7 +23,7 @@ import {
 } from "./postgres-row.ts";
 import { runPostgresMigrations } from "./postgres-schema.ts";
 import { compareSoonestExpiry, decodeSkippingCorrupt, normalizeLimit } from "./record-ops.ts";
-import type { ClaimOutcome, HeldClaim, ListFilter, QuestionStore, ResolveOutcome, StoreChange } from "./types.ts";
+import type { ClaimOutcome, DeliveryClaim, HeldClaim, LateOutcome, ListFilter, QuestionStore, ResolveOutcome, StoreChange } from "./types.ts";
 
 export interface PostgresStoreOptions {
   /** `postgres://user:password@host:5432/database` (any libpq-style URL node-postgres accepts). */
@@ -128,6 +137,73 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     throw new Error(`question ${id} stayed pending while its compare-and-set matched nothing`);
   }
 
+  /**
+   * A follow-up write: read the record and its `follow_version`, `apply` (undefined: nothing to do), and write it
+   * only if neither the version nor the status moved meanwhile (else read again). New chat targets join
+   * question_targets in the same statement. `event` is what the trigger announces to the other instances.
+   */
+  async function followUp(
+    operation: string,
+    id: string,
+    apply: (record: QuestionRecord) => QuestionRecord | undefined,
+    event: StoreChange["event"] | null,
+  ): Promise<QuestionRecord | undefined> {
+    for (let attempt = 0; attempt < 10; attempt++) {
+      const [row] = await query<PostgresQuestionRow & { follow_version: number }>(
+        operation,
+        false,
+        `SELECT ${READ_RECORD}, q.follow_version FROM questions q WHERE q.id = $1`,
+        [id],
+      );
+      if (!row) return undefined;
+      const next = apply(decode(row));
+      if (!next) return undefined;
+      const p = followUpParams(next);
+      const chats = next.targets.filter((t) => t.chat !== undefined);
+      const [updated] = await query<PostgresQuestionRow>(
+        operation,
+        true,
+        `WITH u AS (
+           UPDATE questions q SET progress_json = $4::json, next_due_ms = $5::bigint, targets_json = $6::json,
+             surfaces = $7::text[], follow_version = q.follow_version + 1, follow_event = $8
+           WHERE q.id = $1 AND q.follow_version = $2::bigint AND q.status = $3
+           RETURNING ${READ_RECORD}
+         ), t AS (
+           INSERT INTO question_targets (chat, surface, question_id)
+           SELECT c.chat, c.surface, u.id FROM u, unnest($9::text[], $10::text[]) AS c (chat, surface)
+           ON CONFLICT DO NOTHING
+         )
+         SELECT * FROM u`,
+        [
+          id, row.follow_version, row.status, p.progress_json, p.next_due_ms, JSON.stringify(next.targets),
+          [...new Set(next.targets.map((t) => t.surface))], event, chats.map((t) => t.chat), chats.map((t) => t.surface),
+        ],
+      );
+      if (updated) return decode(updated);
+    }
+    throw new Error(`question ${id}: its follow-up kept changing under ${operation}`);
+  }
+
+  async function claimReminderCopy(claim: DeliveryClaim, offsetSeconds: number): Promise<ClaimOutcome> {
+    const checked = reminderClaimFor(await get(claim.id), undefined, { ...claim, offsetSeconds });
+    if (!checked.ok) return checked;
+    const leaseUntilMs = claim.nowMs + claim.leaseMs;
+    const [row] = await query<{ claimant: string; lease_until_ms: number }>(
+      "claimDelivery",
+      true,
+      `INSERT INTO reminder_claims AS c (question_id, surface, chat, offset_seconds, claimant, lease_until_ms)
+       VALUES ($1, $2, $3, $4::bigint, $5, $7::bigint)
+       ON CONFLICT (question_id, surface, chat, offset_seconds) DO UPDATE SET
+         claimant = CASE WHEN c.claimant = EXCLUDED.claimant OR c.lease_until_ms <= $6::bigint THEN EXCLUDED.claimant ELSE c.claimant END,
+         lease_until_ms = CASE WHEN c.claimant = EXCLUDED.claimant OR c.lease_until_ms <= $6::bigint
+                               THEN EXCLUDED.lease_until_ms ELSE c.lease_until_ms END
+       RETURNING c.claimant, c.lease_until_ms`,
+      [claim.id, claim.surface, claim.chat, offsetSeconds, claim.claimant, claim.nowMs, leaseUntilMs],
+    );
+    if (row?.claimant === claim.claimant) return { ok: true, leaseUntilMs };
+    return { ok: false, reason: "claimed", ...(row ? { leaseUntilMs: row.lease_until_ms } : {}) };
+  }
+
   return {
     instanceId,
 
@@ -153,6 +229,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
       if (filter.status !== undefined) where.push(`q.status = ${param(filter.status)}`);
       if (filter.runId !== undefined) where.push(`q.run_id = ${param(filter.runId)}`);
       if (filter.askedBy !== undefined) where.push(`q.asked_by = ${param(filter.askedBy)}`);
+      if (filter.late === true) where.push("q.late_json IS NOT NULL");
       if (filter.sessionKey !== undefined) where.push(`q.session_key = ${param(filter.sessionKey)}`);
       if (filter.surface !== undefined) where.push(`q.surfaces @> ARRAY[${param(filter.surface)}::text]`);
       if (filter.chat !== undefined) {
@@ -191,7 +268,8 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
            LIMIT $2::bigint
            FOR UPDATE SKIP LOCKED
          )
-         UPDATE questions q SET status = 'expired', reason = 'expired', resolved_at_ms = $1::bigint
+         UPDATE questions q SET status = 'expired', reason = 'expired', resolved_at_ms = $1::bigint,
+           late_until_ms = CASE WHEN q.late_answer_seconds > 0 THEN $1::bigint + q.late_answer_seconds * 1000 END
          FROM due WHERE q.id = due.id AND q.status = 'pending'
          RETURNING ${READ_RECORD}`,
         [nowMs, Math.max(0, Math.trunc(limit))],
@@ -220,17 +298,79 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
       return get(id);
     },
 
-    async mergePartial(id, answers) {
+    async mergePartial(id, answers, options = {}) {
       // Merged in SQL, so two partial replies at once never lose each other's answers.
       const outcome = await compareAndSet(
         "mergePartial",
         id,
         `UPDATE questions q SET partial_json = COALESCE(q.partial_json, '{}'::jsonb) || $2::jsonb
-         WHERE q.id = $1 AND q.status = 'pending'
+         WHERE q.id = $1 AND (q.status = 'pending'
+           OR ($3::bigint IS NOT NULL AND q.status = 'expired' AND q.late_json IS NULL AND q.late_until_ms > $3::bigint))
          RETURNING ${READ_RECORD}`,
-        [id, JSON.stringify(answers)],
+        [id, JSON.stringify(answers), options.lateAtMs ?? null],
       );
       return "updated" in outcome ? outcome.updated : outcome.current;
+    },
+
+    async followUpsDue(nowMs, limit) {
+      const rows = await query<PostgresQuestionRow>(
+        "followUpsDue",
+        false,
+        `SELECT ${READ_RECORD} FROM questions q
+         WHERE q.status = 'pending' AND q.next_due_ms IS NOT NULL AND q.next_due_ms <= $1::bigint
+         ORDER BY q.next_due_ms, q.id LIMIT $2::bigint`,
+        [nowMs, Math.max(0, Math.trunc(limit))],
+      );
+      return decodeAll(rows);
+    },
+
+    async nextFollowUpMs(lateAfterMs) {
+      const [row] = await query<{ due: number | null; late: number | null }>(
+        "nextFollowUpMs",
+        false,
+        `SELECT (SELECT min(next_due_ms) FROM questions WHERE status = 'pending' AND next_due_ms IS NOT NULL) AS due,
+                (SELECT min(late_until_ms) FROM questions WHERE late_until_ms IS NOT NULL AND late_json IS NULL AND late_until_ms > $1::bigint) AS late`,
+        [lateAfterMs],
+      );
+      const times = [row?.due, row?.late].filter((t): t is number => typeof t === "number");
+      return times.length > 0 ? Math.min(...times) : undefined;
+    },
+
+    async lateWindowsEnded(afterMs, uptoMs, limit) {
+      const rows = await query<PostgresQuestionRow>(
+        "lateWindowsEnded",
+        false,
+        `SELECT ${READ_RECORD} FROM questions q
+         WHERE q.late_until_ms IS NOT NULL AND q.late_json IS NULL AND q.late_until_ms > $1::bigint AND q.late_until_ms <= $2::bigint
+           AND q.status = 'expired'
+         ORDER BY q.late_until_ms, q.id LIMIT $3::bigint`,
+        [afterMs, uptoMs, Math.max(0, Math.trunc(limit))],
+      );
+      return decodeAll(rows);
+    },
+
+    markReminder: (id, offsetSeconds, atMs, skipped = false) =>
+      followUp("markReminder", id, (record) => applyReminder(record, offsetSeconds, atMs, skipped), skipped ? null : "question.reminded"),
+
+    markEscalated: (id, step, atMs) => followUp("markEscalated", id, (record) => applyEscalation(record, step, atMs), "question.escalated"),
+
+    async addReminderCopy(id, copy) {
+      return (await followUp("addReminderCopy", id, (record) => applyReminderCopy(record, copy), "question.updated")) ?? get(id);
+    },
+
+    async setLateAnswer(id, late): Promise<LateOutcome> {
+      const [row] = await query<PostgresQuestionRow>(
+        "setLateAnswer",
+        true,
+        `UPDATE questions q SET late_json = $2::json, partial_json = NULL
+         WHERE q.id = $1 AND q.status = 'expired' AND q.late_json IS NULL AND q.late_until_ms > $3::bigint
+         RETURNING ${READ_RECORD}`,
+        [id, JSON.stringify(late), late.atMs],
+      );
+      if (row) return { ok: true, record: decode(row) };
+      const current = await get(id);
+      if (!current) return { ok: false, code: "QUESTION_NOT_FOUND" };
+      return { ok: false, code: "QUESTION_ALREADY_TERMINAL", record: current, why: lateRefusal(current, late.atMs) ?? "late_answered" };
     },
 
     async pendingAwaitingDelivery() {
@@ -246,6 +386,8 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     },
 
     async claimDelivery(claim): Promise<ClaimOutcome> {
+      const offsetSeconds = reminderOffsetOf(claim.copy);
+      if (offsetSeconds !== undefined) return claimReminderCopy(claim, offsetSeconds);
       const leaseUntilMs = claim.nowMs + claim.leaseMs;
       // FOR SHARE holds off a concurrent resolution until this claim commits, so a claim is never granted on a
       // question that was resolved before it. The upsert keeps a live lease held by someone else (and returns it).

@@ -1,6 +1,7 @@
 import type { Delivery, QuestionRecord, TargetState } from "../../record.ts";
 import type { ListPosition } from "../../protocol/list-filter.ts";
 import { CorruptRecordError } from "./errors.ts";
+import { lateUntilFor } from "./follow-ups.ts";
 import type { ClaimOutcome, DeliveryClaim, HeldClaim, Resolution } from "./types.ts";
 
 /**
@@ -18,6 +19,10 @@ export function applyResolution(record: QuestionRecord, resolution: Resolution):
     return next;
   }
   next.reason = resolution.reason;
+  if (resolution.status === "expired") {
+    const lateUntilMs = lateUntilFor(record, resolution.resolvedAtMs);
+    if (lateUntilMs !== undefined) next.lateUntilMs = lateUntilMs;
+  }
   if (resolution.status === "cancelled") {
     if (resolution.by !== undefined) next.by = resolution.by;
     if (resolution.detail !== undefined) next.detail = resolution.detail;

@@ -1,4 +1,5 @@
-import type { Delivery, QuestionRecord, QuestionStatus, RecordReason, ResolvedBy, Target, TargetState } from "../../record.ts";
+import type { Delivery, EscalationStep, LateAnswer, QuestionRecord, QuestionStatus, RecordReason, ResolvedBy, Target, TargetState } from "../../record.ts";
+import { nextFollowUpMs } from "./follow-ups.ts";
 import type { AskUserQuestion } from "../../contract/schema.ts";
 import type { Surface } from "../../contract/result.ts";
 import { CorruptRecordError } from "./errors.ts";
@@ -23,6 +24,15 @@ export interface QuestionRow {
   by_json: string | null;
   targets_json: string;
   partial_json: string | null;
+  /** `{reminders, escalate?}`: the follow-up policy (null in rows written before it existed: no reminders). */
+  policy_json?: string | null;
+  /** `{remindersSent?, remindersSkipped?, escalated?, reminderCopies?}`: what followed up so far. */
+  progress_json?: string | null;
+  /** A pending record's next reminder or escalation moment (null: none left). */
+  next_due_ms?: number | null;
+  late_answer_seconds?: number | null;
+  late_until_ms?: number | null;
+  late_json?: string | null;
   /** Reads only: `[[surface, chat, message_ref, delivered_at_ms, rendered], …]` from the deliveries table (json_group_array). */
   deliveries_json?: string;
   /**
@@ -65,7 +75,32 @@ export function recordToParams(record: QuestionRecord): QuestionRow {
     by_json: record.by === undefined ? null : JSON.stringify(record.by),
     targets_json: JSON.stringify(record.targets),
     partial_json: record.partialAnswers === undefined ? null : JSON.stringify(record.partialAnswers),
+    ...followUpParams(record),
+    late_answer_seconds: record.lateAnswerSeconds ?? null,
+    late_until_ms: record.lateUntilMs ?? null,
+    late_json: record.lateAnswer === undefined ? null : JSON.stringify(record.lateAnswer),
   };
+}
+
+/** The follow-up policy as stored (`policy_json`). */
+export function policyJson(record: QuestionRecord): string {
+  return JSON.stringify({ reminders: record.reminders ?? [], ...(record.escalate ? { escalate: record.escalate } : {}) });
+}
+
+/** What followed up so far (`progress_json`), null when nothing has. */
+export function progressJson(record: QuestionRecord): string | null {
+  const progress = {
+    ...(record.remindersSent ? { remindersSent: record.remindersSent } : {}),
+    ...(record.remindersSkipped ? { remindersSkipped: record.remindersSkipped } : {}),
+    ...(record.escalated ? { escalated: record.escalated } : {}),
+    ...(record.reminderCopies ? { reminderCopies: record.reminderCopies } : {}),
+  };
+  return Object.keys(progress).length > 0 ? JSON.stringify(progress) : null;
+}
+
+/** The follow-up columns a write of `record` sets: policy, progress and the next due moment. */
+export function followUpParams(record: QuestionRecord): { policy_json: string; progress_json: string | null; next_due_ms: number | null } {
+  return { policy_json: policyJson(record), progress_json: progressJson(record), next_due_ms: nextFollowUpMs(record) ?? null };
 }
 
 export function deliveryToParams(questionId: string, delivery: Delivery): DeliveryRow & { question_id: string } {
@@ -142,6 +177,7 @@ export function rowToRecord(row: QuestionRow, deliveries: DeliveryRow[]): Questi
       deliveredAtMs: d.delivered_at_ms,
       ...(d.rendered === null || d.rendered === undefined ? {} : { rendered: d.rendered }),
     })),
+    reminders: [],
   };
   const states = targetStatesFromJson(row.states_json);
   if (states.length > 0) record.targetStates = states;
@@ -154,5 +190,19 @@ export function rowToRecord(row: QuestionRow, deliveries: DeliveryRow[]): Questi
   if (row.session_key !== null) record.sessionKey = row.session_key;
   if (row.asked_by !== null && row.asked_by !== undefined) record.askedBy = row.asked_by;
   if (row.partial_json !== null) record.partialAnswers = parseColumn(row.id, "partial_json", row.partial_json, isObject);
+  if (row.policy_json !== null && row.policy_json !== undefined) {
+    const policy = parseColumn<{ reminders?: number[]; escalate?: EscalationStep[] }>(row.id, "policy_json", row.policy_json, isObject);
+    record.reminders = Array.isArray(policy.reminders) ? policy.reminders : [];
+    if (Array.isArray(policy.escalate)) record.escalate = policy.escalate;
+  }
+  if (row.progress_json !== null && row.progress_json !== undefined) {
+    const progress = parseColumn<Pick<QuestionRecord, "remindersSent" | "remindersSkipped" | "escalated" | "reminderCopies">>(row.id, "progress_json", row.progress_json, isObject);
+    for (const key of ["remindersSent", "remindersSkipped", "escalated", "reminderCopies"] as const) {
+      if (Array.isArray(progress[key])) (record as unknown as Record<string, unknown>)[key] = progress[key];
+    }
+  }
+  if (row.late_answer_seconds !== null && row.late_answer_seconds !== undefined) record.lateAnswerSeconds = row.late_answer_seconds;
+  if (row.late_until_ms !== null && row.late_until_ms !== undefined) record.lateUntilMs = row.late_until_ms;
+  if (row.late_json !== null && row.late_json !== undefined) record.lateAnswer = parseColumn<LateAnswer>(row.id, "late_json", row.late_json, isObject);
   return record;
 }

@@ -92,6 +92,18 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
      PRIMARY KEY (surface, chat, message_ref)
    ) WITHOUT ROWID;
    CREATE INDEX reply_keys_by_seen ON reply_keys (seen_at_ms);`,
+  // Issue 20, when nobody answers: the follow-up policy (reminders, escalation steps) and what followed up so far
+  // (reminders fired or skipped, steps taken, the bots' reminder messages), a pending record's next follow-up moment,
+  // the late-answer window (its length, and its end once expired) and the late answer. Old rows: no follow-ups.
+  `ALTER TABLE questions ADD COLUMN policy_json TEXT;
+   ALTER TABLE questions ADD COLUMN progress_json TEXT;
+   ALTER TABLE questions ADD COLUMN next_due_ms INTEGER;
+   ALTER TABLE questions ADD COLUMN late_answer_seconds INTEGER;
+   ALTER TABLE questions ADD COLUMN late_until_ms INTEGER;
+   ALTER TABLE questions ADD COLUMN late_json TEXT;
+   CREATE INDEX questions_pending_next_due ON questions (next_due_ms) WHERE status = 'pending' AND next_due_ms IS NOT NULL;
+   CREATE INDEX questions_late_window ON questions (late_until_ms) WHERE late_until_ms IS NOT NULL AND late_json IS NULL;
+   CREATE INDEX questions_late_answered ON questions (created_at_ms DESC, id DESC) WHERE late_json IS NOT NULL;`,
 ];
 
 export function applySqlitePragmas(db: Database.Database): void {

@@ -1,12 +1,21 @@
 import { SqliteError } from "better-sqlite3";
 import type Database from "better-sqlite3";
-import type { Delivery, QuestionRecord } from "../../record.ts";
+import type { Delivery, LateAnswer, QuestionRecord } from "../../record.ts";
 import { CorruptRecordError, QuestionExistsError, SessionBusyError } from "./errors.ts";
 import { createClaimTable, decodeSkippingCorrupt, normalizeLimit } from "./record-ops.ts";
 import { openSqliteDatabase } from "./sqlite-schema.ts";
-import { deliveriesFromJson, deliveryToParams, recordToParams, resolutionToParams, rowToRecord } from "./sqlite-row.ts";
+import {
+  applyEscalation,
+  applyLateAnswer,
+  applyReminder,
+  applyReminderCopy,
+  lateRefusal,
+  reminderClaimFor,
+  reminderOffsetOf,
+} from "./follow-ups.ts";
+import { deliveriesFromJson, deliveryToParams, followUpParams, recordToParams, resolutionToParams, rowToRecord, surfacesColumn } from "./sqlite-row.ts";
 import type { DeliveryRow, QuestionRow } from "./sqlite-row.ts";
-import type { ListFilter, QuestionStore, Resolution, ResolveOutcome } from "./types.ts";
+import type { LateOutcome, ListFilter, QuestionStore, Resolution, ResolveOutcome } from "./types.ts";
 
 export interface SqliteStoreOptions {
   /** The directory for `ask-user-bridge.sqlite`; created if missing. */
@@ -24,7 +33,8 @@ export interface SqliteStoreOptions {
 const warnCorruptRecord = (error: CorruptRecordError): void => console.warn(`[store] skipped: ${error.message}`);
 
 const COLUMNS = `id, status, created_at_ms, expires_at_ms, resolved_at_ms, timeout_seconds, run_id, session_key,
-  surfaces, reason, detail, questions_json, answers_json, by_json, targets_json, partial_json, asked_by`;
+  surfaces, reason, detail, questions_json, answers_json, by_json, targets_json, partial_json, asked_by,
+  policy_json, progress_json, next_due_ms, late_answer_seconds, late_until_ms, late_json`;
 /** What reads select: the columns, and the record's deliveries in the same statement (in the order they were recorded). */
 const READ = `${COLUMNS},
   (SELECT json_group_array(json_array(surface, chat, message_ref, delivered_at_ms, rendered) ORDER BY rowid)
@@ -88,11 +98,29 @@ export function createSqliteStore({ dataDir, onCorruptRecord = warnCorruptRecord
     resolve: db.prepare<[Record<string, string | number | null>], QuestionRow>(
       `UPDATE questions SET status = @status, resolved_at_ms = @resolved_at_ms,
          answers_json = COALESCE(@answers_json, answers_json), by_json = COALESCE(@by_json, by_json),
-         reason = COALESCE(@reason, reason), detail = COALESCE(@detail, detail)
+         reason = COALESCE(@reason, reason), detail = COALESCE(@detail, detail),
+         late_until_ms = CASE WHEN @status = 'expired' AND late_answer_seconds > 0 THEN @resolved_at_ms + late_answer_seconds * 1000 ELSE late_until_ms END
        WHERE id = @id AND status = 'pending'
        RETURNING ${READ}`,
     ),
-    savePartial: db.prepare<[string, string]>(`UPDATE questions SET partial_json = ? WHERE id = ? AND status = 'pending'`),
+    savePartial: db.prepare<[string, string]>(`UPDATE questions SET partial_json = ? WHERE id = ?`),
+    /** A follow-up's write (the caller checked and computed it from the record read in the same transaction). */
+    saveFollowUp: db.prepare(
+      `UPDATE questions SET policy_json = @policy_json, progress_json = @progress_json, next_due_ms = @next_due_ms,
+         targets_json = @targets_json, surfaces = @surfaces WHERE id = @id`,
+    ),
+    saveLate: db.prepare<[string, string]>(`UPDATE questions SET late_json = ?, partial_json = NULL WHERE id = ?`),
+    followUpsDue: db.prepare<[number, number], QuestionRow>(
+      `SELECT ${READ} FROM questions WHERE status = 'pending' AND next_due_ms IS NOT NULL AND next_due_ms <= ? ORDER BY next_due_ms, id LIMIT ?`,
+    ),
+    nextDue: db.prepare<[], { next: number | null }>(`SELECT min(next_due_ms) AS next FROM questions WHERE status = 'pending' AND next_due_ms IS NOT NULL`),
+    nextLateEnd: db.prepare<[number], { next: number | null }>(
+      `SELECT min(late_until_ms) AS next FROM questions WHERE late_until_ms IS NOT NULL AND late_json IS NULL AND late_until_ms > ?`,
+    ),
+    lateWindowsEnded: db.prepare<[number, number, number], QuestionRow>(
+      `SELECT ${READ} FROM questions WHERE late_until_ms IS NOT NULL AND late_json IS NULL AND late_until_ms > ? AND late_until_ms <= ?
+       AND status = 'expired' ORDER BY late_until_ms, id LIMIT ?`,
+    ),
     expired: db.prepare<[number, number], QuestionRow>(
       `SELECT ${READ} FROM questions WHERE status = 'pending' AND expires_at_ms <= ? ORDER BY expires_at_ms, id LIMIT ?`,
     ),
@@ -156,6 +184,7 @@ export function createSqliteStore({ dataDir, onCorruptRecord = warnCorruptRecord
     if (filter.runId !== undefined) where.push("run_id = @runId");
     if (filter.sessionKey !== undefined) where.push("session_key = @sessionKey");
     if (filter.askedBy !== undefined) where.push("asked_by = @askedBy");
+    if (filter.late === true) where.push("late_json IS NOT NULL");
     if (filter.surface !== undefined) where.push("instr(surfaces, ',' || @surface || ',') > 0");
     if (filter.chat !== undefined) {
       where.push(
@@ -192,6 +221,28 @@ export function createSqliteStore({ dataDir, onCorruptRecord = warnCorruptRecord
     sql.insertDelivery.run(deliveryToParams(id, delivery));
     return read(id);
   });
+
+  /** A follow-up compare-and-set: read, `apply` (undefined: nothing to do), write, in one transaction. */
+  const followUp = db.transaction((id: string, apply: (record: QuestionRecord) => QuestionRecord | undefined): QuestionRecord | undefined => {
+    const record = read(id);
+    const next = record && apply(record);
+    if (!next) return undefined;
+    sql.saveFollowUp.run({ id, ...followUpParams(next), targets_json: JSON.stringify(next.targets), surfaces: surfacesColumn(next.targets) });
+    for (const target of next.targets) if (target.chat !== undefined) sql.insertTarget.run(target.chat, target.surface, id);
+    return read(id);
+  });
+
+  const setLate = db.transaction((id: string, late: LateAnswer): LateOutcome => {
+    const record = read(id);
+    if (!record) return { ok: false, code: "QUESTION_NOT_FOUND" };
+    const why = lateRefusal(record, late.atMs);
+    if (why || !applyLateAnswer(record, late)) return { ok: false, code: "QUESTION_ALREADY_TERMINAL", record, why: why ?? "late_answered" };
+    sql.saveLate.run(JSON.stringify(late), id);
+    return { ok: true, record: read(id)! };
+  });
+
+  /** Reminder-copy claims (in memory, like the prompt claims): `id\nsurface\nchat\noffset` → the claim held. */
+  const reminderClaims = new Map<string, { claimant: string; leaseUntilMs: number }>();
 
   /** A write's result, once it is durable: after the turn's COMMIT under group commit, else at once. */
   function durable<T>(value: T): Promise<T> {
@@ -256,16 +307,55 @@ export function createSqliteStore({ dataDir, onCorruptRecord = warnCorruptRecord
         beginWrite();
         return durable(addDelivery.immediate(id, delivery));
       }),
-    mergePartial: (id, answers) =>
+    mergePartial: (id, answers, options = {}) =>
       run(() => {
         const record = read(id);
-        if (!record || record.status !== "pending") return record;
+        if (!record) return record;
+        const late = options.lateAtMs !== undefined && lateRefusal(record, options.lateAtMs) === undefined;
+        if (record.status !== "pending" && !late) return record;
         beginWrite();
         sql.savePartial.run(JSON.stringify({ ...record.partialAnswers, ...answers }), id);
         return durable(read(id));
       }),
     pendingAwaitingDelivery: () => run(() => decodeAll(sql.awaitingDelivery.all())),
-    claimDelivery: (claim) => run(() => claims.claim(read(claim.id), claim)),
+    claimDelivery: (claim) =>
+      run(() => {
+        const offsetSeconds = reminderOffsetOf(claim.copy);
+        if (offsetSeconds === undefined) return claims.claim(read(claim.id), claim);
+        const key = `${claim.id}\n${claim.surface}\n${claim.chat}\n${offsetSeconds}`;
+        const outcome = reminderClaimFor(read(claim.id), reminderClaims.get(key), { ...claim, offsetSeconds });
+        if (outcome.ok) reminderClaims.set(key, { claimant: claim.claimant, leaseUntilMs: outcome.leaseUntilMs });
+        else if (outcome.reason !== "claimed") reminderClaims.delete(key);
+        return outcome;
+      }),
+    followUpsDue: (nowMs, limit) => run(() => decodeAll(sql.followUpsDue.all(nowMs, Math.max(0, limit)))),
+    nextFollowUpMs: (lateAfterMs) =>
+      run(() => {
+        const times = [sql.nextDue.get()?.next, sql.nextLateEnd.get(lateAfterMs)?.next].filter((t): t is number => typeof t === "number");
+        return times.length > 0 ? Math.min(...times) : undefined;
+      }),
+    lateWindowsEnded: (afterMs, uptoMs, limit) => run(() => decodeAll(sql.lateWindowsEnded.all(afterMs, uptoMs, Math.max(0, limit)))),
+    markReminder: (id, offsetSeconds, atMs, skipped = false) =>
+      run(() => {
+        beginWrite();
+        return durable(followUp.immediate(id, (record) => applyReminder(record, offsetSeconds, atMs, skipped)));
+      }),
+    markEscalated: (id, step, atMs) =>
+      run(() => {
+        beginWrite();
+        return durable(followUp.immediate(id, (record) => applyEscalation(record, step, atMs)));
+      }),
+    addReminderCopy: (id, copy) =>
+      run(() => {
+        if (!sql.exists.get(id)) return undefined;
+        beginWrite();
+        return durable(followUp.immediate(id, (record) => applyReminderCopy(record, copy)) ?? read(id));
+      }),
+    setLateAnswer: (id, late) =>
+      run(() => {
+        beginWrite();
+        return durable(setLate.immediate(id, late));
+      }),
     liveClaims: (id, nowMs) => run(() => claims.live(read(id), nowMs)),
     setTargetState: (id, state) =>
       run(() => {

@@ -1,4 +1,5 @@
-import type { Delivery, QuestionRecord, RecordReason, ResolvedBy, TargetState } from "../../record.ts";
+import type { Delivery, LateAnswer, QuestionRecord, RecordReason, ReminderCopy, ResolvedBy, TargetState } from "../../record.ts";
+import type { LateRefusal } from "./follow-ups.ts";
 import type { ClaimOutcome } from "../../protocol/claim.ts";
 import type { ListFilter } from "../../protocol/list-filter.ts";
 
@@ -23,7 +24,15 @@ export interface DeliveryClaim {
   claimant: string;
   nowMs: number;
   leaseMs: number;
+  /** "prompt" (default) or "reminder:<offsetSeconds>": a reminder's claim is its own, never a prompt delivery claim. */
+  copy?: string;
 }
+
+/** What storing a late answer did. */
+export type LateOutcome =
+  | { ok: true; record: QuestionRecord }
+  | { ok: false; code: "QUESTION_NOT_FOUND" }
+  | { ok: false; code: "QUESTION_ALREADY_TERMINAL"; record: QuestionRecord; why: LateRefusal };
 
 export type { ClaimOutcome };
 
@@ -74,13 +83,44 @@ export interface QuestionStore {
   /**
    * Merges `answers` into the partial answers held with a pending record (keys already held keep their values only
    * when `answers` does not name them). Returns undefined for an unknown id, and the record unchanged when terminal.
+   * With `options.lateAtMs`, an expired record still in its late window (no late answer yet, lateUntilMs after
+   * lateAtMs) takes partial answers too.
    */
-  mergePartial(id: string, answers: Record<string, string[]>): Promise<QuestionRecord | undefined>;
+  mergePartial(id: string, answers: Record<string, string[]>, options?: { lateAtMs?: number }): Promise<QuestionRecord | undefined>;
   /**
    * Pending records that target chats only (no web target) and that no surface has reported delivering yet,
    * oldest first: the ones whose delivery the gateway watches.
    */
   pendingAwaitingDelivery(): Promise<QuestionRecord[]>;
+  /**
+   * Pending records with a reminder or an escalation step due at or before `nowMs` (at most `limit`, soonest first),
+   * read so that any instance may fire them; each is then fired with markReminder / markEscalated (compare-and-sets).
+   */
+  followUpsDue(nowMs: number, limit: number): Promise<QuestionRecord[]>;
+  /**
+   * The earliest moment something follows up: a pending record's next reminder or escalation step, or the end of a
+   * late window after `lateAfterMs` on an expired record with no late answer.
+   */
+  nextFollowUpMs(lateAfterMs: number): Promise<number | undefined>;
+  /** Expired records without a late answer whose late window ended in (afterMs, uptoMs] (at most `limit`, soonest first). */
+  lateWindowsEnded(afterMs: number, uptoMs: number, limit: number): Promise<QuestionRecord[]>;
+  /**
+   * Compare-and-set: marks the reminder at `offsetSeconds` fired (or skipped) on a pending record, exactly once
+   * across instances and restarts. The record when this call marked it; undefined when it changed nothing.
+   */
+  markReminder(id: string, offsetSeconds: number, atMs: number, skipped?: boolean): Promise<QuestionRecord | undefined>;
+  /**
+   * Compare-and-set: takes escalation step `step` on a pending record (its targets join `targets`), exactly once
+   * across instances and restarts. The record when this call took it; undefined when it changed nothing.
+   */
+  markEscalated(id: string, step: number, atMs: number): Promise<QuestionRecord | undefined>;
+  /** Records a reminder message a bot sent; idempotent per (surface, chat, offsetSeconds). Undefined for an unknown id. */
+  addReminderCopy(id: string, copy: ReminderCopy): Promise<QuestionRecord | undefined>;
+  /**
+   * Compare-and-set: stores the late answer on an expired record whose late window is open at `late.atMs` and that
+   * has none yet (the first wins). The status stays `expired`; held partial answers are dropped.
+   */
+  setLateAnswer(id: string, late: LateAnswer): Promise<LateOutcome>;
   /** Takes (or renews) the right to send one copy; see ClaimOutcome. */
   claimDelivery(claim: DeliveryClaim): Promise<ClaimOutcome>;
   /** The claims on a record's copies whose lease runs past `nowMs`, for copies not delivered yet. */
@@ -117,6 +157,6 @@ export interface QuestionStore {
 
 /** A change another gateway instance committed to a shared store, by record id. */
 export interface StoreChange {
-  event: "question.requested" | "question.updated" | "question.resolved";
+  event: "question.requested" | "question.updated" | "question.resolved" | "question.reminded" | "question.escalated" | "question.lateAnswered";
   id: string;
 }
