@@ -407,7 +407,7 @@ export function createQuestionService(options: QuestionServiceOptions) {
     subscribe: (listener: ServiceListener): (() => void) => events.subscribe(listener),
 
     async request(params: MethodParams<"question.request">, asker: Principal = ADMIN): Promise<{ id: string; expiresAtMs: number; record: QuestionRecord }> {
-      const { runId, sessionKey, targets, waitMs: _waitMs, ...input } = params;
+      const { runId, sessionKey, targets, waitMs: _waitMs, reminders: _reminders, escalate: _escalate, lateAnswerSeconds: _late, ...input } = params;
       const normalized = normalizeAskUserInput(
         input,
         options.minTimeoutSeconds === undefined ? {} : { minTimeoutSeconds: options.minTimeoutSeconds },
