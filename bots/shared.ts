@@ -1,6 +1,7 @@
 import { createBridge, type Bridge, type BridgeOptions, type SurfaceAdapter } from "../src/bridge/index.ts";
 import { connectGateway, type GatewayClient } from "../src/client/index.ts";
 import type { Config } from "../src/config.ts";
+import type { BotStopError } from "../src/errors.ts";
 import { gatewayToken, gatewayUrl } from "../src/client/from-config.ts";
 
 export type Log = (message: string, error?: unknown) => void;
@@ -19,6 +20,8 @@ export function connectBotToGateway(config: Config, log: Log): Promise<GatewayCl
 
 export interface RunningBot {
   stop(): Promise<void>;
+  /** Settles when the bot cannot go on (its token rejected, another process polling with it): the CLI exits. */
+  failed?: Promise<BotStopError>;
 }
 
 /** One platform's parts, as its `index.ts` hands them to `startBridgeBot`. */

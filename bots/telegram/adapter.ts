@@ -1,6 +1,7 @@
-import { GrammyError, type Api } from "grammy";
+import { GrammyError, HttpError, type Api } from "grammy";
 import { PermanentSendError, type SurfaceAdapter } from "../../src/bridge/index.ts";
 import { renderTelegramPrompt, renderTelegramSummary } from "../../src/render/index.ts";
+import { unreachableReason } from "./connection.ts";
 
 /** Telegram answers these for a chat that will never accept the message. */
 const PERMANENT = /chat not found|bot was blocked|bot was kicked|user is deactivated|not enough rights|have no rights|CHAT_WRITE_FORBIDDEN|PEER_ID_INVALID/i;
@@ -17,6 +18,8 @@ export function createTelegramAdapter(api: Api): SurfaceAdapter {
         return String(message.message_id);
       } catch (error) {
         if (error instanceof GrammyError && (error.error_code === 403 || PERMANENT.test(error.description))) throw new PermanentSendError(error.description);
+        // The reason the gateway records (and the asker's delivery_failed names): the network error, never the URL.
+        if (error instanceof HttpError) throw new Error(unreachableReason(error), { cause: error });
         throw error;
       }
     },

@@ -2,12 +2,14 @@ import { autoRetry } from "@grammyjs/auto-retry";
 import { run, sequentialize } from "@grammyjs/runner";
 import { apiThrottler } from "@grammyjs/transformer-throttler";
 import { createServer } from "node:http";
-import { Bot, webhookCallback } from "grammy";
+import { Bot, GrammyError, webhookCallback } from "grammy";
+import { BotStopError } from "../../src/errors.ts";
 import { requireConfig, type Config } from "../../src/config.ts";
 import { cutToFit, TELEGRAM_TEXT_MAX, toTelegramText } from "../../src/render/index.ts";
 import { createLog, startBridgeBot, type Log, type RunningBot } from "../shared.ts";
 import { createTelegramAdapter } from "./adapter.ts";
 import { registerTelegramInbound } from "./inbound.ts";
+import { trackTelegramConnection } from "./connection.ts";
 
 export interface TelegramBotOptions {
   log?: Log;
@@ -56,14 +58,15 @@ async function startWebhook(bot: Bot, config: Config, url: string, secret: strin
  * (`sequentialize` by chat, installed before the handlers). Stopping waits for the updates being handled, then
  * confirms them to Telegram (as `bot.stop()` does), so a restart does not fetch them again.
  */
-async function startLongPolling(bot: Bot, log: Log, lastUpdateId: () => number | undefined): Promise<RunningBot> {
+async function startLongPolling(bot: Bot, log: Log, lastUpdateId: () => number | undefined, stop: (error: BotStopError) => void): Promise<RunningBot> {
   await bot.init();
   await bot.api.deleteWebhook();
   const runner = run(bot, { runner: { fetch: { allowed_updates: [...ALLOWED_UPDATES] }, silent: true, retryInterval: "exponential" } });
   log(`long polling as @${bot.botInfo.username}`);
+  // The runner gives up on a 401 or a 409 (the connection tracker has said which), or after 15 hours of failures.
   void runner.task()?.catch((error) => {
-    log("long polling stopped", error);
-    process.exitCode = 1;
+    const code = error instanceof GrammyError ? error.error_code : undefined;
+    if (code !== 401 && code !== 409) stop(new BotStopError(`telegram: long polling stopped: ${(error as Error)?.message ?? String(error)}`, false, { cause: error }));
   });
   return {
     async stop() {
@@ -78,13 +81,26 @@ async function startLongPolling(bot: Bot, log: Log, lastUpdateId: () => number |
 export async function startTelegramBot(config: Config, options: TelegramBotOptions = {}): Promise<RunningBot> {
   const { TELEGRAM_BOT_TOKEN } = requireConfig(config, ["TELEGRAM_BOT_TOKEN"]);
   const log = options.log ?? createLog("telegram");
-  const bot = new Bot(TELEGRAM_BOT_TOKEN, config.TELEGRAM_API_ROOT ? { client: { apiRoot: config.TELEGRAM_API_ROOT.replace(/\/+$/, "") } } : {});
+  const apiRoot = config.TELEGRAM_API_ROOT?.replace(/\/+$/, "") ?? "https://api.telegram.org";
+  const bot = new Bot(TELEGRAM_BOT_TOKEN, { client: { apiRoot } });
+  // A bot that cannot go on (token rejected, another poller) ends the process through `failed`.
+  let stopError: BotStopError | undefined;
+  let fail: (error: BotStopError) => void = () => {};
+  const failed = new Promise<BotStopError>((resolve) => (fail = resolve));
+  const stop = (error: BotStopError) => {
+    stopError ??= error;
+    fail(stopError);
+  };
+  // Installed first, so it sees every attempt the plugins below make: the connection's state changes are logged.
+  bot.api.config.use(trackTelegramConnection({ log, address: apiRoot, onStop: stop }));
   bot.api.config.use(apiThrottler(options.throttle));
   // auto-retry waits out 429s and network errors, and a 5xx too, except on prompt sends and edits: those go back to
   // the bridge at once, which retries them with its own backoff (1 s, 2 s, 4 s …) and records the target as retrying
   // meanwhile (auto-retry would wait 3 s, 6 s … 48 s in silence first).
   const retry = autoRetry({ maxRetryAttempts: 5, maxDelaySeconds: 120 });
-  const retryInBridge = autoRetry({ maxRetryAttempts: 5, maxDelaySeconds: 120, rethrowInternalServerErrors: true });
+  // A network error on a prompt send or edit goes back to the bridge too ("cannot reach the Bot API"), which reports
+  // it to the gateway, so the asker's delivery_failed names the real cause.
+  const retryInBridge = autoRetry({ maxRetryAttempts: 5, maxDelaySeconds: 120, rethrowInternalServerErrors: true, rethrowHttpErrors: true });
   bot.api.config.use((prev, method, payload, signal) => (BRIDGE_RETRIES.has(method) ? retryInBridge : retry)(prev, method, payload, signal));
   const { TELEGRAM_WEBHOOK_URL: webhookUrl, TELEGRAM_WEBHOOK_SECRET: webhookSecret } = config;
   let lastUpdateId: number | undefined;
@@ -95,7 +111,7 @@ export async function startTelegramBot(config: Config, options: TelegramBotOptio
   // One chat's updates in order (a reply after the Other… press it follows); different chats at once.
   bot.use(sequentialize((ctx) => (ctx.chat ? String(ctx.chat.id) : undefined)));
 
-  return startBridgeBot({
+  const running = startBridgeBot({
     config,
     log,
     allowedUsers: config.TELEGRAM_ALLOWED_USERS,
@@ -105,9 +121,15 @@ export async function startTelegramBot(config: Config, options: TelegramBotOptio
     listen: (bridge) => registerTelegramInbound(bot, bridge, log),
     async start(deliver) {
       await deliver(); // Telegram keeps updates until the bot fetches them: nothing is lost before it listens
-      return webhookUrl && webhookSecret ? startWebhook(bot, config, webhookUrl, webhookSecret, log) : startLongPolling(bot, log, () => lastUpdateId);
+      return webhookUrl && webhookSecret ? startWebhook(bot, config, webhookUrl, webhookSecret, log) : startLongPolling(bot, log, () => lastUpdateId, stop);
     },
   });
+  try {
+    return { ...(await running), failed };
+  } catch (error) {
+    // A start that failed on a rejected token says so in one line, rather than as grammY's error.
+    throw stopError ?? error;
+  }
 }
 
 /** The entry the CLI loads by platform name (`ask-user-bridge bot telegram`). */
