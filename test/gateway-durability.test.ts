@@ -83,7 +83,9 @@ it("keeps every record across kill -9, and expires at start-up what passed its e
     const now = afterById.get(old.id)!;
     if (short.includes(old.id) && old.status === "pending") {
       expired++;
-      expect(now).toEqual({ ...old, status: "expired", reason: "expired", resolvedAtMs: expect.any(Number) });
+      // Expired with the default late-answer window (LATE_ANSWER_SECONDS, 24 h) open from the expiry.
+      expect(now).toEqual({ ...old, status: "expired", reason: "expired", resolvedAtMs: expect.any(Number), lateUntilMs: expect.any(Number) });
+      expect(now.lateUntilMs).toBe(now.resolvedAtMs! + 86_400_000);
       expect(now.resolvedAtMs).toBeGreaterThanOrEqual(old.expiresAtMs);
       expect(now.resolvedAtMs).toBeLessThanOrEqual(restartedAt);
     } else {

@@ -156,12 +156,14 @@ describe("reply keys in the service", () => {
 
 describe("expiry at the moment of the answer", () => {
   /** A service whose clock the test moves; its schedule is never armed, as if its timer were late (a suspend). */
-  async function lateClock() {
+  async function lateClock(lateAnswerSeconds = 0) {
     let nowMs = 1_000_000;
     const service = createQuestionService({ store: createMemoryStore(), now: () => nowMs, minTimeoutSeconds: 1 });
     const events: Array<{ event: string; id: string; status: string }> = [];
     service.subscribe((event, record) => events.push({ event, id: record.id, status: record.status }));
-    const ask = async () => (await service.request({ questions: oneQuestion().questions, timeoutSeconds: 1, targets: [{ surface: "web" }] })).record;
+    // Without a late window (issue 20's late answers are tested below and in gateway-follow-ups.test.ts).
+    const ask = async () =>
+      (await service.request({ questions: oneQuestion().questions, timeoutSeconds: 1, targets: [{ surface: "web" }], lateAnswerSeconds })).record;
     return { service, events, ask, set: (ms: number) => (nowMs = ms) };
   }
 
@@ -192,6 +194,27 @@ describe("expiry at the moment of the answer", () => {
     set(exact.expiresAtMs);
     await expect(service.resolve({ id: exact.id, answers: { deploy_target: "Production" } })).rejects.toMatchObject({ code: "QUESTION_ALREADY_TERMINAL" });
     expect((await service.get(exact.id)).status).toBe("expired");
+    service.stop();
+  });
+
+  it.each([
+    ["an answer", (s: Awaited<ReturnType<typeof lateClock>>["service"], id: string) => s.resolve({ id, answers: { deploy_target: "Production" }, by: { surface: "web", via: "web" } })],
+    ["a typed reply", (s: Awaited<ReturnType<typeof lateClock>>["service"], id: string) => s.reply({ id, text: "Production" })],
+  ])("with a late window, %s 30 ms after expiresAtMs expires the question (announced) and is then taken late", async (_name, answer) => {
+    const { service, events, ask, set } = await lateClock(60);
+    const record = await ask();
+    const waiting = service.waitAnswer(record.id, 60_000);
+    set(record.expiresAtMs + 30);
+    await answer(service, record.id);
+    expect(await waiting).toMatchObject({ id: record.id, status: "no_answer", reason: "expired" });
+    expect(await service.get(record.id)).toMatchObject({
+      status: "expired",
+      resolvedAtMs: record.expiresAtMs + 30,
+      lateUntilMs: record.expiresAtMs + 30 + 60_000,
+      lateAnswer: { answers: { deploy_target: ["Production"] }, atMs: record.expiresAtMs + 30 },
+    });
+    expect(events.filter((e) => e.id === record.id).map((e) => e.event)).toEqual(["question.requested", "question.resolved", "question.lateAnswered"]);
+    await expect(service.resolve({ id: record.id, cancel: true, reason: "skipped" })).rejects.toMatchObject({ code: "QUESTION_ALREADY_TERMINAL" });
     service.stop();
   });
 });
