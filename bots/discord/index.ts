@@ -1,6 +1,7 @@
 import { once } from "node:events";
 import { Client, Events, GatewayIntentBits, Partials, RESTEvents } from "discord.js";
 import { requireConfig, type Config } from "../../src/config.ts";
+import { BotStopError } from "../../src/errors.ts";
 import { cutToFit, DISCORD_CONTENT_MAX, toDiscordContent } from "../../src/render/index.ts";
 import { createLog, startBridgeBot, type Log, type RunningBot } from "../shared.ts";
 import { createDiscordAdapter } from "./adapter.ts";
@@ -15,6 +16,25 @@ const INTENTS = [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, Gate
 const DISALLOWED_INTENTS_HINT =
   "Discord refused the bot's gateway intents: enable Message Content Intent under Bot → Privileged Gateway Intents in the Discord Developer Portal";
 
+/** discord.js's "An invalid token was provided." (TokenInvalid), or a 401 from the REST API or the gateway (4004). */
+function isRejectedToken(error: unknown): boolean {
+  const { code, status } = (error ?? {}) as { code?: unknown; status?: unknown };
+  return code === "TokenInvalid" || code === 4004 || status === 401 || (error instanceof Error && /invalid token|authentication failed/i.test(error.message));
+}
+
+/** The gateway connection's state changes, one line each (the shard manager reconnects on its own). */
+function logShardStates(client: Client, api: string, log: Log): void {
+  log(`connecting to Discord (REST ${api})`);
+  let readyOnce = false;
+  client.on(Events.ShardReady, () => {
+    log(readyOnce ? "reconnected to the Discord gateway" : "connected to the Discord gateway");
+    readyOnce = true;
+  });
+  client.on(Events.ShardResume, () => log("resumed the Discord gateway session"));
+  client.on(Events.ShardDisconnect, (event) => log(`lost the Discord gateway connection (close code ${event.code}); reconnecting`, new Error(event.reason || `close code ${event.code}`)));
+  client.on(Events.ShardReconnecting, () => log("reconnecting to the Discord gateway"));
+}
+
 /** Logs in, waits for READY, then delivers. */
 async function login(client: Client, token: string, deliver: () => Promise<void>, log: Log): Promise<RunningBot> {
   try {
@@ -22,6 +42,7 @@ async function login(client: Client, token: string, deliver: () => Promise<void>
     ready.catch(() => {}); // awaited below; a login failure must not leave it unhandled
     await client.login(token).catch((error: unknown) => {
       if (error instanceof Error && /disallowed intents/i.test(error.message)) throw new Error(DISALLOWED_INTENTS_HINT, { cause: error });
+      if (isRejectedToken(error)) throw new BotStopError("discord: the token was rejected (401 Unauthorized): check DISCORD_BOT_TOKEN, or reset it in the Developer Portal", true, { cause: error });
       throw error;
     });
     await ready; // after GUILD_CREATE: guild channels are cached and messages in them are no longer dropped
@@ -51,6 +72,7 @@ export async function startDiscordBot(config: Config, options: DiscordBotOptions
   client.on(Events.Error, (error) => log("discord.js error", error));
   client.on(Events.Warn, (message) => log(`discord.js warning: ${message}`));
   client.on(Events.ShardError, (error) => log("gateway connection error", error));
+  logShardStates(client, config.DISCORD_API_URL ?? "https://discord.com/api", log);
   client.rest.on(RESTEvents.RateLimited, (info) => log(`rate limited on ${info.method.toUpperCase()} ${info.route}: retrying in ${info.retryAfter} ms`));
 
   return startBridgeBot({

@@ -1,6 +1,7 @@
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { App, LogLevel, type Logger, type webApi } from "@slack/bolt";
+import { App, LogLevel, SocketModeReceiver, type Logger, type webApi } from "@slack/bolt";
+import { BotStopError } from "../../src/errors.ts";
 import { ConfigError, requireConfig, type Config } from "../../src/config.ts";
 import { cutToFit, SLACK_SECTION_TEXT_MAX, toSlackText } from "../../src/render/index.ts";
 import { createLog, startBridgeBot, type Log, type RunningBot } from "../shared.ts";
@@ -66,13 +67,15 @@ function createApp(config: Config & { SLACK_BOT_TOKEN: string }, options: SlackB
     deferInitialization: true,
   };
   if (config.SLACK_APP_TOKEN) {
-    return new App({
-      ...common,
-      socketMode: true,
+    // The receiver is made here (as Bolt would make it) so its Socket Mode client's connection states can be logged.
+    const receiver = new SocketModeReceiver({
       appToken: config.SLACK_APP_TOKEN,
+      logger: common.logger,
       // The Socket Mode client's own Web API client (apps.connections.open) reads these.
       installerOptions: { clientOptions: { ...apiUrl, retryConfig: options.connectRetryConfig ?? SLACK_CONNECT_RETRY_CONFIG, timeout: SLACK_REQUEST_TIMEOUT_MS } },
     });
+    logSocketModeStates(receiver, log);
+    return new App({ ...common, socketMode: true, receiver });
   }
   if (!config.SLACK_SIGNING_SECRET) {
     throw new ConfigError(["SLACK_SIGNING_SECRET: is required for the Slack bot in HTTP mode (or set SLACK_APP_TOKEN for Socket Mode)"]);
@@ -80,11 +83,31 @@ function createApp(config: Config & { SLACK_BOT_TOKEN: string }, options: SlackB
   return new App({ ...common, signingSecret: config.SLACK_SIGNING_SECRET });
 }
 
+/** The Socket Mode connection's state changes, one line each: connecting, connected, lost (reconnecting), closed. */
+function logSocketModeStates(receiver: SocketModeReceiver, log: Log): void {
+  let connected = false;
+  receiver.client.on("connecting", () => log("connecting to Slack (Socket Mode)"));
+  receiver.client.on("connected", () => {
+    log(connected ? "reconnected to Slack (Socket Mode)" : "connected to Slack (Socket Mode)");
+    connected = true;
+  });
+  receiver.client.on("reconnecting", () => log("lost the Slack connection (Socket Mode); reconnecting", new Error("the Socket Mode WebSocket closed")));
+}
+
+/** Slack's answers to auth.test for a token that will never work: the bot stops rather than retry. */
+const REJECTED_TOKEN = new Set(["invalid_auth", "not_authed", "account_inactive", "token_revoked", "token_expired", "no_permission"]);
+
+/** The auth.test error code of a failed start, if Slack refused the token. */
+function rejectedTokenCode(error: unknown): string | undefined {
+  const data = (error as { data?: { error?: unknown }; original?: { data?: { error?: unknown } } } | undefined) ?? {};
+  const code = data.data?.error ?? data.original?.data?.error;
+  return typeof code === "string" && REJECTED_TOKEN.has(code) ? code : undefined;
+}
+
 /** Starts receiving: the Socket Mode connection, or the HTTP server on SLACK_PORT. */
 async function listen(app: App, config: Config, log: Log): Promise<RunningSlackBot> {
   if (config.SLACK_APP_TOKEN) {
     await app.start();
-    log("connected in Socket Mode");
     return {
       async stop() {
         await app.stop();
@@ -110,7 +133,12 @@ export async function startSlackBot(config: Config, options: SlackBotOptions = {
   const required = requireConfig(config, ["SLACK_BOT_TOKEN"]);
   const log = options.log ?? createLog("slack");
   const app = createApp(required, options, log);
-  await app.init(); // auth.test: a bad token fails here, by name
+  // auth.test: a bad token fails here, by name, and ends the bot (exit 78): restarting cannot fix it.
+  await app.init().catch((error: unknown) => {
+    const code = rejectedTokenCode(error);
+    if (code) throw new BotStopError(`slack: the token was rejected (${code}): check SLACK_BOT_TOKEN`, true, { cause: error });
+    throw error;
+  });
   const conversations = createSlackConversations(app.client);
   app.error(async (error) => log("Bolt", error));
 
