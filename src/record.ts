@@ -139,10 +139,7 @@ export interface QuestionRecord {
   reminderCopies?: ReminderCopy[];
 }
 
-/** True while an expired record still takes a late answer (it has a window, no late answer yet, and time left). */
-export function acceptsLateAnswer(record: QuestionRecord, nowMs: number): boolean {
-  return record.status === "expired" && record.lateUntilMs !== undefined && nowMs < record.lateUntilMs && record.lateAnswer === undefined;
-}
+export { acceptsLateAnswer } from "./late-window.ts";
 
 /** The ask_user result a terminal record stands for, or undefined while it is pending. */
 export function recordToResult(record: QuestionRecord): AskUserResult | undefined {

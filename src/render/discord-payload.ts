@@ -1,12 +1,13 @@
 /** Discord message payloads (REST create/edit message). Never pings: `allowed_mentions: { parse: [] }` plus escaped content. */
 import type { QuestionRecord } from "../record.ts";
+import { acceptsLateAnswer } from "../late-window.ts";
 import { encodeDiscordCustomId } from "./callback-data.ts";
 import { cutToFit, fitPromptText } from "./text-width.ts";
 import { chooseLayout } from "./layout.ts";
 import { toDiscordContent } from "./platform-escaping.ts";
 import { promptButtons, type PromptButton } from "./prompt-buttons.ts";
 import { missingPromptParts, promptTextParts } from "./prompt-text.ts";
-import { renderSummary } from "./summary.ts";
+import { LATE_OPEN_SUMMARY, renderSummary } from "./summary.ts";
 import { replyHint, type ChatOptions } from "./reply-hint.ts";
 
 export const DISCORD_CONTENT_MAX = 2000;
@@ -66,9 +67,9 @@ function message(content: string, components: DiscordActionRow[]): DiscordMessag
 }
 
 /** The prompt: buttons in action rows for one single-select question, otherwise numbered text with no components. */
-export function renderDiscordPrompt(record: QuestionRecord, options: ChatOptions = {}): DiscordMessage {
+export function renderDiscordPrompt(record: QuestionRecord, options: ChatOptions & { lead?: string } = {}): DiscordMessage {
   const layout = chooseLayout(record.questions, "discord");
-  const content = fitPromptText(promptTextParts(record.questions, { layout, replyHint: replyHint("discord", options) }), DISCORD_CONTENT_MAX, toDiscordContent);
+  const content = fitPromptText(promptTextParts(record.questions, { layout, replyHint: replyHint("discord", options), ...(options.lead ? { lead: options.lead } : {}) }), DISCORD_CONTENT_MAX, toDiscordContent);
   return message(content, layout === "buttons" ? buttonRows(record) : []);
 }
 
@@ -80,5 +81,7 @@ export function renderDiscordMissingPrompt(record: QuestionRecord, missingIds: r
 /** The summary that replaces the prompt, with no components. A pending record renders its prompt. */
 export function renderDiscordSummary(record: QuestionRecord, options: ChatOptions = {}): DiscordMessage {
   if (record.status === "pending") return renderDiscordPrompt(record, options);
-  return message(cutToFit(renderSummary(record), DISCORD_CONTENT_MAX, toDiscordContent), []);
+  // Expired, but a late answer is still taken: the copy keeps its controls, under a line that says so.
+  if (acceptsLateAnswer(record, options.nowMs ?? Date.now())) return renderDiscordPrompt(record, { ...options, lead: LATE_OPEN_SUMMARY });
+  return message(cutToFit(renderSummary(record, options.nowMs), DISCORD_CONTENT_MAX, toDiscordContent), []);
 }

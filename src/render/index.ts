@@ -30,11 +30,13 @@ export {
   OWN_WORDS_SUMMARY_MAX,
   SKIPPED_SUMMARY,
   EXPIRED_SUMMARY,
+  LATE_OPEN_SUMMARY,
   CANCELLED_SUMMARY,
   ABORTED_SUMMARY,
   NOT_DELIVERED_SUMMARY,
 } from "./summary.ts";
 export { recordedText } from "./recorded-text.ts";
+export { formatTimeLeft, renderReminderText, renderReminderDone, REMINDER_ICON } from "./reminder.ts";
 export {
   CALLBACK_DATA_VERSION,
   TELEGRAM_CALLBACK_DATA_MAX_BYTES,

@@ -20,6 +20,8 @@ export interface PromptTextOptions {
   layout?: PromptLayout;
   /** How a typed answer counts in this chat (a group: only as a reply to the prompt); the footer's first line. */
   replyHint?: string;
+  /** A line above the prompt (an expired copy that still takes a late answer says so there). */
+  lead?: string;
 }
 
 /** The guidance for several questions, numbered as in the original prompt (`numbers[i]` is question i's number). */
@@ -60,8 +62,9 @@ function severalQuestionsPrompt(questions: readonly AskUserQuestion[], numbers: 
   return { body: blocks.join("\n\n"), footer: [OWN_WORDS_LINE, severalGuidance(numbers), SKIP_LINE].join("\n") };
 }
 
-function withReplyHint(parts: PromptText, replyHint: string | undefined): PromptText {
-  return replyHint ? { body: parts.body, footer: `${replyHint}\n${parts.footer}` } : parts;
+function withReplyHint(parts: PromptText, replyHint: string | undefined, lead?: string): PromptText {
+  const body = lead ? `${lead}\n\n${parts.body}` : parts.body;
+  return { body, footer: replyHint ? `${replyHint}\n${parts.footer}` : parts.footer };
 }
 
 /** The prompt as a body (may be cut to fit a platform) and a footer with the reply guidance (kept whole). */
@@ -70,9 +73,9 @@ export function promptTextParts(questions: readonly AskUserQuestion[], opts: Pro
   if (first === undefined) throw new Error("renderPromptText: at least one question is required");
   if (opts.layout === "buttons") {
     if (!fitsButtons(questions)) throw new Error("renderPromptText: the buttons layout needs exactly one single-select question");
-    return withReplyHint(buttonsPrompt(first), opts.replyHint);
+    return withReplyHint(buttonsPrompt(first), opts.replyHint, opts.lead);
   }
-  return withReplyHint(questions.length === 1 ? singleQuestionPrompt(first) : severalQuestionsPrompt(questions), opts.replyHint);
+  return withReplyHint(questions.length === 1 ? singleQuestionPrompt(first) : severalQuestionsPrompt(questions), opts.replyHint, opts.lead);
 }
 
 /** The prompt as plain text: header, question, `N. Label - description`, own-words line, reply guidance, skip line. */

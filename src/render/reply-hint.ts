@@ -8,6 +8,8 @@ export type ChatKind = "direct" | "group";
 export interface ChatOptions {
   /** Where the prompt goes; default "direct" (no hint). */
   chat?: ChatKind;
+  /** The moment to render for (whether a late answer is still taken); default now. */
+  nowMs?: number;
 }
 
 export const GROUP_REPLY_HINTS = {

@@ -1,12 +1,13 @@
 /** Slack Block Kit payloads (chat.postMessage / chat.update). All text escapes `&`, `<` and `>`. */
 import type { QuestionRecord } from "../record.ts";
+import { acceptsLateAnswer } from "../late-window.ts";
 import { encodeSlackActionId } from "./callback-data.ts";
 import { cutToFit, fitPromptText } from "./text-width.ts";
 import { chooseLayout } from "./layout.ts";
 import { toSlackText } from "./platform-escaping.ts";
 import { promptButtons, type PromptButton } from "./prompt-buttons.ts";
 import { missingPromptParts, promptTextParts } from "./prompt-text.ts";
-import { renderSummary } from "./summary.ts";
+import { LATE_OPEN_SUMMARY, renderSummary } from "./summary.ts";
 import { replyHint, type ChatOptions } from "./reply-hint.ts";
 
 /** A section block's text: at most 3000 characters. */
@@ -70,9 +71,9 @@ function section(text: string): SlackSectionBlock {
 }
 
 /** The prompt: a section with the text, plus ONE actions block for one single-select question. */
-export function renderSlackPrompt(record: QuestionRecord, options: ChatOptions = {}): SlackMessage {
+export function renderSlackPrompt(record: QuestionRecord, options: ChatOptions & { lead?: string } = {}): SlackMessage {
   const layout = chooseLayout(record.questions, "slack");
-  const text = fitPromptText(promptTextParts(record.questions, { layout, replyHint: replyHint("slack", options) }), SLACK_SECTION_TEXT_MAX, toSlackText);
+  const text = fitPromptText(promptTextParts(record.questions, { layout, replyHint: replyHint("slack", options), ...(options.lead ? { lead: options.lead } : {}) }), SLACK_SECTION_TEXT_MAX, toSlackText);
   if (layout === "text") return { text, blocks: [section(text)] };
   const actions: SlackActionsBlock = {
     type: "actions",
@@ -91,6 +92,8 @@ export function renderSlackMissingPrompt(record: QuestionRecord, missingIds: rea
 /** The summary that replaces the prompt: one section, no actions block. A pending record renders its prompt. */
 export function renderSlackSummary(record: QuestionRecord, options: ChatOptions = {}): SlackMessage {
   if (record.status === "pending") return renderSlackPrompt(record, options);
-  const text = cutToFit(renderSummary(record), SLACK_SECTION_TEXT_MAX, toSlackText);
+  // Expired, but a late answer is still taken: the copy keeps its controls, under a line that says so.
+  if (acceptsLateAnswer(record, options.nowMs ?? Date.now())) return renderSlackPrompt(record, { ...options, lead: LATE_OPEN_SUMMARY });
+  const text = cutToFit(renderSummary(record, options.nowMs), SLACK_SECTION_TEXT_MAX, toSlackText);
   return { text, blocks: [section(text)] };
 }

@@ -6,6 +6,7 @@
  */
 import type { AskUserQuestion } from "../contract/schema.ts";
 import type { QuestionRecord, ResolvedBy } from "../record.ts";
+import { acceptsLateAnswer } from "../late-window.ts";
 import { ellipsize, graphemes } from "../text.ts";
 import { whereAnswered } from "../surfaces.ts";
 import { renderPromptText } from "./prompt-text.ts";
@@ -29,12 +30,16 @@ export const SUMMARY_ICONS = {
 
 const SKIPPED = "Skipped";
 const EXPIRED = "No answer (expired)";
+const LATE_OPEN = "No answer in time — you can still answer; the agent will get it.";
+const LATE = "(late)";
 const CANCELLED = "Cancelled";
 const ABORTED = "Cancelled (the agent stopped)";
 const NOT_DELIVERED = "Not delivered";
 
 export const SKIPPED_SUMMARY = `${SUMMARY_ICONS.skipped} ${SKIPPED}`;
 export const EXPIRED_SUMMARY = `${SUMMARY_ICONS.expired} ${EXPIRED}`;
+/** An expired copy while late answers are still taken: it keeps its controls (issue 20 §3). */
+export const LATE_OPEN_SUMMARY = `${SUMMARY_ICONS.expired} ${LATE_OPEN}`;
 export const CANCELLED_SUMMARY = `${SUMMARY_ICONS.cancelled} ${CANCELLED}`;
 export const ABORTED_SUMMARY = `${SUMMARY_ICONS.cancelled} ${ABORTED}`;
 export const NOT_DELIVERED_SUMMARY = `${SUMMARY_ICONS.failed} ${NOT_DELIVERED}`;
@@ -60,6 +65,11 @@ export interface RecordSummary {
   by?: string;
   /** One per question, in order, when answered. */
   answers?: AnswerSummary[];
+  /**
+   * Expired records with a late window: `open` while a late answer is still taken (the copy keeps its controls),
+   * `answered` once one came (the summary is that answer, marked "(late)").
+   */
+  late?: "open" | "answered";
 }
 
 /** Folds whitespace runs (newlines too) so a value stays on its line. */
@@ -90,22 +100,31 @@ function outcome(kind: SummaryKind, words: string, by?: string): RecordSummary {
   return by ? { kind, icon: SUMMARY_ICONS[kind], text: `${words} ${by}`, by } : { kind, icon: SUMMARY_ICONS[kind], text: words };
 }
 
-/** How a resolved record ended, in words and per question; undefined while it is pending. */
-export function summarizeRecord(record: QuestionRecord): RecordSummary | undefined {
+function answerSummaries(record: QuestionRecord, given: Record<string, string[]> | undefined): AnswerSummary[] {
+  return record.questions.map((q) => {
+    const values = (given && Object.hasOwn(given, q.id) ? given[q.id] : undefined) ?? [];
+    const text = values.length > 0 ? values.map((v) => formatAnswerValue(q, v)).join(", ") : "(no answer)";
+    return { header: q.header, question: q.question, text };
+  });
+}
+
+/**
+ * How a resolved record ended, in words and per question; undefined while it is pending. An expired record with a
+ * late window reads as still answerable until `nowMs` passes it, and as its late answer once one came.
+ */
+export function summarizeRecord(record: QuestionRecord, nowMs: number = Date.now()): RecordSummary | undefined {
   if (record.status === "pending") return undefined;
   const by = record.by ? describeResolvedBy(record.by) : undefined;
   if (record.reason === "delivery_failed") {
     const detail = record.detail ? oneLine(record.detail) : "";
     return outcome("failed", detail ? `${NOT_DELIVERED}: ${ellipsize(detail, DETAIL_MAX)}` : NOT_DELIVERED);
   }
-  if (record.status === "answered") {
-    const answers = record.questions.map((q) => {
-      const values = record.answers?.[q.id] ?? [];
-      const text = values.length > 0 ? values.map((v) => formatAnswerValue(q, v)).join(", ") : "(no answer)";
-      return { header: q.header, question: q.question, text };
-    });
-    return { ...outcome("answered", "Answered", by), answers };
+  if (record.status === "answered") return { ...outcome("answered", "Answered", by), answers: answerSummaries(record, record.answers) };
+  if (record.status === "expired" && record.lateAnswer) {
+    const lateBy = describeResolvedBy(record.lateAnswer.by);
+    return { ...outcome("answered", `${LATE} Answered`, lateBy), answers: answerSummaries(record, record.lateAnswer.answers), late: "answered" };
   }
+  if (acceptsLateAnswer(record, nowMs)) return { ...outcome("expired", LATE_OPEN), late: "open" };
   if (record.status === "expired" || record.reason === "expired") return outcome("expired", EXPIRED);
   if (record.reason === "skipped") return outcome("skipped", SKIPPED, by);
   if (record.reason === "aborted") return outcome("cancelled", ABORTED);
@@ -117,13 +136,14 @@ export function summarizeRecord(record: QuestionRecord): RecordSummary | undefin
  * are several, then the "— answered …" line), or the icon and the outcome ("⏭ Skipped on the web"). A pending
  * record has no summary yet, so it renders as its numbered-text prompt.
  */
-export function renderSummary(record: QuestionRecord): string {
-  const summary = summarizeRecord(record);
+export function renderSummary(record: QuestionRecord, nowMs: number = Date.now()): string {
+  const summary = summarizeRecord(record, nowMs);
   if (!summary) return renderPromptText(record.questions);
   if (!summary.answers) return `${summary.icon} ${summary.text}`;
-  const lines = summary.answers.map((a) => `${summary.icon} ${a.header}: ${a.text}`);
+  const mark = summary.late === "answered" ? ` ${LATE}` : "";
+  const lines = summary.answers.map((a) => `${summary.icon}${mark} ${a.header}: ${a.text}`);
   if (summary.by) {
-    const by = `— answered ${summary.by}`;
+    const by = `— answered${summary.late === "answered" ? " late" : ""} ${summary.by}`;
     if (lines.length === 1) return `${lines[0]} ${by}`;
     lines.push(by);
   }

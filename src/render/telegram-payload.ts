@@ -1,12 +1,13 @@
 /** Telegram payloads for sendMessage / editMessageText. Text is sent WITHOUT parse_mode, so no markup applies. */
 import type { QuestionRecord } from "../record.ts";
+import { acceptsLateAnswer } from "../late-window.ts";
 import { encodeTelegramCallbackData } from "./callback-data.ts";
 import { cutToFit, fitPromptText } from "./text-width.ts";
 import { chooseLayout } from "./layout.ts";
 import { toTelegramText } from "./platform-escaping.ts";
 import { promptButtons } from "./prompt-buttons.ts";
 import { missingPromptParts, promptTextParts } from "./prompt-text.ts";
-import { renderSummary } from "./summary.ts";
+import { LATE_OPEN_SUMMARY, renderSummary } from "./summary.ts";
 import { replyHint, type ChatOptions } from "./reply-hint.ts";
 
 /** Telegram message text: 1-4096 characters. */
@@ -24,9 +25,9 @@ export interface TelegramMessage {
 }
 
 /** The prompt: one full-width row per button in the buttons layout; no reply_markup in the text layout. */
-export function renderTelegramPrompt(record: QuestionRecord, options: ChatOptions = {}): TelegramMessage {
+export function renderTelegramPrompt(record: QuestionRecord, options: ChatOptions & { lead?: string } = {}): TelegramMessage {
   const layout = chooseLayout(record.questions, "telegram");
-  const text = fitPromptText(promptTextParts(record.questions, { layout, replyHint: replyHint("telegram", options) }), TELEGRAM_TEXT_MAX, toTelegramText);
+  const text = fitPromptText(promptTextParts(record.questions, { layout, replyHint: replyHint("telegram", options), ...(options.lead ? { lead: options.lead } : {}) }), TELEGRAM_TEXT_MAX, toTelegramText);
   if (layout === "text") return { text };
   const inline_keyboard = promptButtons(record).map((button) => [
     { text: button.text, callback_data: encodeTelegramCallbackData({ questionId: record.id, action: button.action }) },
@@ -42,5 +43,7 @@ export function renderTelegramMissingPrompt(record: QuestionRecord, missingIds: 
 /** The summary that replaces the prompt, with an empty keyboard. A pending record renders its prompt. */
 export function renderTelegramSummary(record: QuestionRecord, options: ChatOptions = {}): TelegramMessage {
   if (record.status === "pending") return renderTelegramPrompt(record, options);
-  return { text: cutToFit(renderSummary(record), TELEGRAM_TEXT_MAX, toTelegramText), reply_markup: { inline_keyboard: [] } };
+  // Expired, but a late answer is still taken: the copy keeps its controls, under a line that says so.
+  if (acceptsLateAnswer(record, options.nowMs ?? Date.now())) return renderTelegramPrompt(record, { ...options, lead: LATE_OPEN_SUMMARY });
+  return { text: cutToFit(renderSummary(record, options.nowMs), TELEGRAM_TEXT_MAX, toTelegramText), reply_markup: { inline_keyboard: [] } };
 }
