@@ -172,6 +172,22 @@ describe.concurrent("when nobody answers, over the WebSocket", () => {
     ws.close();
   });
 
+  it("lets a connection subscribe to the new events alone", async () => {
+    const ws = await connect();
+    expect(await ws.ok("events.subscribe", { events: ["question.lateAnswered", "question.reminded", "question.escalated"] })).toEqual({
+      events: ["question.lateAnswered", "question.reminded", "question.escalated"],
+    });
+    const { id } = await ws.ok("question.request", oneQuestion({ timeoutSeconds: 1, reminders: [], lateAnswerSeconds: 5 }));
+    const asker = await connect();
+    await asker.ok("question.waitAnswer", { id, timeoutMs: 3_000 });
+    await asker.ok("question.resolve", { id, answers: { deploy_target: "Production" } });
+    await waitForEvent(ws, "question.lateAnswered", id);
+    expect(ws.events.filter((e) => e.payload.id === id).map((e) => e.event)).toEqual(["question.lateAnswered"]);
+    expect(ws.events.every((e) => e.event !== "question.requested" && e.event !== "question.resolved")).toBe(true);
+    ws.close();
+    asker.close();
+  });
+
   it("without a late window, an answer after expiry is refused as before", async () => {
     const ws = await connect();
     const { id } = await ws.ok("question.request", oneQuestion({ timeoutSeconds: 1, reminders: [], lateAnswerSeconds: 0 }));

@@ -54,6 +54,9 @@ function badParams(method: string): fc.Arbitrary<unknown> {
       fc.record({ questions: fc.array(fc.record({ id: anyJson, header: anyJson, question: anyJson, options: anyJson }), { minLength: 1, maxLength: 4 }) }),
       fc.record({ questions: fc.constant(oneQuestion().questions), targets: fc.oneof(nonObject, fc.constant([]), fc.array(fc.record({ surface: fc.string({ maxLength: 10 }), chat: anyJson }), { minLength: 1, maxLength: 3 })) }),
       fc.record({ questions: fc.constant(oneQuestion().questions), runId: badId }),
+      fc.record({ questions: fc.constant(oneQuestion().questions), reminders: fc.oneof(fc.integer(), fc.boolean(), fc.constant(null), fc.string(), fc.array(fc.oneof(fc.integer({ max: 0 }), fc.double({ min: 1.1, max: 9.9 }), fc.string()), { minLength: 1, maxLength: 3 }), fc.constant([1, 2, 3, 4, 5, 6])) }),
+      fc.record({ questions: fc.constant(oneQuestion().questions), escalate: fc.oneof(fc.integer(), fc.boolean(), fc.constant(null), fc.string(), fc.array(fc.record({ afterSeconds: fc.oneof(fc.integer({ max: 0 }), fc.string()), targets: anyJson }), { minLength: 1, maxLength: 2 })) }),
+      fc.record({ questions: fc.constant(oneQuestion().questions), lateAnswerSeconds: fc.oneof(fc.integer({ max: -1 }), fc.integer({ min: 604_801 }), fc.double({ min: 0.1, max: 0.9 }), fc.string()) }),
     ),
     "question.waitAnswer": fc.oneof(fc.record({ id: badId }), fc.record({ id: absentId, timeoutMs: fc.oneof(fc.integer({ max: -1 }), fc.integer({ min: 600_001 }), fc.double({ min: 0.1, max: 0.9 }), fc.string()) })),
     "question.resolve": fc.oneof(
@@ -90,6 +93,11 @@ function badParams(method: string): fc.Arbitrary<unknown> {
       fc.record({ id: badId, surface: fc.constant("telegram"), chat: fc.constant("1"), claimant: fc.constant("bot-1") }),
       fc.record({ id: absentId, surface: fc.constant("telegram"), chat: fc.constant("1"), claimant: fc.oneof(wrongPrimitive, fc.constant(""), fc.string({ minLength: 129, maxLength: 200 })) }),
       fc.record({ id: absentId, surface: fc.constant("telegram"), chat: fc.constant("1"), claimant: fc.constant("bot-1"), leaseMs: fc.oneof(fc.integer({ max: 999 }), fc.integer({ min: 600_001 }), fc.string()) }),
+      fc.record({ id: absentId, surface: fc.constant("telegram"), chat: fc.constant("1"), claimant: fc.constant("bot-1"), copy: fc.string({ maxLength: 20 }).filter((c) => !/^(prompt|reminder:[1-9][0-9]{0,5})$/.test(c)) }),
+    ),
+    "question.reminderSent": fc.oneof(
+      fc.record({ id: badId, surface: fc.constant("telegram"), chat: fc.constant("1"), offsetSeconds: fc.constant(60), messageRef: fc.constant("m") }),
+      fc.record({ id: absentId, surface: fc.constant("telegram"), chat: fc.constant("1"), offsetSeconds: fc.oneof(fc.integer({ max: 0 }), fc.double({ min: 1.1, max: 9.9 }), fc.string()), messageRef: fc.constant("m") }),
     ),
     "run.abort": fc.record({ runId: badId }),
   };
@@ -113,6 +121,8 @@ function absentParams(method: string): fc.Arbitrary<unknown> | undefined {
       return fc.record({ id: absentId, surface: fc.constant("slack"), chat: fc.constant("C1"), reason: fc.string({ maxLength: 50 }), permanent: fc.boolean() });
     case "question.copyRendered":
       return fc.record({ id: absentId, surface: fc.constant("slack"), chat: fc.constant("C1"), rendered: fc.string({ minLength: 1, maxLength: 128 }) });
+    case "question.reminderSent":
+      return fc.record({ id: absentId, surface: fc.constant("slack"), chat: fc.constant("C1"), offsetSeconds: fc.integer({ min: 1, max: 3600 }), messageRef: fc.constant("C1:1.3") });
     default:
       return undefined;
   }
