@@ -104,7 +104,7 @@ describe("ask-user-bridge mcp over stdio: one session, in order", () => {
   it("lists ask_user, ask_user_start and ask_user_wait with the contract's JSON Schema and the model guidance", async () => {
     const { client } = shared;
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name)).toEqual(["ask_user", "ask_user_start", "ask_user_wait"]);
+    expect(tools.map((t) => t.name)).toEqual(["ask_user", "ask_user_start", "ask_user_wait", "ask_user_late_answers"]);
     const [ask, start, wait] = tools;
     expect(ask!.description).toBe(ASK_USER_DESCRIPTION);
     expect(ask!.inputSchema).toEqual(askUserInputJsonSchema);
@@ -207,6 +207,46 @@ describe("ask-user-bridge mcp over stdio: one session, in order", () => {
     expect(result.structuredContent).toMatchObject({ status: "answered", answers: { answers: { deploy_target: ["Production"] } }, id });
   });
 
+  it("ask_user_late_answers returns this session's late answers once each, since its last call", async () => {
+    const { client } = shared;
+    const none = (await client.callTool({ name: "ask_user_late_answers", arguments: {} })) as CallToolResult;
+    expect(none.isError).toBeFalsy();
+    expect(none.structuredContent).toEqual({ lateAnswers: [] });
+    expect(textOf(none)).toBe("No new late answers.");
+
+    const question = "Where should I deploy (late)?";
+    const started = (await client.callTool({ name: "ask_user_start", arguments: deployQuestion(question, { timeoutSeconds: 1 }) })) as CallToolResult;
+    const { id } = started.structuredContent as { id: string };
+    const expired = (await client.callTool({ name: "ask_user_wait", arguments: { id, timeoutSeconds: 5 } })) as CallToolResult;
+    expect(expired.structuredContent).toMatchObject({ status: "no_answer", reason: "expired", id });
+    await rpcOk(gateway.url, "question.resolve", { id, answers: { deploy_target: "Production" }, by: { surface: "telegram", user: "42", chat: "1", via: "button" } });
+    // Another session's late answer is not this session's.
+    const other = await rpcOk(gateway.url, "question.request", deployQuestion("Someone else's?", { timeoutSeconds: 1, sessionKey: "another-session" }));
+    await rpcOk(gateway.url, "question.waitAnswer", { id: other.id, timeoutMs: 3_000 });
+    await rpcOk(gateway.url, "question.resolve", { id: other.id, answers: { deploy_target: "Production" } });
+
+    const late = (await client.callTool({ name: "ask_user_late_answers", arguments: {} })) as CallToolResult;
+    expect(late.isError).toBeFalsy();
+    expect(late.structuredContent).toEqual({
+      lateAnswers: [
+        {
+          id,
+          questions: [{ id: "deploy_target", header: "Deployment t", question }],
+          answers: { deploy_target: ["Production"] },
+          answeredBy: { surface: "telegram", user: "42", via: "button" },
+          answeredAtMs: expect.any(Number),
+          expiredAtMs: expect.any(Number),
+        },
+      ],
+    });
+    expect(textOf(late)).toContain(`Question ${id}`);
+    expect(textOf(late)).toContain("Deployment t: Production");
+    const again = (await client.callTool({ name: "ask_user_late_answers", arguments: {} })) as CallToolResult;
+    expect(again.structuredContent).toEqual({ lateAnswers: [] });
+    const bad = (await client.callTool({ name: "ask_user_late_answers", arguments: { since: 1 } })) as CallToolResult;
+    expect(bad.isError).toBe(true);
+  });
+
   it("sends progress notifications with an increasing progress while ask_user waits", async () => {
     const { client } = shared;
     const question = "Where should I deploy (progress)?";
@@ -292,7 +332,7 @@ describe("ask-user-bridge mcp options", () => {
   it("--help describes the three tools and --to", async () => {
     const { code, out } = await run(["--help"]);
     expect(code).toBe(0);
-    for (const word of ["ask_user", "ask_user_start", "ask_user_wait", "--to TARGET"]) expect(out).toContain(word);
+    for (const word of ["ask_user", "ask_user_start", "ask_user_wait", "ask_user_late_answers", "--to TARGET"]) expect(out).toContain(word);
   });
 
   it("a bad --to is a usage error naming it", async () => {

@@ -17,6 +17,8 @@ Tools:
   ask_user        asks 1-3 structured questions and waits for the answers (sends progress while waiting)
   ask_user_start  asks and returns the question id at once
   ask_user_wait   waits up to 50 s for the answer to a started question: "pending" or the final result
+  ask_user_late_answers
+                  the answers people gave after this session's questions expired, since its last call
 
   --to TARGET   where to ask; repeatable. SURFACE:CHAT or SURFACE:CHAT:USER+USER or web
                 (e.g. telegram:123456789, slack:C0123ABCD, discord:987654321098765432).

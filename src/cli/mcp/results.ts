@@ -3,6 +3,7 @@ import type { ContractIssue } from "../../contract/normalize.ts";
 import { formatIssues } from "../../contract/normalize.ts";
 import type { AskUserResult } from "../../contract/result.ts";
 import { GatewayError } from "../../errors.ts";
+import type { LateAnsweredRecord } from "../../client/index.ts";
 
 /** What the result text needs to know about each question: its answer key and its header. */
 export type QuestionHeaders = ReadonlyArray<{ id: string; header: string }>;
@@ -69,4 +70,44 @@ export function errorToToolResult(tool: string, error: unknown, hint = ""): Call
   }
   const message = error instanceof Error ? error.message : String(error);
   return toolError(`${tool} failed: ${message}`, { status: "error", code: "INTERNAL", message });
+}
+
+/** One late answer as ask_user_late_answers returns it. */
+export interface LateAnswerEntry {
+  id: string;
+  questions: Array<{ id: string; header: string; question: string }>;
+  answers: Record<string, string[]>;
+  answeredBy: { surface: string; user?: string; via: string };
+  answeredAtMs: number;
+  /** When the question expired (and the agent heard no_answer). */
+  expiredAtMs: number;
+}
+
+export function lateAnswerToEntry(record: LateAnsweredRecord): LateAnswerEntry {
+  const { by } = record.lateAnswer;
+  return {
+    id: record.id,
+    questions: record.questions.map((q) => ({ id: q.id, header: q.header, question: q.question })),
+    answers: record.lateAnswer.answers,
+    answeredBy: { surface: by.surface, ...(by.user ? { user: by.user } : {}), via: by.via },
+    answeredAtMs: record.lateAnswer.atMs,
+    expiredAtMs: record.resolvedAtMs ?? record.expiresAtMs,
+  };
+}
+
+/** The late answers since the last call: a paragraph of `Header: answer` lines each, and the entries as JSON. */
+export function lateAnswersToToolResult(records: readonly LateAnsweredRecord[]): CallToolResult {
+  const entries = records.map(lateAnswerToEntry);
+  const text =
+    entries.length === 0
+      ? "No new late answers."
+      : entries
+          .map((entry, i) => {
+            const record = records[i]!;
+            const lines = resultToText({ status: "answered", answers: { answers: entry.answers } }, record.questions);
+            const when = new Date(entry.answeredAtMs).toISOString();
+            return `Question ${entry.id} ("${record.questions[0]?.question ?? ""}") expired, then was answered at ${when}:\n${lines}`;
+          })
+          .join("\n\n");
+  return { content: [{ type: "text", text }], structuredContent: { lateAnswers: entries } };
 }

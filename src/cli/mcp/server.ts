@@ -9,9 +9,10 @@ const INSTRUCTIONS = [
   "ask_user asks a person (on Telegram, Discord, Slack or the web) and waits for the answer.",
   "If your tool calls time out before a person can answer, call ask_user_start instead, then ask_user_wait with the id it returns until the result is no longer pending.",
   "This server holds at most one pending question at a time.",
+  "A person may still answer after a question expired: ask_user_late_answers returns such late answers since its last call.",
 ].join(" ");
 
-/** The low-level MCP server: lists the three tools and hands calls to the session (raw JSON Schema, progress, cancellation). */
+/** The low-level MCP server: lists the four tools and hands calls to the session (raw JSON Schema, progress, cancellation). */
 export function createMcpServer(session: McpSession): Server {
   const server = new Server(MCP_SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: MCP_TOOLS }));

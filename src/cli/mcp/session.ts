@@ -8,11 +8,12 @@ import { startWaitProgress, type ToolCallExtra } from "./progress.ts";
 import {
   errorToToolResult,
   invalidInputToToolResult,
+  lateAnswersToToolResult,
   pendingToToolResult,
   resultToToolResult,
   startedToToolResult,
 } from "./results.ts";
-import { ASK_USER_WAIT_MAX_SECONDS, askUserWaitInputSchema, type McpToolName } from "./tools.ts";
+import { ASK_USER_WAIT_MAX_SECONDS, askUserLateAnswersInputSchema, askUserWaitInputSchema, type McpToolName } from "./tools.ts";
 
 export interface McpSessionOptions {
   /** Opens the gateway link; called on first use, and again after a failed attempt. */
@@ -146,10 +147,41 @@ export function createMcpSession(options: McpSessionOptions): McpSession {
     }
   }
 
+  /**
+   * ask_user_late_answers' cursor: late answers up to this time were returned, and which ones at exactly this time
+   * (two may share a millisecond), so each is returned once.
+   */
+  let lateCursor = { atMs: 0, ids: new Set<string>() };
+
+  async function runLateAnswers(args: unknown): Promise<CallToolResult> {
+    const parsed = askUserLateAnswersInputSchema.safeParse(args);
+    if (!parsed.success) {
+      return invalidInputToToolResult("ask_user_late_answers", parsed.error.issues.flatMap((i) =>
+        i.code === "unrecognized_keys" ? i.keys.map((key) => ({ path: formatPath([...i.path, key]), message: "unknown field" })) : [{ path: formatPath(i.path), message: i.message }],
+      ));
+    }
+    try {
+      const client = await gateway();
+      const fresh = (await client.lateAnswers({ sessionKey }))
+        .filter((r) => r.lateAnswer.atMs > lateCursor.atMs || (r.lateAnswer.atMs === lateCursor.atMs && !lateCursor.ids.has(r.id)))
+        .sort((a, b) => a.lateAnswer.atMs - b.lateAnswer.atMs);
+      const last = fresh.at(-1);
+      if (last) {
+        const atMs = last.lateAnswer.atMs;
+        const ids = new Set(fresh.filter((r) => r.lateAnswer.atMs === atMs).map((r) => r.id));
+        lateCursor = { atMs, ids: atMs === lateCursor.atMs ? new Set([...lateCursor.ids, ...ids]) : ids };
+      }
+      return lateAnswersToToolResult(fresh);
+    } catch (error) {
+      return errorToToolResult("ask_user_late_answers", error);
+    }
+  }
+
   const tools: Record<McpToolName, (args: unknown, extra: ToolCallExtra) => Promise<CallToolResult>> = {
     ask_user: runAskUser,
     ask_user_start: runAskUserStart,
     ask_user_wait: runAskUserWait,
+    ask_user_late_answers: runLateAnswers,
   };
 
   return {

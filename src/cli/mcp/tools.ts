@@ -6,7 +6,7 @@ import { ASK_USER_DESCRIPTION } from "../../tool.ts";
 /** The longest one ask_user_wait call waits: below the ~60 s after which many MCP clients give up on a request. */
 export const ASK_USER_WAIT_MAX_SECONDS = 50;
 
-export const MCP_TOOL_NAMES = ["ask_user", "ask_user_start", "ask_user_wait"] as const;
+export const MCP_TOOL_NAMES = ["ask_user", "ask_user_start", "ask_user_wait", "ask_user_late_answers"] as const;
 export type McpToolName = (typeof MCP_TOOL_NAMES)[number];
 
 export const askUserWaitInputSchema = z.strictObject({
@@ -19,6 +19,15 @@ export const askUserWaitInputSchema = z.strictObject({
     .optional()
     .describe(`Integer seconds to wait for the answer; default and maximum ${ASK_USER_WAIT_MAX_SECONDS}.`),
 });
+
+/** ask_user_late_answers takes no input. */
+export const askUserLateAnswersInputSchema = z.strictObject({});
+
+const ASK_USER_LATE_ANSWERS_DESCRIPTION = [
+  "List the answers people gave after one of your questions had expired (ask_user returned no_answer, reason expired),",
+  "since the last call of this tool in this session. Each entry has the question id, its questions, the answers and who gave them.",
+  "Check it now and then after a no_answer: if a late answer changes what you decided, say so and adjust.",
+].join("\n");
 
 const ASK_USER_START_DESCRIPTION = [
   "Start an ask_user question and return its id at once, without waiting for the answer.",
@@ -56,6 +65,13 @@ export const MCP_TOOLS: Tool[] = [
     description: ASK_USER_WAIT_DESCRIPTION,
     inputSchema: z.toJSONSchema(askUserWaitInputSchema, { target: "draft-2020-12" }) as Tool["inputSchema"],
     annotations: { readOnlyHint: true, openWorldHint: true },
+  },
+  {
+    name: "ask_user_late_answers",
+    title: "Late answers to expired questions",
+    description: ASK_USER_LATE_ANSWERS_DESCRIPTION,
+    inputSchema: z.toJSONSchema(askUserLateAnswersInputSchema, { target: "draft-2020-12" }) as Tool["inputSchema"],
+    annotations: { readOnlyHint: true, idempotentHint: false, openWorldHint: true },
   },
 ];
 
