@@ -168,6 +168,47 @@ describe.concurrent("ops commands", { timeout: 90_000 }, () => {
   });
 });
 
+describe.concurrent("when nobody answers: ask --escalate/--remind/--late-answer-seconds, list --late", { timeout: 90_000 }, () => {
+  it("asks with the follow-up flags, escalates, expires, then list --late shows the late answer (and --json every field)", async () => {
+    const flags = ["--timeout", "2", "--remind", "none", "--late-answer-seconds", "30", "--escalate", "1=slack:C0123ABCD,telegram:42", "--session", "cli_late"];
+    const asked = await runMain(["ask", ...DEPLOY, "--id", "deploy_target", "--header", "Deploy", ...flags], env);
+    expect(asked.code).toBe(3);
+    expect(json(asked.stdout)).toEqual({ status: "no_answer", reason: "expired" });
+    const [record] = json((await runMain(["list", "--json", "--session", "cli_late"], env)).stdout) as any[];
+    expect(record).toMatchObject({
+      status: "expired",
+      reminders: [],
+      lateAnswerSeconds: 30,
+      escalate: [{ afterSeconds: 1, targets: [{ surface: "slack", chat: "C0123ABCD" }, { surface: "telegram", chat: "42" }] }],
+      escalated: [{ step: 0, afterSeconds: 1 }],
+      targets: [{ surface: "web" }, { surface: "slack", chat: "C0123ABCD" }, { surface: "telegram", chat: "42" }],
+    });
+    expect((await runMain(["list", "--late", "--session", "cli_late"], env)).stdout.trim()).toBe("No late answers.");
+    await rpcOk(gateway.url, "question.resolve", { id: record.id, answers: { deploy_target: "production" }, by: { surface: "slack", user: "U1", userName: "Ada", chat: "C0123ABCD", via: "button" } });
+
+    const late = await runMain(["list", "--late", "--session", "cli_late"], env);
+    expect(late.code).toBe(0);
+    expect(late.stdout).toMatch(/^ID\s+EXPIRED\s+ANSWERED LATE\s+BY\s+QUESTION\s+ANSWER$/m);
+    expect(late.stdout).toMatch(new RegExp(`^${record.id}\\s+\\S+Z\\s+\\S+Z\\s+slack:Ada\\s+Deploy: Where should I deploy\\?\\s+Production$`, "m"));
+    const lateJson = json((await runMain(["list", "--late", "--json"], env)).stdout) as any[];
+    expect(lateJson.map((r) => r.id)).toContain(record.id);
+    expect(lateJson.every((r) => r.lateAnswer)).toBe(true);
+    expect(lateJson.find((r) => r.id === record.id)).toMatchObject({ status: "expired", lateAnswer: { answers: { deploy_target: ["Production"] }, by: { surface: "slack" } } });
+  });
+
+  it("refuses bad follow-up flags before asking anything", async () => {
+    const [escalate, remind, late] = await Promise.all([
+      runMain(["ask", ...DEPLOY, "--escalate", "soon=slack:C1"], env),
+      runMain(["ask", ...DEPLOY, "--remind", "none", "--remind", "60"], env),
+      runMain(["ask", ...DEPLOY, "--late-answer-seconds", "-1"], env),
+    ]);
+    for (const run of [escalate, remind, late]) expect(run).toMatchObject({ code: 1, stderr: expect.stringContaining("ask --help") });
+    expect(escalate.stderr).toContain("--escalate");
+    expect(remind.stderr).toContain("--remind none");
+    expect(late.stderr).toContain("--late-answer-seconds");
+  });
+});
+
 describe("--help", { timeout: 90_000 }, () => {
   const commands = [[], ["start"], ["gateway"], ["bot"], ["ask"], ["list"], ["get"], ["cancel"]];
   const usage = (name: string | undefined) => (name ? `Usage: ask-user-bridge ${name}` : "Usage: ask-user-bridge <command>");

@@ -7,6 +7,7 @@ import type { Target } from "../record.ts";
 import { parseCommandArgs, UsageError } from "./args.ts";
 import { connectFromConfig, gatewayUrl } from "../client/from-config.ts";
 import { createAskProgress } from "./ask-progress.ts";
+import { parseEscalateFlags, parseLateAnswerSeconds, parseRemindFlags } from "./follow-up-flags.ts";
 import type { CliIO } from "./io.ts";
 
 export const ASK_HELP = `Usage: ask-user-bridge ask [--to TARGET]... [--timeout SECONDS]
@@ -27,6 +28,14 @@ Asks a person through the gateway, waits, and prints the result JSON.
   --timeout SECONDS  how long to wait (default 900, clamped to 30-3600)
   --run-id ID        the agent run this question belongs to
   --session KEY      the session (at most one pending question per session)
+
+When nobody answers (default: REMIND_BEFORE_SECONDS and LATE_ANSWER_SECONDS of the gateway):
+  --remind SECONDS   remind every copy this long before expiry; repeatable (up to 5); --remind none: no reminders
+  --escalate SECONDS=TARGET[,TARGET...]
+                     if still unanswered after SECONDS, also ask there; repeatable (up to 3 steps),
+                     e.g. --escalate 600=slack:C0123ABCD
+  --late-answer-seconds N
+                     how long after expiry a late answer is still taken (0: never); see "list --late"
 
 On a terminal, stderr shows where the question was delivered, targets still being tried, the time left, and the
 Control UI link for a web target. Off a terminal, stderr has only the "Asked" line; stdout has only the result.
@@ -71,6 +80,9 @@ export async function runAsk(argv: string[], config: Config, io: CliIO): Promise
     json: { type: "string" },
     "run-id": { type: "string" },
     session: { type: "string" },
+    remind: { type: "string", multiple: true },
+    escalate: { type: "string", multiple: true },
+    "late-answer-seconds": { type: "string" },
   });
   if (values.help) {
     io.out(ASK_HELP);
@@ -106,6 +118,10 @@ export async function runAsk(argv: string[], config: Config, io: CliIO): Promise
     return parsed.target;
   });
 
+  const reminders = parseRemindFlags(values.remind);
+  const escalate = parseEscalateFlags(values.escalate);
+  const lateAnswerSeconds = parseLateAnswerSeconds(values["late-answer-seconds"]);
+
   const client = await connectFromConfig(config);
   const progress = io.tty?.err ? createAskProgress({ client, gatewayUrl: config.GATEWAY_PUBLIC_URL ?? gatewayUrl(config), err: io.err }) : undefined;
   const controller = new AbortController();
@@ -118,6 +134,9 @@ export async function runAsk(argv: string[], config: Config, io: CliIO): Promise
       ...(targets ? { targets } : {}),
       ...(values["run-id"] ? { runId: values["run-id"] } : {}),
       ...(values.session ? { sessionKey: values.session } : {}),
+      ...(reminders ? { reminders } : {}),
+      ...(escalate ? { escalate } : {}),
+      ...(lateAnswerSeconds !== undefined ? { lateAnswerSeconds } : {}),
       onRequested: (question) => {
         io.err(`Asked ${question.id}; waiting for an answer until ${new Date(question.expiresAtMs).toISOString()} (Ctrl-C cancels).`);
         progress?.onRequested(question);

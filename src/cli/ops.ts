@@ -6,10 +6,14 @@ import { connectFromConfig } from "../client/from-config.ts";
 
 type IO = { out: (s: string) => void; err: (s: string) => void };
 
-export const LIST_HELP = `Usage: ask-user-bridge list [--status pending|answered|expired|cancelled] [--run-id ID] [--surface S] [--limit N] [--json]
+export const LIST_HELP = `Usage: ask-user-bridge list [--status pending|answered|expired|cancelled] [--run-id ID] [--session KEY] [--surface S]
+                          [--late] [--limit N] [--json]
 
 Lists question records, newest first, as a table (ID, STATUS, CREATED, TARGETS, QUESTION);
---json prints the records as a JSON array instead.`;
+--json prints the records as a JSON array instead (with every field: reminders sent, escalation steps taken,
+the late answer).
+  --late   only questions answered after they expired, newest late answer first, as a table
+           (ID, EXPIRED, ANSWERED LATE, BY, QUESTION, ANSWER)`;
 export const GET_HELP = `Usage: ask-user-bridge get ID
 
 Prints one question record as JSON.`;
@@ -27,20 +31,42 @@ function summaryRow(r: QuestionRecord): string[] {
   return [r.id, status, new Date(r.createdAtMs).toISOString(), r.targets.map(formatTarget).join(","), `${what}${extra}`];
 }
 
+/** Rows under a header row; each column as wide as its widest cell, the last one left ragged. */
+function table(header: readonly string[], body: string[][]): string {
+  const rows = [[...header], ...body];
+  const widths = header.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
+  return rows.map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join("  ")).join("\n");
+}
+
 /** The records as a table under a header row; each column as wide as its widest cell, the last one left ragged. */
 export function listTable(records: QuestionRecord[]): string {
-  const rows = [[...LIST_COLUMNS], ...records.map(summaryRow)];
-  const widths = LIST_COLUMNS.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
-  return rows.map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join("  ")).join("\n");
+  return table(LIST_COLUMNS, records.map(summaryRow));
+}
+
+const LATE_COLUMNS = ["ID", "EXPIRED", "ANSWERED LATE", "BY", "QUESTION", "ANSWER"] as const;
+
+/** Late answers as a table: when the question expired, when and by whom it was answered, and what. */
+export function lateTable(records: QuestionRecord[]): string {
+  const rows = records.flatMap((r) => {
+    const late = r.lateAnswer;
+    if (!late) return [];
+    const first = r.questions[0];
+    const answer = r.questions.map((q) => `${r.questions.length > 1 ? `${q.header}: ` : ""}${(late.answers[q.id] ?? []).join(", ")}`).join("; ");
+    const by = [late.by.surface, late.by.userName ?? late.by.user].filter(Boolean).join(":");
+    return [[r.id, new Date(r.resolvedAtMs ?? r.expiresAtMs).toISOString(), new Date(late.atMs).toISOString(), by, first ? `${first.header}: ${first.question}` : "", answer]];
+  });
+  return table(LATE_COLUMNS, rows);
 }
 
 export async function runList(argv: string[], config: Config, io: IO): Promise<number> {
   const { values } = parseCommandArgs(argv, {
     status: { type: "string" },
     "run-id": { type: "string" },
+    session: { type: "string" },
     surface: { type: "string" },
     limit: { type: "string" },
     json: { type: "boolean" },
+    late: { type: "boolean" },
   });
   if (values.help) return io.out(LIST_HELP), 0;
   const limit = values.limit === undefined ? 50 : Number(values.limit);
@@ -51,10 +77,15 @@ export async function runList(argv: string[], config: Config, io: IO): Promise<n
       limit,
       ...(values.status ? { status: values.status } : {}),
       ...(values["run-id"] ? { runId: values["run-id"] } : {}),
+      ...(values.session ? { sessionKey: values.session } : {}),
       ...(values.surface ? { surface: values.surface } : {}),
+      ...(values.late ? { late: true } : {}),
     };
-    const { questions } = await client.call<{ questions: QuestionRecord[] }>("question.list", filter);
+    const { questions: found } = await client.call<{ questions: QuestionRecord[] }>("question.list", filter);
+    // Late answers: the newest late answer first (the page itself is newest question first).
+    const questions = values.late ? [...found].sort((a, b) => (b.lateAnswer?.atMs ?? 0) - (a.lateAnswer?.atMs ?? 0)) : found;
     if (values.json) io.out(JSON.stringify(questions, null, 2));
+    else if (values.late) io.out(questions.length ? lateTable(questions) : "No late answers.");
     else io.out(questions.length ? listTable(questions) : "No questions.");
     return 0;
   } finally {
