@@ -63,6 +63,7 @@ export async function startBridgeBot<Running extends RunningBot>(bot: BridgeBot<
   return {
     ...platform,
     async stop() {
+      await bridge.stop(); // while the gateway link is up: unsent copies' claims go back first
       await platform.stop();
       gateway.close();
     },

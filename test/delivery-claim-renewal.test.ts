@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createDeliveryLoop, type SurfaceAdapter } from "../src/bridge/delivery.ts";
 import { createRecordCache } from "../src/bridge/record-cache.ts";
-import { sendRetryDelayMs } from "../src/bridge/send-retry.ts";
+import { sendFailureReason, sendRetryDelayMs } from "../src/bridge/send-retry.ts";
 import { connectGateway, type GatewayClient } from "../src/client/index.ts";
 import type { QuestionRecord, Target } from "../src/record.ts";
 import { oneQuestion, sleep, TOKEN, useTestGateway } from "./helpers/gateway.ts";
@@ -69,5 +69,16 @@ describe("delivery claims of queued sends", () => {
     [40, 60_000],
   ])("failed try %i waits %i ms before the next", (attempt, ms) => {
     expect(sendRetryDelayMs(attempt)).toBe(ms);
+  });
+});
+
+describe("the reason a failed send gives the gateway", () => {
+  it("names the platform and the network error when the call never reached it, and never a URL", () => {
+    const refused = Object.assign(new TypeError("fetch failed"), { cause: Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:9"), { code: "ECONNREFUSED" }) });
+    expect(sendFailureReason(refused, "discord")).toBe("discord: cannot reach the Discord API: ECONNREFUSED");
+    const slack = Object.assign(new Error("A request error occurred: getaddrinfo ENOTFOUND slack.com"), { code: "slack_webapi_request_error", original: { code: "ENOTFOUND" } });
+    expect(sendFailureReason(slack, "slack")).toBe("slack: cannot reach the Slack API: ENOTFOUND");
+    expect(sendFailureReason(new Error("request to https://api.telegram.org/bot123:SECRET/sendMessage failed"), "telegram")).toBe("request to <url> failed");
+    expect(sendFailureReason(new Error("502 Bad Gateway"), "slack")).toBe("502 Bad Gateway");
   });
 });

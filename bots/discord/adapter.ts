@@ -1,6 +1,6 @@
 import { DiscordAPIError, RESTJSONErrorCodes, Routes, type APIMessage, type Client } from "discord.js";
 import { PermanentSendError, type SurfaceAdapter } from "../../src/bridge/index.ts";
-import { renderDiscordPrompt, renderDiscordSummary } from "../../src/render/index.ts";
+import { renderDiscordPrompt, renderDiscordSummary, type ChatOptions } from "../../src/render/index.ts";
 import type { Log } from "../shared.ts";
 
 /** Channel and user ids are snowflakes: 17-20 digits. */
@@ -67,13 +67,19 @@ export function createDiscordAdapter(client: Client, log: Log): SurfaceAdapter {
     }
   }
 
+  /** A DM (the target is a user, or the channel is a DM) takes any message; a guild channel only replies to the prompt. */
+  function chatOf(chat: string, channelId = chat): ChatOptions {
+    const direct = dmChannels.has(chat) || client.channels.cache.get(channelId)?.isDMBased() === true;
+    return { chat: direct ? "direct" : "group" };
+  }
+
   return {
     surface: "discord",
-    renderedOf: (record) => (record.status === "pending" ? renderDiscordPrompt(record) : renderDiscordSummary(record)),
+    renderedOf: (record, chat) => renderDiscordSummary(record, chatOf(chat)),
     async sendPrompt(record, target) {
       const channelId = await channelFor(target.chat!);
       try {
-        const message = (await client.rest.post(Routes.channelMessages(channelId), { body: renderDiscordPrompt(record) })) as APIMessage;
+        const message = (await client.rest.post(Routes.channelMessages(channelId), { body: renderDiscordPrompt(record, chatOf(target.chat!, channelId)) })) as APIMessage;
         return toMessageRef(channelId, message.id);
       } catch (error) {
         throw permanentOr(error);
@@ -82,7 +88,7 @@ export function createDiscordAdapter(client: Client, log: Log): SurfaceAdapter {
     async updatePrompt(record, delivery) {
       const { channelId, messageId } = fromMessageRef(delivery.messageRef, delivery.chat);
       try {
-        await client.rest.patch(Routes.channelMessage(channelId, messageId), { body: renderDiscordSummary(record) });
+        await client.rest.patch(Routes.channelMessage(channelId, messageId), { body: renderDiscordSummary(record, chatOf(delivery.chat, channelId)) });
       } catch (error) {
         // Someone deleted the prompt (or the channel): there is nothing left to edit.
         if (isDiscordError(error, RESTJSONErrorCodes.UnknownMessage) || isDiscordError(error, RESTJSONErrorCodes.UnknownChannel)) {

@@ -1,6 +1,6 @@
 import { webApi } from "@slack/bolt";
 import { PermanentSendError, type SurfaceAdapter } from "../../src/bridge/index.ts";
-import { renderSlackPrompt, renderSlackSummary } from "../../src/render/index.ts";
+import { renderSlackPrompt, renderSlackSummary, type ChatOptions } from "../../src/render/index.ts";
 import type { Log } from "../shared.ts";
 import { createChannelPacer } from "./channel-pacer.ts";
 
@@ -8,6 +8,9 @@ import { createChannelPacer } from "./channel-pacer.ts";
 const USER_ID = /^[UW][A-Z0-9]+$/;
 /** A direct-message channel: the only person in it is the one talking to the bot. */
 const DM_CHANNEL = /^D[A-Z0-9]+$/;
+
+/** A user's DM (a user id or a D… channel) takes any message; a channel counts only thread replies (the prompt says so). */
+const chatOf = (chat: string): ChatOptions => ({ chat: USER_ID.test(chat) || DM_CHANNEL.test(chat) ? "direct" : "group" });
 
 /** Slack answers these for a chat that will never accept the message: report delivery_failed at once. */
 const PERMANENT_ERRORS = new Set([
@@ -86,10 +89,10 @@ export function createSlackAdapter(client: webApi.WebClient, conversations: Slac
   const pacer = createChannelPacer();
   return {
     surface: "slack",
-    renderedOf: (record) => (record.status === "pending" ? renderSlackPrompt(record) : renderSlackSummary(record)),
+    renderedOf: (record, chat) => renderSlackSummary(record, chatOf(chat)),
     async sendPrompt(record, target) {
       const chat = target.chat!;
-      const { text, blocks } = renderSlackPrompt(record);
+      const { text, blocks } = renderSlackPrompt(record, chatOf(chat));
       try {
         const channel = await conversations.channelFor(chat);
         const posted = await pacer.run(channel, () => client.chat.postMessage({ channel, text, blocks, unfurl_links: false, unfurl_media: false }));
@@ -107,7 +110,7 @@ export function createSlackAdapter(client: webApi.WebClient, conversations: Slac
       const ref = decodeSlackMessageRef(delivery.messageRef);
       if (!ref) return log(`cannot edit ${record.id}: bad message ref ${JSON.stringify(delivery.messageRef)}`);
       conversations.remember(ref.channel, delivery.chat);
-      const { text, blocks } = renderSlackSummary(record);
+      const { text, blocks } = renderSlackSummary(record, chatOf(delivery.chat));
       await client.chat.update({ channel: ref.channel, ts: ref.ts, text, blocks });
     },
   };

@@ -51,5 +51,15 @@ export function createClaimKeeper({ leaseMs, renew, now, maxHoldMs = 15 * 60_000
     progressed(): void {
       settled++;
     },
+    /** The copies whose sends are in flight now (the process is stopping: their claims are handed back). */
+    heldCopies(): Array<{ id: string; chat: string }> {
+      return [...held.values()].map(({ id, chat }) => ({ id, chat }));
+    },
+    /** Stops renewing (the process is stopping). */
+    stop(): void {
+      held.clear();
+      if (timer) clearInterval(timer);
+      timer = undefined;
+    },
   };
 }

@@ -14,7 +14,7 @@ export interface CopyEditorOptions {
   log: (message: string, error?: unknown) => void;
   sendRetry: SendRetryPolicy;
   /** What a copy of the record shows now, as a fingerprint (undefined: the adapter cannot say, so always edit). */
-  fingerprintOf: (record: QuestionRecord) => string | undefined;
+  fingerprintOf: (record: QuestionRecord, chat: string) => string | undefined;
   /** The platform answered an edit (the claim keeper's sign that the queue moves). */
   onSettled: () => void;
 }
@@ -36,8 +36,7 @@ export function createCopyEditor({ client, adapter, cache, log, sendRetry, finge
    * once (the platform's own queue paces them).
    */
   async function updateCopies(record: QuestionRecord): Promise<void> {
-    const rendered = fingerprintOf(record);
-    await Promise.all(record.deliveries.filter((d) => d.surface === surface).map((delivery) => updateCopy(record, delivery, rendered)));
+    await Promise.all(record.deliveries.filter((d) => d.surface === surface).map((delivery) => updateCopy(record, delivery, fingerprintOf(record, delivery.chat))));
   }
 
   async function updateCopy(record: QuestionRecord, delivery: Delivery, rendered: string | undefined): Promise<void> {
@@ -70,7 +69,7 @@ export function createCopyEditor({ client, adapter, cache, log, sendRetry, finge
     const timer = setTimeout(() => {
       const record = cache.get(id);
       const delivery = record?.deliveries.find((d) => d.surface === surface && d.chat === chat);
-      if (record && delivery) void updateCopy(record, delivery, fingerprintOf(record));
+      if (record && delivery) void updateCopy(record, delivery, fingerprintOf(record, chat));
       else editAttempts.delete(key);
     }, sendRetryDelayMs(attempt, sendRetry));
     timer.unref?.();

@@ -29,6 +29,9 @@ export interface DeliveryLoopOptions {
 const RECENT_MAX = 1000;
 const RECENT_PAGE = 250;
 
+/** A claim handed back on stop lapses this soon (the protocol's shortest lease). */
+const HAND_BACK_LEASE_MS = 1_000;
+
 /** How soon a claim or report the gateway could not take (STORE_UNAVAILABLE, TIMEOUT) is tried again. */
 const RETRY_AFTER_STORE_ERROR_MS = 2_000;
 
@@ -56,8 +59,8 @@ export function createDeliveryLoop({ client, adapter, cache, now = Date.now, log
     now,
     renew: (id, chat) => client.claimDelivery({ id, surface, chat, claimant, leaseMs: claimLeaseMs }),
   });
-  const fingerprintOf = (record: QuestionRecord): string | undefined =>
-    adapter.renderedOf ? renderedFingerprint(adapter.renderedOf(record)) : undefined;
+  const fingerprintOf = (record: QuestionRecord, chat: string): string | undefined =>
+    adapter.renderedOf ? renderedFingerprint(adapter.renderedOf(record, chat)) : undefined;
   const { updateCopies } = createCopyEditor({ client, adapter, cache, log, sendRetry, fingerprintOf, onSettled: () => keeper.progressed() });
   /** Copies another bot holds: looked at again when its lease lapses. */
   const retries = new Map<string, NodeJS.Timeout>();
@@ -157,10 +160,12 @@ export function createDeliveryLoop({ client, adapter, cache, now = Date.now, log
           continue;
         }
         let messageRef: string;
-        const rendered = fingerprintOf(record);
+        let rendered: string | undefined;
         keeper.hold(key, record.id, target.chat);
         try {
           messageRef = await adapter.sendPrompt(record, target);
+          // After the send: the adapter may only now know what kind of chat it is (a Discord user's DM).
+          rendered = fingerprintOf(record, target.chat);
           cache.addSent(record.id, { surface, chat: target.chat, messageRef, deliveredAtMs: now(), ...(rendered ? { rendered } : {}) });
           attempts.delete(key);
         } catch (error) {
@@ -195,7 +200,7 @@ export function createDeliveryLoop({ client, adapter, cache, now = Date.now, log
     const willRetry = latest.status === "pending" && retryAtMs < latest.expiresAtMs;
     if (willRetry) attempts.set(key, attempt);
     else attempts.delete(key);
-    const reason = sendFailureReason(error);
+    const reason = sendFailureReason(error, surface);
     await client
       .deliveryFailed({ id: record.id, surface, chat, reason, permanent: false, ...(willRetry ? { retryAtMs } : {}) })
       .catch((reportError) => log(`could not report the failed send of ${record.id} to ${surface}:${chat}`, reportError));
@@ -253,6 +258,20 @@ export function createDeliveryLoop({ client, adapter, cache, now = Date.now, log
       });
       // The first sync; later ones follow every reconnect.
       await resync((await client.listAll({ status: "pending", surface })).filter(concerns));
+    },
+    /**
+     * The process is stopping: sends still in flight may never be reported, so their claims are handed back (renewed
+     * to lapse in a second), and another bot, or this one restarted, sends those copies at once instead of after the
+     * full lease. Waits at most `waitMs` for the gateway's answers.
+     */
+    async stop(waitMs = 500): Promise<void> {
+      const copies = keeper.heldCopies();
+      keeper.stop();
+      for (const timer of retries.values()) clearTimeout(timer);
+      retries.clear();
+      if (copies.length === 0) return;
+      const handBack = Promise.all(copies.map(({ id, chat }) => client.claimDelivery({ id, surface, chat, claimant, leaseMs: HAND_BACK_LEASE_MS }).catch(() => {})));
+      await Promise.race([handBack, new Promise((resolve) => setTimeout(resolve, waitMs).unref?.())]);
     },
     /** For tests and ops: sends not yet reported to the gateway. */
     unreportedCount: () => unreported.size,

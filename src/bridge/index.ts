@@ -28,6 +28,8 @@ export function createBridge(options: BridgeOptions) {
   const inbound = createInboundHandler({ ...options, surface: options.adapter.surface, cache, inflight, log });
   return {
     start: () => delivery.start(),
+    /** Hands back the claims of sends still in flight (see the delivery loop's stop). */
+    stop: () => delivery.stop(),
     handle: inbound.handle,
     sent: inbound.sent,
     cache,

@@ -13,8 +13,26 @@ export function sendRetryDelayMs(attempt: number, policy: SendRetryPolicy = SEND
   return Math.min(policy.maxMs, policy.firstMs * 2 ** Math.max(0, Math.min(attempt - 1, 30)));
 }
 
-/** A failure as one line for the record (its `reason`): the error's message, at most 300 characters. */
-export function sendFailureReason(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
+/** What each platform's API is called in a reason: "discord: cannot reach the Discord API: ECONNREFUSED". */
+const PLATFORM_API: Record<string, string> = { telegram: "the Bot API", discord: "the Discord API", slack: "the Slack API" };
+
+/** The network error code (ECONNREFUSED, ENOTFOUND, ETIMEDOUT, …) under a failed call, however the framework wraps it. */
+function networkCode(error: unknown): string | undefined {
+  for (let e = error as { code?: unknown; cause?: unknown; original?: unknown } | undefined, depth = 0; e && depth < 4; depth++) {
+    if (typeof e.code === "string" && /^E[A-Z0-9_]+$/.test(e.code)) return e.code;
+    e = (e.cause ?? e.original) as typeof e;
+  }
+  return undefined;
+}
+
+/**
+ * A failure as one line for the record (its `reason`, which the asker's delivery_failed repeats): a call that never
+ * reached the platform names that and the network error ("slack: cannot reach the Slack API: ECONNREFUSED"), any
+ * other failure is the error's message. At most 300 characters, URLs cut out (a bot token may be in one).
+ */
+export function sendFailureReason(error: unknown, surface?: string): string {
+  const code = networkCode(error);
+  if (code && surface) return `${surface}: cannot reach ${PLATFORM_API[surface] ?? "the platform"}: ${code}`;
+  const text = (error instanceof Error ? error.message : String(error)).replace(/\bhttps?:\/\/\S+/giu, "<url>");
   return (text.trim() || "send failed").slice(0, 300);
 }

@@ -9,10 +9,11 @@ export interface SurfaceAdapter {
   /** Edits one delivered copy into the record's current state (the summary once terminal). */
   updatePrompt(record: QuestionRecord, delivery: Delivery): Promise<void>;
   /**
-   * What a copy of this record shows now, as the platform's payload (the prompt while pending, the summary once
-   * terminal). Its fingerprint is kept on the record, so that only copies that are behind get edited.
+   * What the copy of this record in `chat` shows now, as the platform's payload (the prompt while pending, the
+   * summary once terminal; a group's prompt says how to reply there). Its fingerprint is kept on the record, so that
+   * only copies that are behind get edited.
    */
-  renderedOf?(record: QuestionRecord): unknown;
+  renderedOf?(record: QuestionRecord, chat: string): unknown;
 }
 
 /** A send that will never succeed (chat not found, bot blocked): report it instead of retrying. */

@@ -195,9 +195,16 @@ export function runBotScenarios(name: string, makeHarness: () => Promise<BotHarn
       const copy = await promptOf(id);
       await rpcOk(h.gatewayUrl(), "question.resolve", { id, answers: { deploy_target: ["production"] }, by: { surface: "web", via: "web", user: "ops", userName: "Grace" } });
       await summaryOf(copy, /Production — answered on the web by Grace/);
-      const short = await ask([single], { timeoutSeconds: 1 });
+      // Without a late window the expired copy is final; with one (LATE_ANSWER_SECONDS, 24 h by default) it says a
+      // late answer still reaches the agent, and keeps its buttons.
+      const short = await ask([single], { timeoutSeconds: 1, lateAnswerSeconds: 0 });
       const shortCopy = await promptOf(short);
-      await summaryOf(shortCopy, /⌛ No answer \(expired\)/);
+      const expired = await summaryOf(shortCopy, /⌛ No answer \(expired\)/);
+      expect(expired.buttons).toEqual([]);
+      const lateOpen = await ask([single], { timeoutSeconds: 1 });
+      const lateCopy = await promptOf(lateOpen);
+      const open = await summaryOf(lateCopy, /⌛ No answer in time — you can still answer; the agent will get it\./);
+      expect(open.buttons).toEqual(["Staging (Recommended)", "Production", "Other…", "Skip"]);
     });
 
     it("a credential is refused, not recorded, and deleted", async () => {
