@@ -153,7 +153,7 @@ describe("installed in a fresh project", () => {
     expect(version.stdout.trim()).toBe(VERSION);
   });
 
-  it("the installed bin runs the gateway, and an MCP client started outside the repo lists and uses the three tools", async () => {
+  it("the installed bin runs the gateway, and an MCP client started outside the repo lists and uses its tools", async () => {
     const port = await freePort();
     const dataDir = join(dir, "data");
     const gateway = execFile(bin(), ["start"], { cwd: dir, env: cleanEnv({ GATEWAY_PORT: String(port), DATA_DIR: dataDir }) });
@@ -177,7 +177,7 @@ describe("installed in a fresh project", () => {
       }
       await client.connect(transport);
       const { tools } = await client.listTools();
-      expect(tools.map((t) => t.name).sort()).toEqual(["ask_user", "ask_user_start", "ask_user_wait"]);
+      expect(tools.map((t) => t.name).sort()).toEqual(["ask_user", "ask_user_late_answers", "ask_user_start", "ask_user_wait"]);
 
       const question = { id: "deploy_target", header: "Deploy", question: "Where should I deploy?", options: [{ label: "Staging" }, { label: "Production" }] };
       const started = await client.callTool({ name: "ask_user_start", arguments: { questions: [question] } });
