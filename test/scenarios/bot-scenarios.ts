@@ -205,7 +205,10 @@ export function runBotScenarios(name: string, makeHarness: () => Promise<BotHarn
       expect(expired.buttons).toEqual([]);
       const lateOpen = await ask([single], { timeoutSeconds: 1 });
       const lateCopy = await promptOf(lateOpen);
-      const open = await summaryOf(lateCopy, /⌛ No answer in time — you can still answer; the agent will get it\./);
+      const open = await waitUntil(() => {
+        const now = h.copy(lateCopy.chat, lateCopy.ref);
+        return now.text.startsWith("⌛ No answer in time — you can still answer; the agent will get it.") && now;
+      }, "the expired copy to say a late answer is still taken");
       expect(open.buttons).toEqual(["Staging (Recommended)", "Production", "Other…", "Skip"]);
     });
 
