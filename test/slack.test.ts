@@ -243,7 +243,7 @@ describe("slack: configuration", () => {
       }
       return items;
     };
-    expect(listed("bot")).toEqual(["chat:write", "im:write", "im:history", "channels:history", "groups:history", "users:read"]);
+    expect(listed("bot")).toEqual(["chat:write", "im:write", "im:history", "channels:history", "groups:history", "users:read", "reactions:write"]);
     expect(listed("bot_events")).toEqual(["message.channels", "message.groups", "message.im"]);
     expect(manifest).toMatch(/interactivity:\n\s+is_enabled: true/);
     expect(manifest).toMatch(/^\s+socket_mode_enabled: true$/m);
