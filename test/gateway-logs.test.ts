@@ -50,6 +50,27 @@ describe("gateway logs (issue 19 §1)", () => {
     await gateway.kill("SIGTERM");
   });
 
+  it("logs a reminder, an escalation step and a late answer once each, with no answer text at info (issue 20)", async () => {
+    const gateway = await start({ ASK_TEST_MIN_TIMEOUT_SECONDS: "1" });
+    const { id } = await rpcOk(gateway.url, "question.request", {
+      ...oneQuestion({ timeoutSeconds: 3, reminders: [1], lateAnswerSeconds: 1 }),
+      targets: [{ surface: "telegram", chat: "42" }],
+      escalate: [{ afterSeconds: 1, targets: [{ surface: "slack", chat: "C1" }] }],
+    });
+    await rpcOk(gateway.url, "question.delivered", { id, surface: "telegram", chat: "42", messageRef: "7" });
+    await waitUntil(() => logLines(gateway).find((l) => l.id === id && l.msg === "resolved"), "the expiry", 8_000);
+    await rpcOk(gateway.url, "question.resolve", { id, answers: { deploy_target: ["Production"] }, by: { surface: "slack", chat: "C1", user: "1", via: "button" } });
+    await waitUntil(() => logLines(gateway).find((l) => l.id === id && l.msg === "answered late"), "the late answer");
+    await new Promise((r) => setTimeout(r, 1_500)); // past the late window's end (announced; nothing new to log)
+    const mine = logLines(gateway).filter((l) => l.id === id);
+    expect(mine.map((l) => l.msg)).toEqual(["asked", "delivered", "escalated", "reminded", "resolved", "answered late"]);
+    expect(mine[2]).toMatchObject({ step: 0, targets: ["slack:C1"] });
+    expect(mine[3]).toMatchObject({ offsetSeconds: 1 });
+    expect(mine[5]).toMatchObject({ level: "info", surface: "slack", via: "button" });
+    expect(gateway.run.stdout()).not.toContain("Production");
+    await gateway.kill("SIGTERM");
+  });
+
   it("refuses an unknown LOG_LEVEL at start with the list", async () => {
     await expect(start({ LOG_LEVEL: "loud" })).rejects.toThrow(/LOG_LEVEL.*fatal, error, warn, info, debug, trace, silent/su);
   });

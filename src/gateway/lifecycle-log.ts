@@ -37,6 +37,8 @@ export function createLifecycleLog(logger: Logger, now: () => number = Date.now)
       return;
     }
     if (event === "question.updated") {
+      // After resolution (a late window's end, a late partial reply, a reminder reply reported late): nothing new to log.
+      if (record.status !== "pending") return;
       const logged = seenOf(id);
       for (const d of record.deliveries) {
         const key = `d\n${d.surface}\n${d.chat}`;
