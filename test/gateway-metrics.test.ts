@@ -115,6 +115,23 @@ describe("/metrics after a scenario", () => {
   });
 });
 
+describe("/metrics for when nobody answers (issue 20)", () => {
+  it("counts reminders fired, escalation steps taken and late answers taken", async () => {
+    const gateway = await startTestGateway({ METRICS_TOKEN });
+    try {
+      const { id } = await rpcOk(gateway.url, "question.request", oneQuestion({ timeoutSeconds: 2, reminders: [1], lateAnswerSeconds: 30, escalate: [{ afterSeconds: 1, targets: [{ surface: "web" }] }] }));
+      expect((await settled(gateway, id)).status).toBe("expired");
+      await rpcOk(gateway.url, "question.resolve", { id, answers: { deploy_target: ["Production"] } });
+      const after = parseMetrics((await scrape(gateway)).text);
+      expect(value(after, `${P}follow_ups_total`, { kind: "reminder" })).toBe(1);
+      expect(value(after, `${P}follow_ups_total`, { kind: "escalation" })).toBe(1);
+      expect(value(after, `${P}follow_ups_total`, { kind: "late_answer" })).toBe(1);
+    } finally {
+      await gateway.close();
+    }
+  });
+});
+
 describe("/metrics authentication", () => {
   it("needs the gateway token or METRICS_TOKEN, unless METRICS_PUBLIC", async () => {
     const gateway = await startTestGateway({ STORE: "memory", METRICS_TOKEN });
