@@ -36,6 +36,11 @@ describe("configuration", () => {
     [{ ASK_DEFAULT_TARGETS: "irc:#chan" }, "ASK_DEFAULT_TARGETS"],
     [{ TELEGRAM_ALLOWED_USERS: "12, bad id" }, "TELEGRAM_ALLOWED_USERS"],
     [{ TELEGRAM_WEBHOOK_SECRET: "has spaces" }, "TELEGRAM_WEBHOOK_SECRET"],
+    [{ REMIND_BEFORE_SECONDS: "5m" }, "REMIND_BEFORE_SECONDS"],
+    [{ REMIND_BEFORE_SECONDS: "600,-1" }, "REMIND_BEFORE_SECONDS"],
+    [{ REMIND_BEFORE_SECONDS: "1,2,3,4,5,6" }, "REMIND_BEFORE_SECONDS"],
+    [{ LATE_ANSWER_SECONDS: "-1" }, "LATE_ANSWER_SECONDS"],
+    [{ LATE_ANSWER_SECONDS: "604801" }, "LATE_ANSWER_SECONDS"],
   ])("%j is refused naming %s", (env, name) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(new RegExp(`${name}:`));
@@ -45,6 +50,17 @@ describe("configuration", () => {
     expect(() => loadConfig({ GATEWAY_TOKEN: "a".repeat(31) })).toThrow(/GATEWAY_TOKEN: must be at least 32 characters.*openssl rand -hex 32/);
     expect(loadConfig({ GATEWAY_TOKEN: "a".repeat(32) }).GATEWAY_TOKEN).toBe("a".repeat(32));
     expect(loadConfig({}).GATEWAY_MAX_CONNECTIONS).toBe(1_000);
+  });
+
+  it.each([
+    [{}, undefined, 86_400],
+    [{ REMIND_BEFORE_SECONDS: "120, 600,120" }, [600, 120], 86_400],
+    [{ REMIND_BEFORE_SECONDS: "none", LATE_ANSWER_SECONDS: "0" }, [], 0],
+    [{ REMIND_BEFORE_SECONDS: "0", LATE_ANSWER_SECONDS: "3600" }, [], 3_600],
+  ])("when nobody answers: %j → reminders %j, late window %j", (env, reminders, late) => {
+    const config = loadConfig(env);
+    expect(config.REMIND_BEFORE_SECONDS).toEqual(reminders);
+    expect(config.LATE_ANSWER_SECONDS).toBe(late);
   });
 
   it("names every bad variable at once", () => {
