@@ -96,6 +96,20 @@ describe.concurrent("when nobody answers, over the WebSocket", () => {
     ws.close();
   });
 
+  it("a failed escalation target never ends a question already delivered elsewhere", async () => {
+    const ws = await connect();
+    const { id } = await ws.ok(
+      "question.request",
+      oneQuestion({ timeoutSeconds: 4, reminders: [], targets: [{ surface: "telegram", chat: "200" }], escalate: [{ afterSeconds: 1, targets: [{ surface: "discord", chat: "300" }] }] }),
+    );
+    await ws.ok("question.delivered", { id, surface: "telegram", chat: "200", messageRef: "1" });
+    await waitForEvent(ws, "question.escalated", id);
+    const failed = await ws.ok("question.deliveryFailed", { id, surface: "discord", chat: "300", reason: "Missing Access" });
+    expect(failed).toMatchObject({ status: "pending", targetStates: [{ surface: "discord", chat: "300", state: "failed" }] });
+    await ws.ok("question.resolve", { id, cancel: true });
+    ws.close();
+  });
+
   it("lets a bot claim and record a reminder copy once per chat and offset", async () => {
     const ws = await connect();
     const { id } = await ws.ok("question.request", oneQuestion({ timeoutSeconds: 3, reminders: [2], targets: [{ surface: "telegram", chat: "7" }] }));
