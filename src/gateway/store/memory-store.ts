@@ -40,6 +40,10 @@ export function createMemoryStore(): QuestionStore {
   const pending = new Map<string, number>();
   /** sessionKey → the id of its pending record. */
   const pendingSessions = new Map<string, string>();
+  /** Pending id → its next reminder or escalation moment (records with one left only). */
+  const followUps = new Map<string, number>();
+  /** Expired id → its late window's end (records with a window and no late answer yet only). */
+  const lateWindows = new Map<string, number>();
   const claims = createClaimTable();
   /** Reminder-copy claims: question id → `surface\nchat\noffset` → the claim held. */
   const reminderClaims = new Map<string, Map<string, { claimant: string; leaseUntilMs: number }>>();
@@ -55,6 +59,11 @@ export function createMemoryStore(): QuestionStore {
 
   const put = (record: QuestionRecord): void => {
     records.set(record.id, record);
+    const due = nextFollowUpMs(record);
+    if (due === undefined) followUps.delete(record.id);
+    else followUps.set(record.id, due);
+    if (record.status === "expired" && record.lateUntilMs !== undefined && record.lateAnswer === undefined) lateWindows.set(record.id, record.lateUntilMs);
+    else lateWindows.delete(record.id);
     if (record.status === "pending") {
       pending.set(record.id, record.expiresAtMs);
       if (record.sessionKey !== undefined) pendingSessions.set(record.sessionKey, record.id);
@@ -172,34 +181,28 @@ export function createMemoryStore(): QuestionStore {
 
     async followUpsDue(nowMs, limit) {
       assertOpen();
-      return pendingRecords()
-        .map((record) => ({ record, at: nextFollowUpMs(record) }))
-        .filter((r): r is { record: QuestionRecord; at: number } => r.at !== undefined && r.at <= nowMs)
-        .sort((a, b) => a.at - b.at)
+      return [...followUps]
+        .filter(([, at]) => at <= nowMs)
+        .sort((a, b) => a[1] - b[1] || (a[0] < b[0] ? -1 : 1))
         .slice(0, Math.max(0, limit))
-        .map((r) => copy(r.record));
+        .map(([id]) => copy(records.get(id)!));
     },
 
     async nextFollowUpMs(lateAfterMs) {
       assertOpen();
       let next: number | undefined;
-      const consider = (at: number | undefined) => {
-        if (at !== undefined && (next === undefined || at < next)) next = at;
-      };
-      for (const record of pendingRecords()) consider(nextFollowUpMs(record));
-      for (const record of records.values()) {
-        if (record.lateUntilMs !== undefined && record.lateAnswer === undefined && record.lateUntilMs > lateAfterMs) consider(record.lateUntilMs);
-      }
+      for (const at of followUps.values()) if (next === undefined || at < next) next = at;
+      for (const at of lateWindows.values()) if (at > lateAfterMs && (next === undefined || at < next)) next = at;
       return next;
     },
 
     async lateWindowsEnded(afterMs, uptoMs, limit) {
       assertOpen();
-      return [...records.values()]
-        .filter((r) => r.status === "expired" && r.lateAnswer === undefined && r.lateUntilMs !== undefined && r.lateUntilMs > afterMs && r.lateUntilMs <= uptoMs)
-        .sort((a, b) => (a.lateUntilMs ?? 0) - (b.lateUntilMs ?? 0))
+      return [...lateWindows]
+        .filter(([, at]) => at > afterMs && at <= uptoMs)
+        .sort((a, b) => a[1] - b[1] || (a[0] < b[0] ? -1 : 1))
         .slice(0, Math.max(0, limit))
-        .map(copy);
+        .map(([id]) => copy(records.get(id)!));
     },
 
     async markReminder(id, offsetSeconds, atMs, skipped = false) {
@@ -300,6 +303,8 @@ export function createMemoryStore(): QuestionStore {
       closed = true;
       records.clear();
       pending.clear();
+      followUps.clear();
+      lateWindows.clear();
       pendingSessions.clear();
       claims.clear();
       reminderClaims.clear();
