@@ -68,6 +68,7 @@ function sampleRecord(i: number, size: number, perChat: number, now: number): Qu
     expiresAtMs: createdAtMs + 3_600_000,
     targets: [{ surface: "telegram", chat }],
     deliveries: [{ surface: "telegram", chat, messageRef: String(10_000 + i), deliveredAtMs: createdAtMs + 40 }],
+    reminders: [],
   };
 }
 
