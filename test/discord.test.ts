@@ -12,6 +12,7 @@ import { freePort, rpcOk, sleep, startTestGateway, TOKEN, type TestGateway } fro
 import { runBotScenarios } from "./scenarios/bot-scenarios.ts";
 import { discordDeliveryKit } from "./scenarios/delivery-kits.ts";
 import { runDeliveryScenarios } from "./scenarios/delivery-scenarios.ts";
+import { runFollowUpScenarios } from "./scenarios/follow-up-scenarios.ts";
 import { scenarioTools, waitUntil } from "./scenarios/tools.ts";
 import type { BotHarness, Person, PromptCopy } from "./scenarios/harness.ts";
 
@@ -118,6 +119,20 @@ export async function createDiscordHarness(): Promise<DiscordHarness> {
       };
     },
     platformText: toDiscordContent,
+    repliesTo(copy) {
+      const prompt = messageOf(copy);
+      return fake
+        .messagesIn(prompt.channel_id)
+        .filter((m) => m.author.id === BOT_USER.id && m.message_reference?.message_id === prompt.id)
+        .map((m) => ({
+          chat: copy.chat,
+          ref: `${m.channel_id}/${m.id}`,
+          text: m.content,
+          buttons: [],
+          deleted: m.deleted,
+          pings: !(Array.isArray(m.allowed_mentions?.parse) && m.allowed_mentions.parse.length === 0 && m.allowed_mentions.replied_user === false),
+        }));
+    },
     latestReply(chat) {
       const channel = channelOf(chat);
       const reply = fake.messagesIn(channel).filter((m) => m.author.id === BOT_USER.id && !m.webhook_id && !m.visibleTo && m.sentComponents.length === 0).at(-1)!;
@@ -161,6 +176,7 @@ runBotScenarios("discord", async () => {
   return h;
 });
 runDeliveryScenarios("discord", discordDeliveryKit);
+runFollowUpScenarios("discord", createDiscordHarness);
 
 describe("discord: the scenario suite ran against Discord's rules", () => {
   it("every interaction was acknowledged inside 3 s, and every bot message carried allowed_mentions with no parse", () => {

@@ -8,9 +8,11 @@ import { createSlackHarness, SLACK_TEST_TOKENS, type SlackHarness } from "./fake
 import { runBotScenarios, waitUntil } from "./scenarios/bot-scenarios.ts";
 import { slackDeliveryKit } from "./scenarios/delivery-kits.ts";
 import { runDeliveryScenarios } from "./scenarios/delivery-scenarios.ts";
+import { runFollowUpScenarios } from "./scenarios/follow-up-scenarios.ts";
 
 runBotScenarios("slack", () => createSlackHarness("socket"));
 runDeliveryScenarios("slack", slackDeliveryKit);
+runFollowUpScenarios("slack", () => createSlackHarness("socket"));
 
 const single = {
   id: "deploy_target",

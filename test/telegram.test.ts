@@ -10,6 +10,7 @@ import { freePort, rpcOk, sleep, startTestGateway, TOKEN, type TestGateway } fro
 import { runBotScenarios, waitUntil } from "./scenarios/bot-scenarios.ts";
 import { telegramDeliveryKit } from "./scenarios/delivery-kits.ts";
 import { runDeliveryScenarios } from "./scenarios/delivery-scenarios.ts";
+import { runFollowUpScenarios } from "./scenarios/follow-up-scenarios.ts";
 import { scenarioTools } from "./scenarios/tools.ts";
 import type { BotHarness, Person } from "./scenarios/harness.ts";
 
@@ -94,6 +95,16 @@ export async function createTelegramHarness(): Promise<TelegramHarness> {
       };
     },
     platformText: toTelegramText,
+    repliesTo(copy) {
+      return fake
+        .botMessages(Number(copy.chat))
+        .filter((m) => m.reply_to_message?.message_id === Number(copy.ref))
+        .map((m) => ({
+          ...harness.copy(copy.chat, String(m.message_id)),
+          deleted: m.deleted === true,
+          pings: (m.entities ?? []).some((e: any) => e.type === "mention" || e.type === "text_mention"),
+        }));
+    },
     latestReply(chat) {
       const reply = fake.botMessages(Number(chat)).filter((m) => !m.sent_markup?.inline_keyboard).at(-1)!;
       return harness.copy(chat, String(reply.message_id));
@@ -128,6 +139,7 @@ export async function createTelegramHarness(): Promise<TelegramHarness> {
 
 runBotScenarios("telegram", createTelegramHarness);
 runDeliveryScenarios("telegram", telegramDeliveryKit);
+runFollowUpScenarios("telegram", createTelegramHarness);
 
 const single = {
   id: "deploy_target",

@@ -1,6 +1,6 @@
 import { DiscordAPIError, RESTJSONErrorCodes, Routes, type APIMessage, type Client } from "discord.js";
 import { PermanentSendError, type SurfaceAdapter } from "../../src/bridge/index.ts";
-import { renderDiscordPrompt, renderDiscordSummary, type ChatOptions } from "../../src/render/index.ts";
+import { cutToFit, DISCORD_CONTENT_MAX, renderDiscordPrompt, renderDiscordSummary, toDiscordContent, type ChatOptions } from "../../src/render/index.ts";
 import type { Log } from "../shared.ts";
 
 /** Channel and user ids are snowflakes: 17-20 digits. */
@@ -75,7 +75,7 @@ export function createDiscordAdapter(client: Client, log: Log): SurfaceAdapter {
 
   return {
     surface: "discord",
-    renderedOf: (record, chat) => renderDiscordSummary(record, chatOf(chat)),
+    renderedOf: (record, chat, nowMs) => renderDiscordSummary(record, { ...chatOf(chat), ...(nowMs !== undefined ? { nowMs } : {}) }),
     async sendPrompt(record, target) {
       const channelId = await channelFor(target.chat!);
       try {
@@ -85,10 +85,11 @@ export function createDiscordAdapter(client: Client, log: Log): SurfaceAdapter {
         throw permanentOr(error);
       }
     },
-    async updatePrompt(record, delivery) {
+    async updatePrompt(record, delivery, nowMs) {
       const { channelId, messageId } = fromMessageRef(delivery.messageRef, delivery.chat);
       try {
-        await client.rest.patch(Routes.channelMessage(channelId, messageId), { body: renderDiscordSummary(record, chatOf(delivery.chat, channelId)) });
+        const body = renderDiscordSummary(record, { ...chatOf(delivery.chat, channelId), ...(nowMs !== undefined ? { nowMs } : {}) });
+        await client.rest.patch(Routes.channelMessage(channelId, messageId), { body });
       } catch (error) {
         // Someone deleted the prompt (or the channel): there is nothing left to edit.
         if (isDiscordError(error, RESTJSONErrorCodes.UnknownMessage) || isDiscordError(error, RESTJSONErrorCodes.UnknownChannel)) {
@@ -97,6 +98,35 @@ export function createDiscordAdapter(client: Client, log: Log): SurfaceAdapter {
         }
         throw error;
       }
+    },
+    reminders: {
+      // A reply to the prompt (a message reference), which pings nobody: no mentions parsed, no replied-user ping.
+      async send(delivery, text) {
+        const { channelId, messageId } = fromMessageRef(delivery.messageRef, delivery.chat);
+        const body = {
+          content: cutToFit(text, DISCORD_CONTENT_MAX, toDiscordContent),
+          message_reference: { message_id: messageId, channel_id: channelId, fail_if_not_exists: false },
+          allowed_mentions: { parse: [], replied_user: false },
+        };
+        const message = (await client.rest.post(Routes.channelMessages(channelId), { body })) as APIMessage;
+        return toMessageRef(channelId, message.id);
+      },
+      async delete(reminder) {
+        const { channelId, messageId } = fromMessageRef(reminder.messageRef, reminder.chat);
+        try {
+          await client.rest.delete(Routes.channelMessage(channelId, messageId));
+          return true;
+        } catch (error) {
+          if (isDiscordError(error, RESTJSONErrorCodes.UnknownMessage) || isDiscordError(error, RESTJSONErrorCodes.UnknownChannel)) return true;
+          if (error instanceof DiscordAPIError && error.status === 403) return false;
+          throw error;
+        }
+      },
+      async edit(reminder, text) {
+        const { channelId, messageId } = fromMessageRef(reminder.messageRef, reminder.chat);
+        const body = { content: cutToFit(text, DISCORD_CONTENT_MAX, toDiscordContent), allowed_mentions: { parse: [] } };
+        await client.rest.patch(Routes.channelMessage(channelId, messageId), { body });
+      },
     },
   };
 }

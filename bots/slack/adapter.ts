@@ -1,6 +1,6 @@
 import { webApi } from "@slack/bolt";
 import { PermanentSendError, type SurfaceAdapter } from "../../src/bridge/index.ts";
-import { renderSlackPrompt, renderSlackSummary, type ChatOptions } from "../../src/render/index.ts";
+import { cutToFit, renderSlackPrompt, renderSlackSummary, SLACK_SECTION_TEXT_MAX, toSlackText, type ChatOptions } from "../../src/render/index.ts";
 import type { Log } from "../shared.ts";
 import { createChannelPacer } from "./channel-pacer.ts";
 
@@ -89,7 +89,7 @@ export function createSlackAdapter(client: webApi.WebClient, conversations: Slac
   const pacer = createChannelPacer();
   return {
     surface: "slack",
-    renderedOf: (record, chat) => renderSlackSummary(record, chatOf(chat)),
+    renderedOf: (record, chat, nowMs) => renderSlackSummary(record, { ...chatOf(chat), ...(nowMs !== undefined ? { nowMs } : {}) }),
     async sendPrompt(record, target) {
       const chat = target.chat!;
       const { text, blocks } = renderSlackPrompt(record, chatOf(chat));
@@ -106,12 +106,41 @@ export function createSlackAdapter(client: webApi.WebClient, conversations: Slac
         throw error;
       }
     },
-    async updatePrompt(record, delivery) {
+    async updatePrompt(record, delivery, nowMs) {
       const ref = decodeSlackMessageRef(delivery.messageRef);
       if (!ref) return log(`cannot edit ${record.id}: bad message ref ${JSON.stringify(delivery.messageRef)}`);
       conversations.remember(ref.channel, delivery.chat);
-      const { text, blocks } = renderSlackSummary(record, chatOf(delivery.chat));
+      const { text, blocks } = renderSlackSummary(record, { ...chatOf(delivery.chat), ...(nowMs !== undefined ? { nowMs } : {}) });
       await client.chat.update({ channel: ref.channel, ts: ref.ts, text, blocks });
+    },
+    reminders: {
+      // A reply in the prompt's thread: plain escaped text, so no mention and no broadcast.
+      async send(delivery, text) {
+        const ref = decodeSlackMessageRef(delivery.messageRef);
+        if (!ref) throw new PermanentSendError(`bad message ref ${JSON.stringify(delivery.messageRef)}`);
+        const body = { channel: ref.channel, thread_ts: ref.ts, text: cutToFit(text, SLACK_SECTION_TEXT_MAX, toSlackText), unfurl_links: false, unfurl_media: false };
+        const posted = await pacer.run(ref.channel, () => client.chat.postMessage(body));
+        if (!posted.ts) throw new Error("chat.postMessage gave no ts");
+        return encodeSlackMessageRef(posted.channel ?? ref.channel, posted.ts);
+      },
+      async delete(reminder) {
+        const ref = decodeSlackMessageRef(reminder.messageRef);
+        if (!ref) return true;
+        try {
+          await client.chat.delete({ channel: ref.channel, ts: ref.ts });
+          return true;
+        } catch (error) {
+          const code = slackErrorCode(error);
+          if (code === "message_not_found" || code === "channel_not_found") return true;
+          if (code === "cant_delete_message" || code === "compliance_exports_prevent_deletion") return false;
+          throw error;
+        }
+      },
+      async edit(reminder, text) {
+        const ref = decodeSlackMessageRef(reminder.messageRef);
+        if (!ref) return;
+        await client.chat.update({ channel: ref.channel, ts: ref.ts, text: cutToFit(text, SLACK_SECTION_TEXT_MAX, toSlackText) });
+      },
     },
   };
 }

@@ -13,8 +13,12 @@ export interface CopyEditorOptions {
   cache: RecordCache;
   log: (message: string, error?: unknown) => void;
   sendRetry: SendRetryPolicy;
-  /** What a copy of the record shows now, as a fingerprint (undefined: the adapter cannot say, so always edit). */
-  fingerprintOf: (record: QuestionRecord, chat: string) => string | undefined;
+  now: () => number;
+  /**
+   * What a copy of the record shows at `nowMs`, as a fingerprint (undefined: the adapter cannot say, so always edit).
+   * It depends on the moment: an expired copy shows its controls while a late answer is still taken, then not.
+   */
+  fingerprintOf: (record: QuestionRecord, chat: string, nowMs: number) => string | undefined;
   /** The platform answered an edit (the claim keeper's sign that the queue moves). */
   onSettled: () => void;
 }
@@ -24,7 +28,7 @@ export interface CopyEditorOptions {
  * is kept on the record (question.copyRendered), so a restarted bot does not edit again what already shows its
  * summary. A failed edit is tried again with the send backoff.
  */
-export function createCopyEditor({ client, adapter, cache, log, sendRetry, fingerprintOf, onSettled }: CopyEditorOptions) {
+export function createCopyEditor({ client, adapter, cache, log, sendRetry, now, fingerprintOf, onSettled }: CopyEditorOptions) {
   const { surface } = adapter;
   /** Failed tries so far of each copy's edit still to make. */
   const editAttempts = new Map<string, number>();
@@ -36,16 +40,18 @@ export function createCopyEditor({ client, adapter, cache, log, sendRetry, finge
    * once (the platform's own queue paces them).
    */
   async function updateCopies(record: QuestionRecord): Promise<void> {
-    await Promise.all(record.deliveries.filter((d) => d.surface === surface).map((delivery) => updateCopy(record, delivery, fingerprintOf(record, delivery.chat))));
+    await Promise.all(record.deliveries.filter((d) => d.surface === surface).map((delivery) => updateCopy(record, delivery)));
   }
 
-  async function updateCopy(record: QuestionRecord, delivery: Delivery, rendered: string | undefined): Promise<void> {
+  async function updateCopy(record: QuestionRecord, delivery: Delivery): Promise<void> {
+    const nowMs = now();
+    const rendered = fingerprintOf(record, delivery.chat, nowMs);
     if (rendered && delivery.rendered === rendered) return; // already shows this
     const key = `${record.id}\u0000${delivery.chat}`;
     if (rendered && editing.get(key) === rendered) return; // being edited to this now
     if (rendered) editing.set(key, rendered);
     try {
-      await adapter.updatePrompt(record, delivery);
+      await adapter.updatePrompt(record, delivery, nowMs);
     } catch (error) {
       log(`could not update ${record.id} in ${surface}:${delivery.chat}`, error);
       editLater(record.id, delivery.chat, key);
@@ -69,7 +75,7 @@ export function createCopyEditor({ client, adapter, cache, log, sendRetry, finge
     const timer = setTimeout(() => {
       const record = cache.get(id);
       const delivery = record?.deliveries.find((d) => d.surface === surface && d.chat === chat);
-      if (record && delivery) void updateCopy(record, delivery, fingerprintOf(record, chat));
+      if (record && delivery) void updateCopy(record, delivery);
       else editAttempts.delete(key);
     }, sendRetryDelayMs(attempt, sendRetry));
     timer.unref?.();

@@ -3,8 +3,10 @@ import type { GatewayClient } from "../client/index.ts";
 import { GatewayError } from "../errors.ts";
 import type { QuestionRecord } from "../record.ts";
 import { createClaimKeeper } from "./claim-keeper.ts";
+import { acceptsLateAnswer } from "../late-window.ts";
 import { createCopyEditor } from "./copy-editor.ts";
 import { renderedFingerprint } from "./copy-fingerprint.ts";
+import { createReminderSender } from "./reminders.ts";
 import type { RecordCache } from "./record-cache.ts";
 import { PermanentSendError, type SurfaceAdapter } from "./surface-adapter.ts";
 import { SEND_RETRY, sendFailureReason, sendRetryDelayMs, type SendRetryPolicy } from "./send-retry.ts";
@@ -23,6 +25,8 @@ export interface DeliveryLoopOptions {
   claimLeaseMs?: number;
   /** How a send that failed for a passing reason is tried again (default 1 s, 2 s, 4 s … up to 60 s). */
   sendRetry?: SendRetryPolicy;
+  /** A reminder went out: a reply to it is a reply to its question. */
+  onReminderSent?: (note: { chat: string; questionId: string; messageRef: string }) => void;
 }
 
 /** After a reconnect, copies of up to this many recent questions are checked for a missed resolution. */
@@ -34,6 +38,14 @@ const HAND_BACK_LEASE_MS = 1_000;
 
 /** How soon a claim or report the gateway could not take (STORE_UNAVAILABLE, TIMEOUT) is tried again. */
 const RETRY_AFTER_STORE_ERROR_MS = 2_000;
+
+/**
+ * Whether a resolved record changed since `sinceMs`: it resolved then, its late window ended then, or a late answer
+ * came then. Its copies may be behind.
+ */
+function changedSince(record: QuestionRecord, sinceMs: number): boolean {
+  return (record.resolvedAtMs ?? 0) >= sinceMs || (record.lateUntilMs ?? 0) >= sinceMs || (record.lateAnswer?.atMs ?? 0) >= sinceMs;
+}
 
 /** A failure with the link up that a later try may get past. */
 const isTransient = (error: unknown): boolean => error instanceof GatewayError && (error.code === "STORE_UNAVAILABLE" || error.code === "TIMEOUT");
@@ -59,9 +71,32 @@ export function createDeliveryLoop({ client, adapter, cache, now = Date.now, log
     now,
     renew: (id, chat) => client.claimDelivery({ id, surface, chat, claimant, leaseMs: claimLeaseMs }),
   });
-  const fingerprintOf = (record: QuestionRecord, chat: string): string | undefined =>
-    adapter.renderedOf ? renderedFingerprint(adapter.renderedOf(record, chat)) : undefined;
-  const { updateCopies } = createCopyEditor({ client, adapter, cache, log, sendRetry, fingerprintOf, onSettled: () => keeper.progressed() });
+  const fingerprintOf = (record: QuestionRecord, chat: string, nowMs = now()): string | undefined =>
+    adapter.renderedOf ? renderedFingerprint(adapter.renderedOf(record, chat, nowMs)) : undefined;
+  const { updateCopies } = createCopyEditor({ client, adapter, cache, log, sendRetry, now, fingerprintOf, onSettled: () => keeper.progressed() });
+  const reminders = adapter.reminders
+    ? createReminderSender({ client, surface, reminders: adapter.reminders, cache, claimant, claimLeaseMs, now, log, sendRetry, ...(options.onReminderSent ? { onSent: options.onReminderSent } : {}) })
+    : undefined;
+  /** Expired copies that still take a late answer: edited again when their window ends (by this process's clock too). */
+  const lateWindows = new Map<string, NodeJS.Timeout>();
+
+  /** A resolved record: its copies edited to what they show now, its reminders cleaned up, its late window watched. */
+  function settle(record: QuestionRecord): Promise<void> {
+    const latest = cache.get(record.id) ?? record;
+    const edited = updateCopies(latest);
+    void reminders?.cleanUp(latest);
+    const untilMs = latest.lateUntilMs;
+    if (untilMs !== undefined && acceptsLateAnswer(latest, now()) && !lateWindows.has(latest.id)) {
+      const timer = setTimeout(() => {
+        lateWindows.delete(latest.id);
+        const current = cache.get(latest.id);
+        if (current) void updateCopies(current);
+      }, Math.min(untilMs - now() + 50, 2 ** 31 - 1));
+      timer.unref?.();
+      lateWindows.set(latest.id, timer);
+    }
+    return edited;
+  }
   /** Copies another bot holds: looked at again when its lease lapses. */
   const retries = new Map<string, NodeJS.Timeout>();
   const inFlight = new Set<string>();
@@ -95,7 +130,7 @@ export function createDeliveryLoop({ client, adapter, cache, now = Date.now, log
       cache.put(updated);
       unreported.delete(key);
       // Resolved before this copy was recorded: its question.resolved edit did not know of it, so edit it now.
-      if (updated.status !== "pending") void updateCopies(cache.get(updated.id) ?? updated);
+      if (updated.status !== "pending") void settle(updated);
       return true;
     } catch (error) {
       if (error instanceof GatewayError && error.code === "DISCONNECTED") return false; // the resync after the reconnect flushes
@@ -209,6 +244,7 @@ export function createDeliveryLoop({ client, adapter, cache, now = Date.now, log
 
   async function resync(pending: QuestionRecord[]): Promise<void> {
     await flushReports();
+    await reminders?.flush();
     for (const record of pending) cache.put(record);
     // Copies of questions resolved while we were away still show buttons: edit them now.
     const since = firstSync ? now() - 60 * 60_000 : (disconnectedAtMs ?? now()) - 5_000;
@@ -220,18 +256,23 @@ export function createDeliveryLoop({ client, adapter, cache, now = Date.now, log
       // The most recent RECENT_MAX records, page by page (each response stays small).
       for await (const page of client.pages({ surface, limit: RECENT_PAGE })) {
         for (const record of page) {
-          if (record.status === "pending" || (record.resolvedAtMs ?? 0) >= since) cache.put(record);
-          if (record.status !== "pending" && (record.resolvedAtMs ?? 0) >= since) stale.push(record);
+          const changed = record.status !== "pending" && changedSince(record, since);
+          // An expired question still taking a late answer stays known: a typed reply to its prompt is that answer.
+          if (record.status === "pending" || changed || acceptsLateAnswer(record, now())) cache.put(record);
+          if (changed) stale.push(record);
         }
         if ((seen += page.length) >= RECENT_MAX) break;
       }
     } catch (error) {
       log("could not list recent questions", error);
     }
+    // Escalated targets are targets like the first ones: delivered here too.
     await Promise.all(pending.map(deliver));
+    // A reminder fired while this bot was away, and still useful, goes to the copies that missed it.
+    for (const record of pending) reminders?.remind(record);
     // The catch-up edits run in the background, so a restarted bot listens at once.
     void (async () => {
-      for (const record of stale) await updateCopies(cache.get(record.id) ?? record);
+      for (const record of stale) await settle(record);
     })();
   }
 
@@ -249,12 +290,30 @@ export function createDeliveryLoop({ client, adapter, cache, now = Date.now, log
         void deliver(record);
       });
       client.on("question.updated", (record) => {
-        if (concerns(record)) cache.put(record);
+        if (!concerns(record)) return;
+        cache.put(record);
+        // After resolution: the late window ended, or a reminder was reported late; the copies catch up.
+        if (record.status !== "pending") void settle(record);
       });
       client.on("question.resolved", (record) => {
         if (!concerns(record)) return;
         cache.put(record);
-        void updateCopies(record);
+        void settle(record);
+      });
+      client.on("question.lateAnswered", (record) => {
+        if (!concerns(record)) return;
+        cache.put(record);
+        void settle(record);
+      });
+      client.on("question.escalated", (record) => {
+        if (!concerns(record)) return;
+        cache.put(record);
+        void deliver(record);
+      });
+      client.on("question.reminded", (record) => {
+        if (!concerns(record)) return;
+        cache.put(record);
+        reminders?.remind(record);
       });
       // The first sync; later ones follow every reconnect.
       await resync((await client.listAll({ status: "pending", surface })).filter(concerns));
@@ -267,6 +326,9 @@ export function createDeliveryLoop({ client, adapter, cache, now = Date.now, log
     async stop(waitMs = 500): Promise<void> {
       const copies = keeper.heldCopies();
       keeper.stop();
+      reminders?.stop();
+      for (const timer of lateWindows.values()) clearTimeout(timer);
+      lateWindows.clear();
       for (const timer of retries.values()) clearTimeout(timer);
       retries.clear();
       if (copies.length === 0) return;

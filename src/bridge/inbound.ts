@@ -1,6 +1,7 @@
 import type { GatewayClient } from "../client/index.ts";
 import type { Surface } from "../contract/result.ts";
 import { GatewayError } from "../errors.ts";
+import { acceptsLateAnswer } from "../late-window.ts";
 import { looksLikeCredential } from "../parse/index.ts";
 import type { QuestionRecord, ResolvedBy, ResolveVia } from "../record.ts";
 import { GROUP_REPLY_HINTS, renderMissingPrompt, replyHint } from "../render/index.ts";
@@ -24,7 +25,14 @@ export interface InboundOptions {
   /** The platform's escaping (the renderer's): every text in a response goes through it. Default: unchanged. */
   toPlatformText?: (text: string) => string;
   log?: (message: string, error?: unknown) => void;
+  now?: () => number;
 }
+
+/** What a late answer is confirmed with (issue 20 §3): "✅ Recorded (late): Production (option 2)". */
+const LATE_PREFIX = "✅ Recorded (late)";
+
+/** The record holds a late answer: the question had expired, and this answer reaches the agent later. */
+const answeredLate = (record: QuestionRecord | undefined): boolean => record?.status === "expired" && record.lateAnswer !== undefined;
 
 /** How long a reply that matches nothing waits for the sends in flight to its chat. */
 const SEND_SETTLE_MAX_MS = 3_000;
@@ -35,8 +43,11 @@ const SEND_SETTLE_MAX_MS = 3_000;
  */
 export function createInboundHandler(options: InboundOptions) {
   const { client, surface, allowedUsers, cache, inflight } = options;
+  const now = options.now ?? Date.now;
   const toPlatformText = options.toPlatformText ?? ((text: string) => text);
-  const matcher = createTypedMatcher({ surface, allowedUsers, cache });
+  const matcher = createTypedMatcher({ surface, allowedUsers, cache, now });
+  /** Pending, or expired with its late window open: an answer is taken (late, then). */
+  const answerable = (record: QuestionRecord) => record.status === "pending" || acceptsLateAnswer(record, now());
 
   const by = (event: { user: BridgeUser; chat: string }, via: ResolveVia): ResolvedBy => ({
     surface,
@@ -78,7 +89,7 @@ export function createInboundHandler(options: InboundOptions) {
     // The cache also knows the copies this bot sent before the gateway recorded them.
     if (!deliveredTo(cache.get(record.id) ?? record, surface, event.chat)) return { toast: TEXTS.notValid };
     if (!mayAnswer(record, surface, event.chat, event.user.id, allowedUsers)) return { toast: TEXTS.someoneElse, reply: { text: TEXTS.someoneElse, private: true } };
-    if (record.status !== "pending") return { toast: TEXTS.alreadyAnswered };
+    if (!answerable(record)) return { toast: TEXTS.alreadyAnswered };
     return record;
   }
 
@@ -89,7 +100,9 @@ export function createInboundHandler(options: InboundOptions) {
     try {
       const updated = await client.resolve({ id: record.id, answers: { [question.id]: [answer] }, by: by(event, via), ...messageRefOf(event) });
       cache.put(updated);
-      return { toast: TEXTS.submitted, record: updated };
+      if (!answeredLate(updated)) return { toast: TEXTS.submitted, record: updated };
+      const isLabel = question.options.some((o) => o.label === answer);
+      return { toast: recordedText(record.questions, { [question.id]: [{ value: answer, via: isLabel ? "label" : "text" }] }, LATE_PREFIX), record: updated };
     } catch (error) {
       return failure(error);
     }
@@ -102,8 +115,11 @@ export function createInboundHandler(options: InboundOptions) {
     const isLabel = question.options.some((o) => o.label.toLocaleLowerCase() === trimmed.toLocaleLowerCase());
     if (!isLabel && looksLikeCredential(trimmed)) return credential();
     const response = await resolveWith(record, trimmed, event, via);
-    if (response?.record?.status === "answered") {
-      response.reply = { text: recordedText(record.questions, { [question.id]: [{ value: response.record.answers![question.id]![0]!, via: isLabel ? "label" : "text" }] }) };
+    const late = answeredLate(response?.record);
+    const given = late ? response?.record?.lateAnswer?.answers : response?.record?.status === "answered" ? response.record.answers : undefined;
+    if (response && given) {
+      const value = given[question.id]?.[0] ?? trimmed;
+      response.reply = { text: recordedText(record.questions, { [question.id]: [{ value, via: isLabel ? "label" : "text" }] }, late ? LATE_PREFIX : undefined) };
       response.questionId = record.id;
     }
     return response;
@@ -123,7 +139,9 @@ export function createInboundHandler(options: InboundOptions) {
       return event.direct ? { reply: { text: TEXTS.someoneElse, private: true } } : { markRefused: true };
     }
     // A reply to a closed prompt is about that prompt: it must never answer another question pending in the chat.
-    if (record.status !== "pending") return found.replied ? { reply: { text: TEXTS.alreadyAnswered } } : undefined;
+    // An expired one still taking a late answer takes it.
+    if (!answerable(record)) return found.replied ? { reply: { text: TEXTS.alreadyAnswered } } : undefined;
+    const wasLate = record.status !== "pending";
     if (found.ownWords) {
       matcher.ownWordsTaken(event.chat, event.user.id);
       return ownWords(record, event.text, event, "text");
@@ -132,6 +150,9 @@ export function createInboundHandler(options: InboundOptions) {
     try {
       outcome = await client.reply({ id: record.id, text: event.text, by: by(event, "text"), ...messageRefOf(event) });
     } catch (error) {
+      if (wasLate && error instanceof GatewayError && error.code === "QUESTION_ALREADY_TERMINAL" && (await stillLate(record.id))) {
+        return { reply: { text: TEXTS.lateSkip }, questionId: record.id }; // the one reply a late window refuses: a skip
+      }
       return failure(error);
     }
     switch (outcome.kind) {
@@ -143,15 +164,26 @@ export function createInboundHandler(options: InboundOptions) {
         return { reply: { text: "⏭ Skipped." }, record: outcome.record, questionId: record.id };
       case "answered":
         cache.put(outcome.record);
-        return { reply: { text: recordedText(outcome.record.questions, outcome.readAs) }, record: outcome.record, questionId: record.id };
+        return { reply: { text: recordedText(outcome.record.questions, outcome.readAs, answeredLate(outcome.record) ? LATE_PREFIX : undefined) }, record: outcome.record, questionId: record.id };
       case "partial": {
         cache.put(outcome.record);
-        const recorded = recordedText(outcome.record.questions, outcome.readAs, "✅ Recorded so far");
+        const recorded = recordedText(outcome.record.questions, outcome.readAs, outcome.record.status === "pending" ? "✅ Recorded so far" : "✅ Recorded so far (late)");
         // In a group the follow-up says how to answer there: a reply to it (or to the prompt) counts.
         const hint = !event.direct && Object.hasOwn(GROUP_REPLY_HINTS, surface) ? replyHint(surface as keyof typeof GROUP_REPLY_HINTS, { chat: "group" }) : undefined;
         const missing = renderMissingPrompt(outcome.record.questions, outcome.missing, hint ? { replyHint: hint } : {});
         return { reply: { text: `${recorded}\n\n${missing}` }, record: outcome.record, questionId: record.id };
       }
+    }
+  }
+
+  /** Whether the question still takes a late answer, as the gateway has it now. */
+  async function stillLate(id: string): Promise<boolean> {
+    try {
+      const record = await client.get(id);
+      cache.put(record);
+      return acceptsLateAnswer(record, now());
+    } catch {
+      return false;
     }
   }
 
@@ -167,6 +199,8 @@ export function createInboundHandler(options: InboundOptions) {
         return resolveWith(record, option.label, event, "button");
       }
       case "skip":
+        // An expired question has nothing left to skip; a late answer is still taken.
+        if (record.status !== "pending") return { toast: TEXTS.lateSkip, reply: { text: TEXTS.lateSkip, private: true } };
         try {
           const updated = await client.resolve({ id: record.id, cancel: true, reason: "skipped", by: by(event, "button") });
           cache.put(updated);

@@ -24,7 +24,14 @@ export function createBridge(options: BridgeOptions) {
     ...options.adapter,
     sendPrompt: (record, target) => inflight.track(target.chat ?? "", options.adapter.sendPrompt(record, target)),
   };
-  const delivery = createDeliveryLoop({ client: options.client, adapter, cache, log });
+  const delivery = createDeliveryLoop({
+    client: options.client,
+    adapter,
+    cache,
+    log,
+    // A reply to a reminder is a reply to its question.
+    onReminderSent: (note) => inbound.sent({ ...note, messageRef: Promise.resolve(note.messageRef) }),
+  });
   const inbound = createInboundHandler({ ...options, surface: options.adapter.surface, cache, inflight, log });
   return {
     start: () => delivery.start(),

@@ -14,4 +14,6 @@ export const TEXTS = {
   credentialNotDeleted:
     "That looks like a password, key or token, so it was not recorded. Your message is still visible in this chat: delete it now, and rotate that secret, since others may have seen it. Never send credentials here: use the secrets flow instead.",
   empty: "Please reply with a number, an option, or your own words.",
+  /** Skip on a question that already expired but still takes a late answer. */
+  lateSkip: "This question already expired, so there is nothing to skip. An answer still reaches the agent.",
 } as const;

@@ -1,5 +1,6 @@
 import type { Surface } from "../contract/result.ts";
 import type { Delivery, QuestionRecord } from "../record.ts";
+import { acceptsLateAnswer } from "../late-window.ts";
 import { isStaleCopy } from "../record-freshness.ts";
 
 const KEEP_TERMINAL_MS = 2 * 60 * 60_000;
@@ -16,7 +17,8 @@ export function createRecordCache(now: () => number = Date.now) {
   function prune(): void {
     const cutoff = now() - KEEP_TERMINAL_MS;
     for (const [id, r] of records) {
-      if (r.status !== "pending" && (r.resolvedAtMs ?? 0) < cutoff) {
+      // An expired question still taking a late answer is kept: a typed reply to its prompt is that answer.
+      if (r.status !== "pending" && (r.resolvedAtMs ?? 0) < cutoff && !acceptsLateAnswer(r, now())) {
         records.delete(id);
         sent.delete(id);
       }
@@ -31,7 +33,10 @@ export function createRecordCache(now: () => number = Date.now) {
 
   return {
     put(record: QuestionRecord): void {
-      if (isStaleCopy(records.get(record.id), record)) return;
+      const known = records.get(record.id);
+      if (isStaleCopy(known, record)) return;
+      // Events and responses can cross: an expired record read before its late answer never hides it.
+      if (known?.lateAnswer && !record.lateAnswer) return;
       records.set(record.id, withSent(record));
       if (records.size % 500 === 0) prune();
     },
@@ -50,10 +55,11 @@ export function createRecordCache(now: () => number = Date.now) {
       if (known) records.set(id, { ...known, deliveries: mark(known.deliveries) });
     },
     get: (id: string) => records.get(id),
-    /** The record whose prompt is that message in that chat. */
+    /** The record whose prompt, or one of whose reminders (a reply to the prompt), is that message in that chat. */
     byMessageRef(surface: Surface, chat: string, messageRef: string): QuestionRecord | undefined {
+      const here = (c: { surface: Surface; chat: string; messageRef: string }) => c.surface === surface && c.chat === chat && c.messageRef === messageRef;
       for (const r of records.values()) {
-        if (r.deliveries.some((d) => d.surface === surface && d.chat === chat && d.messageRef === messageRef)) return r;
+        if (r.deliveries.some(here) || r.reminderCopies?.some(here)) return r;
       }
       return undefined;
     },
@@ -63,6 +69,18 @@ export function createRecordCache(now: () => number = Date.now) {
       for (const r of records.values()) {
         if (r.status !== "pending" || !r.deliveries.some((d) => d.surface === surface && d.chat === chat)) continue;
         if ((!best || r.createdAtMs > best.createdAtMs) && admit(r)) best = r;
+      }
+      return best;
+    },
+    /**
+     * The most recent expired question delivered to that chat that still takes a late answer (at `nowMs`) and passes
+     * `admit`: a direct message that answers no pending question may answer it.
+     */
+    latestLateIn(surface: Surface, chat: string, nowMs: number, admit: (r: QuestionRecord) => boolean): QuestionRecord | undefined {
+      let best: QuestionRecord | undefined;
+      for (const r of records.values()) {
+        if (!acceptsLateAnswer(r, nowMs) || !r.deliveries.some((d) => d.surface === surface && d.chat === chat)) continue;
+        if ((!best || r.expiresAtMs > best.expiresAtMs) && admit(r)) best = r;
       }
       return best;
     },

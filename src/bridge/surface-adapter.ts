@@ -1,19 +1,34 @@
 import type { Surface } from "../contract/result.ts";
-import type { Delivery, QuestionRecord, Target } from "../record.ts";
+import type { Delivery, QuestionRecord, ReminderCopy, Target } from "../record.ts";
 
-/** The four things a platform does for the bridge. */
+/** The four things a platform does for the bridge, and the reminder replies (issue 20 §1) where it can send them. */
 export interface SurfaceAdapter {
   surface: Surface;
   /** Sends the prompt to the target's chat; resolves to a message reference that `updatePrompt` understands. */
   sendPrompt(record: QuestionRecord, target: Target): Promise<string>;
-  /** Edits one delivered copy into the record's current state (the summary once terminal). */
-  updatePrompt(record: QuestionRecord, delivery: Delivery): Promise<void>;
+  /** Edits one delivered copy into the record's state at `nowMs` (default now): the summary once terminal. */
+  updatePrompt(record: QuestionRecord, delivery: Delivery, nowMs?: number): Promise<void>;
   /**
-   * What the copy of this record in `chat` shows now, as the platform's payload (the prompt while pending, the
-   * summary once terminal; a group's prompt says how to reply there). Its fingerprint is kept on the record, so that
-   * only copies that are behind get edited.
+   * What the copy of this record in `chat` shows at `nowMs` (default now), as the platform's payload (the prompt
+   * while pending or while a late answer is still taken, the summary once terminal; a group's prompt says how to
+   * reply there). Its fingerprint is kept on the record, so that only copies that are behind get edited.
    */
-  renderedOf?(record: QuestionRecord, chat: string): unknown;
+  renderedOf?(record: QuestionRecord, chat: string, nowMs?: number): unknown;
+  /** Reminder replies, where the platform has them. */
+  reminders?: ReminderAdapter;
+}
+
+/**
+ * A reminder is plain text (the platform escapes it) sent as a reply to one delivered prompt, so that phones
+ * notify: a Telegram reply, a Discord message reference, a Slack thread reply. It never pings anyone.
+ */
+export interface ReminderAdapter {
+  /** Sends `text` as a reply to the copy's prompt; resolves to the reminder's message reference. */
+  send(delivery: Delivery, text: string): Promise<string>;
+  /** Deletes the bot's own reminder: true when it is gone (or was already), false when the platform refused. */
+  delete(reminder: ReminderCopy): Promise<boolean>;
+  /** Edits the reminder to `text` (where it could not be deleted). */
+  edit(reminder: ReminderCopy, text: string): Promise<void>;
 }
 
 /** A send that will never succeed (chat not found, bot blocked): report it instead of retrying. */

@@ -1,4 +1,5 @@
 import type { Surface } from "../contract/result.ts";
+import { acceptsLateAnswer } from "../late-window.ts";
 import type { QuestionRecord } from "../record.ts";
 import { mayAnswer, namesUser } from "./authorize.ts";
 import type { SentNote, TextEvent } from "./events.ts";
@@ -18,6 +19,7 @@ export interface TypedMatcherOptions {
   surface: Surface;
   allowedUsers: readonly string[];
   cache: RecordCache;
+  now?: () => number;
 }
 
 const awaitKey = (chat: string, user: string) => `${chat}\u0000${user}`;
@@ -27,9 +29,10 @@ const awaitKey = (chat: string, user: string) => `${chat}\u0000${user}`;
  * (their own words after Other…, else the latest question pending there that they may answer). In a group or channel:
  * only a reply to a prompt or to one of the bot's messages about it (a follow-up; the Other… request, and that only
  * from the person who pressed Other…), or a message from a user the question's target names. Other chatter is not
- * ours, whoever writes it.
+ * ours, whoever writes it. An expired question that still takes a late answer is matched like a pending one by a reply
+ * to its prompt; in a direct message, also by any message when no pending question there matches.
  */
-export function createTypedMatcher({ surface, allowedUsers, cache }: TypedMatcherOptions) {
+export function createTypedMatcher({ surface, allowedUsers, cache, now = Date.now }: TypedMatcherOptions) {
   /** After Other… on Telegram: this person's words in that chat answer this question. */
   const awaitingOwnWords = new Map<string, string>();
   const notes = createSentNotes();
@@ -48,8 +51,9 @@ export function createTypedMatcher({ surface, allowedUsers, cache }: TypedMatche
       }
       const admits = (r: QuestionRecord) => mayAnswer(r, surface, chat, user.id, allowedUsers) && (event.direct || namesUser(r, surface, chat, user.id));
       const pendingAwaited = awaited ? cache.get(awaited) : undefined;
-      if (pendingAwaited?.status === "pending" && admits(pendingAwaited)) return { record: pendingAwaited, replied: false, ownWords: true };
-      const latest = cache.latestPendingIn(surface, chat, admits);
+      const answerable = (r: QuestionRecord) => r.status === "pending" || acceptsLateAnswer(r, now());
+      if (pendingAwaited && answerable(pendingAwaited) && admits(pendingAwaited)) return { record: pendingAwaited, replied: false, ownWords: true };
+      const latest = cache.latestPendingIn(surface, chat, admits) ?? (event.direct ? cache.latestLateIn(surface, chat, now(), admits) : undefined);
       return latest && { record: latest, replied: false, ownWords: false };
     },
     /** Other… was pressed: this person's own words in this chat answer the question. */

@@ -135,6 +135,13 @@ export async function createSlackHarness(mode: "socket" | "http" = "socket"): Pr
       };
     },
     platformText: toSlackText,
+    repliesTo(copy) {
+      const prompt = messageOf(copy);
+      return fake
+        .botMessages(prompt.channel)
+        .filter((m) => m.thread_ts === prompt.ts)
+        .map((m) => ({ chat: copy.chat, ref: `${m.channel}:${m.ts}`, text: m.text, buttons: [], deleted: m.deleted === true, pings: /<[@!#]/.test(m.text) }));
+    },
     latestReply(chat) {
       const channel = channelOf(chat);
       const reply = fake.botMessages(channel).filter((m) => !m.prompt).at(-1)!;

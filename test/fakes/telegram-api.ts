@@ -183,6 +183,13 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}) {
         ...(body.entities ? { entities: body.entities } : {}),
       };
       if (body.parse_mode) throw new Error(`the bot used parse_mode ${body.parse_mode}`);
+      // A reply (reply_parameters, or the older reply_to_message_id): kept as Telegram shows it.
+      const replyToId = body.reply_parameters?.message_id ?? body.reply_to_message_id;
+      if (replyToId !== undefined) {
+        const replied = messages.get(key(chatId, replyToId));
+        if (replied && !replied.deleted) message.reply_to_message = publicMessage(replied) as FakeTelegramMessage;
+        else if (!body.reply_parameters?.allow_sending_without_reply) return fail(res, { error_code: 400, description: "Bad Request: message to be replied not found" });
+      }
       messages.set(key(chatId, message.message_id), message);
       ok(res, publicMessage(message));
     },

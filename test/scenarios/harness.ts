@@ -59,6 +59,11 @@ export interface BotHarness {
    * to answer (`posted`), but the bot does not know it yet.
    */
   holdNextPrompt(chat: string): { posted(): Promise<PromptCopy>; release(): void };
+  /**
+   * The bot's replies to a prompt (its reminders): a Telegram reply, a Discord message reference, a Slack thread
+   * reply. `pings`: it could notify someone by name (a mention, a replied-user ping, a broadcast).
+   */
+  repliesTo(copy: PromptCopy): Array<PromptCopy & { deleted: boolean; pings: boolean }>;
   /** The bot's latest message in a chat that is not a prompt (a confirmation, a follow-up), to reply to. */
   latestReply(chat: string): PromptCopy;
   /** From now on the bot may not delete people's messages (false: it may again). */

@@ -1,0 +1,152 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { rpcOk, sleep } from "../helpers/gateway.ts";
+import type { BotHarness, PromptCopy } from "./harness.ts";
+import { scenarioTools, waitUntil } from "./tools.ts";
+
+const single = {
+  id: "deploy_target",
+  header: "Deployment target",
+  question: "Where should I deploy?",
+  options: [{ label: "Staging (Recommended)" }, { label: "Production" }],
+};
+const multi = { id: "checks", header: "Checks", question: "Which checks should run?", multiSelect: true, options: [{ label: "Lint" }, { label: "Unit" }, { label: "E2E" }] };
+
+const LATE_OPEN = "⌛ No answer in time — you can still answer; the agent will get it.";
+const SURFACE_NAMES = { telegram: "Telegram", discord: "Discord", slack: "Slack" } as const;
+
+/**
+ * When nobody answers (issue 20), on every platform: reminders, escalation within the platform, late answers and
+ * the end of the late window, with the real bot against its fake and short timeouts. Each test uses its own
+ * questions and copies, so they run concurrently, on a harness of their own.
+ */
+export function runFollowUpScenarios(name: string, makeHarness: () => Promise<BotHarness>) {
+  describe(`${name}: when nobody answers (reminders, escalation, late answers)`, () => {
+    let h: BotHarness;
+    beforeAll(async () => {
+      h = await makeHarness();
+    }, 60_000);
+    afterAll(async () => {
+      await h?.close();
+    });
+
+    const ask = async (questions: unknown[], extra: Record<string, unknown> = {}, chat?: string) => {
+      const { id } = await rpcOk(h.gatewayUrl(), "question.request", { questions, targets: [{ surface: h.surface, chat: chat ?? h.chat }], ...extra });
+      return id as string;
+    };
+    const { promptOf, result, summaryOf } = scenarioTools(() => h);
+    const get = (id: string) => rpcOk(h.gatewayUrl(), "question.get", { id });
+    const where = () => `in ${SURFACE_NAMES[h.surface as keyof typeof SURFACE_NAMES]}`;
+    /** Waits until the copy says a late answer is still taken, with its controls. */
+    const lateOpen = (copy: PromptCopy) =>
+      waitUntil(() => {
+        const now = h.copy(copy.chat, copy.ref);
+        return now.text.startsWith(LATE_OPEN) && now;
+      }, "the expired copy to say a late answer is still taken");
+
+    it.concurrent("no reminder for a question answered before it came due, and none with reminders: []", async () => {
+      const answered = await ask([single], { timeoutSeconds: 6, reminders: [4] });
+      const copy = await promptOf(answered);
+      expect(await h.press(copy, 0, h.person)).toBe("Answer submitted.");
+      const none = await ask([single], { timeoutSeconds: 4, reminders: [] }, h.otherChat);
+      const noneCopy = await promptOf(none, h.otherChat);
+      await sleep(3_000);
+      expect(h.repliesTo(copy)).toEqual([]);
+      expect(h.repliesTo(noneCopy)).toEqual([]);
+      expect((await get(answered)).remindersSent ?? []).toEqual([]);
+      await rpcOk(h.gatewayUrl(), "question.resolve", { id: none, cancel: true, reason: "cancelled" });
+    });
+
+    it.concurrent("an escalation step delivers the new copy like a new question; the first answer wins and every copy says where", async () => {
+      const id = await ask([single], { timeoutSeconds: 30, escalate: [{ afterSeconds: 1, targets: [{ surface: h.surface, chat: h.otherChat }] }] });
+      const first = await promptOf(id);
+      const escalated = await promptOf(id, h.otherChat);
+      expect(escalated.buttons).toEqual(first.buttons);
+      expect((await get(id)).escalated).toMatchObject([{ step: 0, targets: [{ surface: h.surface, chat: h.otherChat }] }]);
+      expect(await h.press(escalated, 1, h.colleague)).toBe("Answer submitted.");
+      const pattern = new RegExp(`Production — answered ${where()} by ${h.colleague.name}`, "u");
+      await summaryOf(first, pattern);
+      await summaryOf(escalated, pattern);
+      expect(await h.press(first, 0, h.person)).toBe("This question was already answered.");
+      expect(h.promptSends(id)).toBe(2);
+    });
+
+    it.concurrent("a late press is taken as the late answer: confirmed as late, collected, and every copy says so", async () => {
+      const id = await ask([single], { timeoutSeconds: 1 });
+      const copy = await lateOpen(await promptOf(id));
+      expect(copy.buttons).toEqual(["Staging (Recommended)", "Production", "Other…", "Skip"]);
+      expect(await result(id)).toEqual({ status: "no_answer", reason: "expired" });
+      // Skip is final, and an expired question has nothing to skip: nothing is recorded.
+      expect(await h.press(copy, 3, h.person)).toMatch(/already expired, so there is nothing to skip/);
+      expect(await h.press(copy, 1, h.stranger)).toBe("This question is for someone else.");
+      expect(await h.press(copy, 1, h.person)).toBe("✅ Recorded (late): Production (option 2)");
+      const record = await get(id);
+      expect(record).toMatchObject({ status: "expired", lateAnswer: { answers: { deploy_target: ["Production"] }, by: { surface: h.surface, user: h.person.id, via: "button" } } });
+      await summaryOf(copy, new RegExp(`^✅ \\(late\\) Deployment t\\S*: Production — answered late ${where()} by ${h.person.name}`, "u"));
+      expect(await h.press(copy, 0, h.colleague)).toBe("This question was already answered.");
+      expect((await get(id)).lateAnswer.answers).toEqual({ deploy_target: ["Production"] });
+    });
+
+    it.concurrent("Other… on an expired copy: the person's own words are the late answer", async () => {
+      const id = await ask([single], { timeoutSeconds: 1 }, h.otherChat);
+      const copy = await lateOpen(await promptOf(id, h.otherChat));
+      await h.answerOther(copy, h.person, "Canary first, late");
+      await waitUntil(async () => (await get(id)).lateAnswer, "the late answer");
+      expect((await get(id)).lateAnswer.answers).toEqual({ deploy_target: ["Canary first, late"] });
+      await summaryOf(copy, /✅ \(late\) .*“Canary first, late” — answered late/u);
+    });
+
+    it.concurrent("a late typed reply: in a group only as a reply to the prompt, in a direct message any message", async () => {
+      const id = await ask([single, multi], { timeoutSeconds: 1 });
+      const copy = await lateOpen(await promptOf(id));
+      await h.type(h.chat, h.person, "1: 2\n2: lint");
+      await sleep(400);
+      expect((await get(id)).lateAnswer).toBeUndefined();
+      const before = h.botReplies(h.chat).length;
+      await h.type(h.chat, h.person, "1: 2\n2: lint", { replyTo: copy });
+      const confirmation = await waitUntil(() => h.botReplies(h.chat).slice(before).find((t) => /Recorded \(late\)/u.test(t)), "the late confirmation");
+      expect(confirmation).toContain("✅ Recorded (late):");
+      expect((await get(id)).lateAnswer.answers).toEqual({ deploy_target: ["Production"], checks: ["Lint"] });
+      await summaryOf(copy, /answered late/u);
+
+      const direct = await ask([single], { timeoutSeconds: 1 }, h.person.id);
+      await lateOpen(await promptOf(direct, h.person.id));
+      const dmBefore = h.botReplies(h.person.id).length;
+      await h.type(h.person.id, h.person, "1");
+      const dmConfirmation = await waitUntil(() => h.botReplies(h.person.id).slice(dmBefore).find((t) => /Recorded \(late\)/u.test(t)), "the late confirmation in the DM");
+      expect(dmConfirmation).toBe(h.platformText("✅ Recorded (late): Staging (Recommended) (option 1)"));
+      expect((await get(direct)).lateAnswer.by).toMatchObject({ via: "text", user: h.person.id });
+    });
+
+    it.concurrent("after the late window the copy reads expired, its controls go, and nothing more is taken", async () => {
+      const id = await ask([single], { timeoutSeconds: 1, lateAnswerSeconds: 2 });
+      const copy = await promptOf(id);
+      await lateOpen(copy);
+      await summaryOf(copy, /^⌛ No answer \(expired\)$/u);
+      expect(await h.press(copy, 1, h.person)).toBe("This question was already answered.");
+      const before = h.botReplies(h.chat).length;
+      await h.type(h.chat, h.person, "2", { replyTo: copy });
+      await waitUntil(() => h.botReplies(h.chat).length > before, "the refusal");
+      expect((await get(id)).lateAnswer).toBeUndefined();
+    });
+
+    // Last and alone: it restarts the bot.
+    it("a reminder is a reply to the prompt, sent once (a bot restart sends it no second time), pings nobody; a reply to it answers, and it is deleted after the answer", async () => {
+      const id = await ask([single], { timeoutSeconds: 8, reminders: [6] });
+      const copy = await promptOf(id);
+      const [reminder] = await waitUntil(() => h.repliesTo(copy).length > 0 && h.repliesTo(copy), "the reminder");
+      expect(reminder!.text).toMatch(/^⏰ Still waiting for your answer — \d s left\.$/u);
+      expect(reminder!.text).not.toMatch(/\btap\b|\bpress\b/i);
+      expect(reminder!.pings).toBe(false);
+      const recorded = await waitUntil(async () => (await get(id)).reminderCopies?.length === 1 && (await get(id)).reminderCopies, "the reminder recorded");
+      expect(recorded[0]).toMatchObject({ surface: h.surface, chat: h.chat, offsetSeconds: 6, messageRef: reminder!.ref });
+      await h.restartBot();
+      await sleep(400);
+      expect(h.repliesTo(copy)).toHaveLength(1);
+      await h.type(h.chat, h.person, "2", { replyTo: reminder! });
+      expect(await result(id)).toMatchObject({ status: "answered", answers: { answers: { deploy_target: ["Production"] } } });
+      await waitUntil(() => h.repliesTo(copy)[0]?.deleted, "the reminder to be deleted");
+      await summaryOf(copy, /✅ Deployment t\S*: Production/u);
+      expect(h.repliesTo(copy).filter((r) => r.text.startsWith("⏰"))).toHaveLength(1);
+    });
+  });
+}
