@@ -7,6 +7,9 @@
 export { recordedText } from "../render/recorded-text.ts";
 export { isStaleCopy } from "../record-freshness.ts";
 export { summarizeRecord, SUMMARY_ICONS, type AnswerSummary, type RecordSummary, type SummaryKind } from "../render/summary.ts";
+export { acceptsLateAnswer } from "../late-window.ts";
+export { REMINDER_ICON } from "../render/reminder.ts";
+export { recordHistory, reminderMarks, type HistoryLine, type ReminderMark } from "./record-history.ts";
 export { backoffDelay } from "../client/backoff.ts";
 export { createPendingCalls, parseFrame } from "../client/pending-calls.ts";
 export { listAll, listPages, type CallMethod } from "../client/list-pages.ts";

@@ -1,7 +1,7 @@
 import { recordedText } from "./shared.js";
 import { answersOf, saveDraft } from "./drafts.js";
 import { toGatewayError } from "./gateway-link.js";
-import { addNote, busy, composerRecord, draftFor, errors, forget, isAnswered, pendingRecords, setCollapsed, ui, upsert } from "./state.js";
+import { addNote, answerableRecords, busy, composerRecord, draftFor, errors, forget, isAnswerable, isAnswered, records, setCollapsed, ui, upsert } from "./state.js";
 /** @import { GatewayError, QuestionRecord, ReadAs } from "./shared.js" */
 /** @import { GatewayCall } from "./gateway-link.js" */
 /** @import { FormActions } from "./question-form.js" */
@@ -200,7 +200,11 @@ export function createActions({ call, render }) {
     } catch (thrown) {
       const error = toGatewayError(thrown);
       if (error.code === "QUESTION_ALREADY_TERMINAL") await refresh(record.id);
-      else addNote(record.id, "error", error.code === "DISCONNECTED" || error.code === "TIMEOUT" ? NOT_CONNECTED : error.message);
+      // Refused while the question is still open to answer: a skip typed within a late window, say.
+      const still = records.get(record.id);
+      if (error.code !== "QUESTION_ALREADY_TERMINAL" || (still && isAnswerable(still))) {
+        addNote(record.id, "error", error.code === "DISCONNECTED" || error.code === "TIMEOUT" ? NOT_CONNECTED : error.message);
+      }
       return false;
     } finally {
       ui.replying = false;
@@ -215,7 +219,7 @@ export function createActions({ call, render }) {
     refresh,
     /** @param {number} delta */
     page(delta) {
-      const open = pendingRecords();
+      const open = answerableRecords();
       const next = open[open.findIndex((r) => r.id === ui.currentId) + delta];
       if (next) {
         ui.currentId = next.id;

@@ -2,7 +2,7 @@ import { listAll, listPages } from "./shared.js";
 import { createActions } from "./actions.js";
 import { startCountdowns } from "./countdown.js";
 import { createGatewayLink, toGatewayError } from "./gateway-link.js";
-import { currentRecord, forgetAll, pendingRecords, records, ui, upsert } from "./state.js";
+import { answerableRecords, currentRecord, forgetAll, records, ui, upsert } from "./state.js";
 import { createView } from "./view.js";
 /** @import { QuestionRecord } from "./shared.js" */
 /** @import { PageElements } from "./view.js" */
@@ -129,7 +129,7 @@ els.composerText.addEventListener("input", () => {
   els.composerText.style.height = `${els.composerText.scrollHeight + 2}px`;
 });
 els.composerText.addEventListener("keydown", (event) => {
-  if (event.key === "Enter" && !event.shiftKey && !event.isComposing && pendingRecords().length > 0) {
+  if (event.key === "Enter" && !event.shiftKey && !event.isComposing && answerableRecords().length > 0) {
     event.preventDefault();
     els.composer.requestSubmit();
   }
@@ -142,5 +142,5 @@ document.addEventListener("visibilitychange", () => {
 });
 
 view.render();
-startCountdowns();
+startCountdowns((now) => view.tick(now));
 link.start();

@@ -28,9 +28,10 @@ function stepCounter(index, total) {
 /**
  * A pending record's questions as a form, either one question at a time ("stepper": the docked panel) or all
  * stacked ("stacked": the phone card). Choices are written into `draft` as they happen.
- * @param {{ record: QuestionRecord, draft: Draft, mode: "stepper" | "stacked", busy: boolean, error: FormError | undefined, actions: FormActions }} form
+ * `late`: the question expired and takes a late answer, which cannot be a skip, so there is no Skip.
+ * @param {{ record: QuestionRecord, draft: Draft, mode: "stepper" | "stacked", late?: boolean, busy: boolean, error: FormError | undefined, actions: FormActions }} form
  */
-export function renderQuestionForm({ record, draft, mode, busy, error, actions }) {
+export function renderQuestionForm({ record, draft, mode, late = false, busy, error, actions }) {
   const stepper = mode === "stepper";
   const total = record.questions.length;
   const last = total - 1;
@@ -155,7 +156,7 @@ export function renderQuestionForm({ record, draft, mode, busy, error, actions }
     h(
       "div",
       { class: "qform-actions" },
-      button("Skip", "skip", actions.skip),
+      late ? null : button("Skip", "skip", actions.skip),
       h("span", { class: "spacer" }),
       stepper && total > 1 ? button("Back", "back", actions.back, { disabled: draft.step === 0 }) : null,
       onLastStep ? button(busy ? "Sending…" : "Submit", "submit", actions.submit, { primary: true }) : button("Next", "next", actions.next, { primary: true }),

@@ -1,5 +1,5 @@
 import { dropDraft, loadDraft, mergeHeldAnswers, saveDraft, valuesOf } from "./drafts.js";
-import { isStaleCopy } from "./shared.js";
+import { acceptsLateAnswer, isStaleCopy } from "./shared.js";
 /** @import { AskUserQuestion, QuestionRecord } from "./shared.js" */
 /** @import { Draft } from "./drafts.js" */
 /** @import { LinkStatus } from "./gateway-link.js" */
@@ -64,15 +64,33 @@ export const ui = {
 const byAge = (a, b) => a.createdAtMs - b.createdAtMs || (a.id < b.id ? -1 : 1);
 export const recordsByAge = () => [...records.values()].sort(byAge);
 export const pendingRecords = () => recordsByAge().filter((r) => r.status === "pending");
+/**
+ * True while the person can still answer: pending, or expired within its late window (issue 20 §3: the agent
+ * heard no_answer, and will get the late answer).
+ * @param {QuestionRecord} record
+ * @param {number} [now]
+ */
+export const isAnswerable = (record, now = Date.now()) => record.status === "pending" || acceptsLateAnswer(record, now);
+/**
+ * What the page offers to answer: the pending records, then those still taking a late answer, each oldest first.
+ * @param {number} [now]
+ */
+export function answerableRecords(now = Date.now()) {
+  const all = recordsByAge();
+  return [...all.filter((r) => r.status === "pending"), ...all.filter((r) => r.status !== "pending" && isAnswerable(r, now))];
+}
 export const currentRecord = () => (ui.currentId ? records.get(ui.currentId) : undefined);
 /**
- * The pending record a reply typed in the composer answers, which its placeholder names: the panel's (or the bar's)
- * on a wide page; on a phone, the card last touched, else the newest card, the one just above the composer.
+ * The record a reply typed in the composer answers, which its placeholder names: the panel's (or the bar's) on a
+ * wide page; on a phone, the card last touched, else the newest card, the one just above the composer.
  * @returns {QuestionRecord | undefined}
  */
 export function composerRecord() {
-  const open = pendingRecords();
-  if (ui.narrow) return open.find((r) => r.id === ui.cardId) ?? open[open.length - 1];
+  if (ui.narrow) {
+    const cards = recordsByAge().filter((r) => isAnswerable(r));
+    return cards.find((r) => r.id === ui.cardId) ?? cards[cards.length - 1];
+  }
+  const open = answerableRecords();
   return open.find((r) => r.id === ui.currentId) ?? open[0];
 }
 /**
@@ -106,10 +124,13 @@ export function upsert(value) {
 
 /** @param {QuestionRecord} record */
 function store(record) {
-  if (isStaleCopy(records.get(record.id), record)) return;
+  const known = records.get(record.id);
+  // A late answer is final too: an expired copy without it (a list response crossing the event) never reopens it.
+  if (isStaleCopy(known, record) || (known?.lateAnswer && !record.lateAnswer)) return;
   records.set(record.id, record);
   const draft = drafts.get(record.id);
-  if (draft && record.status === "pending" && record.partialAnswers) {
+  const answerable = isAnswerable(record);
+  if (draft && answerable && record.partialAnswers) {
     // A partial typed reply was held: show those answers, and move on to the first question still open.
     mergeHeldAnswers(record, draft);
     const step = record.questions[draft.step];
@@ -119,7 +140,7 @@ function store(record) {
     }
     saveDraft(record.id, draft);
   }
-  if (record.status !== "pending") {
+  if (!answerable) {
     drafts.delete(record.id);
     dropDraft(record.id);
     errors.delete(record.id);

@@ -1,9 +1,10 @@
-import { expiryClock } from "./countdown.js";
+import { expiryClock, reminderNote, showTimeLeftInTitle, timeBar } from "./countdown.js";
 import { h, rebuildKeepingFocus } from "./dom.js";
 import { ownValue } from "./drafts.js";
 import { renderQuestionForm } from "./question-form.js";
-import { busy, composerRecord, currentRecord, draftFor, errors, notes, pendingRecords, records, recordsByAge, setCollapsed, ui } from "./state.js";
-import { renderEntry } from "./timeline.js";
+import { summarizeRecord } from "./shared.js";
+import { answerableRecords, busy, composerRecord, currentRecord, draftFor, errors, isAnswerable, notes, pendingRecords, records, recordsByAge, setCollapsed, ui } from "./state.js";
+import { lateOpen, renderEntry } from "./timeline.js";
 /** @import { QuestionRecord } from "./shared.js" */
 /** @import { createActions } from "./actions.js" */
 /** @import { LinkStatus } from "./gateway-link.js" */
@@ -30,6 +31,8 @@ export function createView({ els, actions, narrowQuery }) {
   /** @type {Map<string, { el: HTMLElement, signature: string }>} */
   const entries = new Map();
   let panelSignature = "";
+  /** The records the page offered to answer at its last render: one leaving its late window redraws the page. */
+  let answerableKey = "";
 
   // On a phone the composer answers the card last touched (a tap, or the focus moving into it). Only the mark and
   // the placeholder change: nothing is rebuilt or scrolled under the finger.
@@ -48,17 +51,30 @@ export function createView({ els, actions, narrowQuery }) {
 
   /** @param {Focus} [focus] */
   function render(focus) {
+    const now = Date.now();
     ui.narrow = narrowQuery.matches;
-    const open = pendingRecords();
+    const open = answerableRecords(now);
+    answerableKey = open.map((r) => r.id).join(" ");
     if (!open.some((r) => r.id === ui.currentId)) ui.currentId = open[0]?.id ?? null;
     if (open.length === 0 && ui.collapsed) setCollapsed(false);
     els.status.textContent = STATUS_TEXT[ui.connection];
     els.status.dataset.state = ui.connection;
-    renderTimeline();
+    showTimeLeftInTitle(pendingRecords(), now);
+    renderTimeline(now);
     renderDock(open, focus);
   }
 
-  function renderTimeline() {
+  /**
+   * Every second: the title's time left, and a redraw when a late window closed (the controls go).
+   * @param {number} now
+   */
+  function tick(now) {
+    showTimeLeftInTitle(pendingRecords(), now);
+    if (answerableRecords(now).map((r) => r.id).join(" ") !== answerableKey) render();
+  }
+
+  /** @param {number} now */
+  function renderTimeline(now) {
     const { timeline } = els;
     const nearBottom = timeline.scrollHeight - timeline.scrollTop - timeline.clientHeight < 80;
     const narrow = ui.narrow;
@@ -66,17 +82,31 @@ export function createView({ els, actions, narrowQuery }) {
     let grew = false;
     for (const id of entries.keys()) if (!records.has(id)) entries.delete(id);
     const children = recordsByAge().map((record) => {
-      const card = record.status === "pending" && narrow;
+      const answerable = isAnswerable(record, now);
+      const card = answerable && narrow;
       const error = errors.get(record.id);
       // Wide, the current question is in the dock (panel or bar), so its entry only points there.
       const isCurrent = !narrow && record.id === ui.currentId;
-      const signature = [record.status, narrow, card && busy.has(record.id), error?.text, error?.qid, notes.get(record.id)?.length, isCurrent].join("|");
+      const signature = [
+        record.status,
+        answerable,
+        narrow,
+        card && busy.has(record.id),
+        error?.text,
+        error?.qid,
+        notes.get(record.id)?.length,
+        isCurrent,
+        record.remindersSent?.length,
+        record.escalated?.length,
+        record.lateAnswer?.atMs,
+      ].join("|");
       const entry = entries.get(record.id);
       if (entry?.signature === signature) return markReplyTarget(entry.el, record.id === replyTarget);
       const el = renderEntry(record, {
-        card: card ? renderQuestionForm({ record, draft: draftFor(record), mode: "stacked", busy: busy.has(record.id), error, actions: actions.stacked(record) }) : null,
+        card: card ? renderQuestionForm({ record, draft: draftFor(record), mode: "stacked", late: record.status !== "pending", busy: busy.has(record.id), error, actions: actions.stacked(record) }) : null,
         notes: notes.get(record.id) ?? [],
         isCurrent,
+        now,
         onOpen: () => actions.open(record.id),
       });
       if (entry?.el.isConnected) rebuildKeepingFocus(entry.el, () => entry.el.replaceWith(el));
@@ -102,7 +132,7 @@ export function createView({ els, actions, narrowQuery }) {
    * @param {QuestionRecord | undefined} target
    */
   function replyTargetId(target) {
-    return ui.narrow && pendingRecords().length > 1 ? target?.id : undefined;
+    return ui.narrow && answerableRecords().length > 1 ? target?.id : undefined;
   }
 
   /**
@@ -147,7 +177,8 @@ export function createView({ els, actions, narrowQuery }) {
     const draft = draftFor(record);
     const error = errors.get(record.id);
     const index = open.indexOf(record);
-    const signature = [record.id, record.expiresAtMs, draft.step, index, open.length, busy.has(record.id), error?.text, error?.qid].join("|");
+    const late = record.status !== "pending";
+    const signature = [record.id, record.expiresAtMs, late, record.remindersSent?.length, draft.step, index, open.length, busy.has(record.id), error?.text, error?.qid].join("|");
     if (signature !== panelSignature || focus) {
       panelSignature = signature;
       rebuildKeepingFocus(els.panel, () => {
@@ -166,8 +197,9 @@ export function createView({ els, actions, narrowQuery }) {
           { type: "button", class: "icon", "aria-label": "Collapse question", title: "Collapse (Esc)", "aria-expanded": "true", "data-key": "collapse", onclick: actions.collapse },
           "▾",
         );
-        const form = renderQuestionForm({ record, draft, mode: "stepper", busy: busy.has(record.id), error, actions: actions.stepper(record) });
-        els.panel.replaceChildren(h("div", { class: "panel-top" }, pager, expiryClock(record.expiresAtMs), collapse), form);
+        const form = renderQuestionForm({ record, draft, mode: "stepper", late, busy: busy.has(record.id), error, actions: actions.stepper(record) });
+        const top = h("div", { class: "panel-top" }, pager, late ? null : reminderNote(record), late ? null : expiryClock(record.expiresAtMs), collapse);
+        els.panel.replaceChildren(top, late ? lateNote(record) : timeBar(record), form);
       });
     }
     if (focus === "step") {
@@ -194,10 +226,19 @@ export function createView({ els, actions, narrowQuery }) {
         h("span", { class: "qbar-text" }, q.question),
         count ? h("span", { class: "qbar-count" }, count) : null,
         // For the eye: inside the button, a ticking clock would change the button's name every second.
-        withAttributes(expiryClock(record.expiresAtMs), { "aria-hidden": "true" }),
+        record.status === "pending" ? withAttributes(expiryClock(record.expiresAtMs), { "aria-hidden": "true" }) : null,
         h("span", { class: "qbar-caret", "aria-hidden": "true" }, "▴"),
       ),
     );
+  }
+
+  /**
+   * Above the form of a question that expired but still takes a late answer: the summary's own words.
+   * @param {QuestionRecord} record
+   */
+  function lateNote(record) {
+    const summary = summarizeRecord(record);
+    return h("p", { class: "late-note" }, summary ? lateOpen(summary) : null);
   }
 
   /**
@@ -218,11 +259,13 @@ export function createView({ els, actions, narrowQuery }) {
       return;
     }
     const open = target.questions.filter((q) => !ownValue(target.partialAnswers, q.id));
+    // A late answer cannot skip: the agent already went on without one.
+    const skip = target.status === "pending" ? ", or “skip”" : "";
     els.composerText.placeholder =
       open.length > 1
-        ? `Reply: one line per question (${open.map((q) => q.header).join(", ")}), or “skip”`
+        ? `Reply: one line per question (${open.map((q) => q.header).join(", ")})${skip}`
         : `Reply to “${(open[0] ?? target.questions[0])?.header}”: a number, an option or your own words`;
   }
 
-  return { render };
+  return { render, tick };
 }
