@@ -74,7 +74,22 @@ describe("the bundle", () => {
   it("is built from the sources and says so", () => {
     expect(bundleText.split("\n", 1)[0]).toMatch(/^\/\/ Generated from src\/web\/browser-shared\.ts .* by scripts\/build\.mjs: do not edit\.$/);
     expect(bundleText).toMatch(/^\/\/ src\/render\/summary\.ts$/m);
-    expect(Object.keys(bundle).sort()).toEqual(["GatewayError", "SUMMARY_ICONS", "backoffDelay", "createPendingCalls", "isStaleCopy", "listAll", "listPages", "parseFrame", "recordedText", "summarizeRecord"]);
+    expect(Object.keys(bundle).sort()).toEqual([
+      "GatewayError",
+      "REMINDER_ICON",
+      "SUMMARY_ICONS",
+      "acceptsLateAnswer",
+      "backoffDelay",
+      "createPendingCalls",
+      "isStaleCopy",
+      "listAll",
+      "listPages",
+      "parseFrame",
+      "recordHistory",
+      "recordedText",
+      "reminderMarks",
+      "summarizeRecord",
+    ]);
   });
 
   it.each([0, 0.5, 0.999])("backs off as the Node client does (Math.random() = %s)", (random) => {

@@ -503,7 +503,8 @@ describe("web Control UI", () => {
   });
 
   it("restores the panel mid-question after a reload, and keeps every summary", async () => {
-    const expired = ask([{ ...DEPLOY, question: "Expiring?" }], { timeoutSeconds: 1 });
+    // No late window: the expired question is final at once (one with a window: test/web-follow-ups.test.ts).
+    const expired = ask([{ ...DEPLOY, question: "Expiring?" }], { timeoutSeconds: 1, lateAnswerSeconds: 0 });
     const cancelled = ask([{ ...DEPLOY, question: "Cancelled?" }]);
     await Promise.all([expired.id, cancelled.id]);
     await rpc("question.resolve", { id: await cancelled.id, cancel: true, reason: "cancelled", by: { surface: "api", via: "api" } });
