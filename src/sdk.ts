@@ -121,13 +121,22 @@ async function cancelAborted(client: GatewayClient, id: string): Promise<void> {
   }
 }
 
-/** An `ask` for createAskUserTool, backed by the gateway. */
-export function createGatewayAsk(client: GatewayClient, defaults: { targets?: Target[] } = {}): AskFunction {
+/**
+ * An `ask` for createAskUserTool, backed by the gateway. `defaults` apply to every question it asks: where it goes,
+ * and when nobody answers (reminders, escalation steps, the late-answer window).
+ */
+export function createGatewayAsk(
+  client: GatewayClient,
+  defaults: Pick<AskUserOptions, "targets" | "reminders" | "escalate" | "lateAnswerSeconds"> = {},
+): AskFunction {
   return (input, { signal, session }) =>
     askUser(client, input, {
       ...(signal ? { signal } : {}),
       ...(session.key ? { sessionKey: session.key } : {}),
       ...(session.runId ? { runId: session.runId } : {}),
       ...(defaults.targets ? { targets: defaults.targets } : {}),
+      ...(defaults.reminders ? { reminders: defaults.reminders } : {}),
+      ...(defaults.escalate ? { escalate: defaults.escalate } : {}),
+      ...(defaults.lateAnswerSeconds !== undefined ? { lateAnswerSeconds: defaults.lateAnswerSeconds } : {}),
     });
 }

@@ -5,7 +5,7 @@
  */
 import { afterAll, describe, expect, it } from "vitest";
 import { connectGateway, lateAnswers, type GatewayClient, type LateAnsweredRecord } from "../src/index.ts";
-import { askUser } from "../src/sdk.ts";
+import { askUser, createGatewayAsk } from "../src/sdk.ts";
 import { cleanup, oneQuestion, rpcOk, TOKEN, useTestGateway } from "./helpers/gateway.ts";
 import { waitUntil } from "./scenarios/tools.ts";
 
@@ -44,6 +44,21 @@ describe.concurrent("SDK: late answers", () => {
     await waitUntil(() => heard.find((r) => r.id === id), "onLateAnswer");
     expect(heard.find((r) => r.id === id)).toMatchObject({ status: "expired", lateAnswer: { answers: { deploy_target: ["Production"] }, by: { surface: "discord", user: "7" } } });
     off();
+  });
+
+  it("createGatewayAsk applies its follow-up defaults to every question", async () => {
+    const client = await connect();
+    const ask = createGatewayAsk(client, { reminders: [], lateAnswerSeconds: 0, escalate: [{ afterSeconds: 5, targets: [{ surface: "web" }] }] });
+    const controller = new AbortController();
+    const asking = ask(oneQuestion({ timeoutSeconds: 30 }) as never, { signal: controller.signal, session: { kind: "main", key: "sdk-defaults" } } as never);
+    const [record] = await waitUntil(async () => {
+      const found = await client.list({ sessionKey: "sdk-defaults" });
+      return found.length > 0 ? found : undefined;
+    }, "the question");
+    expect(record).toMatchObject({ reminders: [], escalate: [{ afterSeconds: 5 }] });
+    expect(record).not.toHaveProperty("lateAnswerSeconds");
+    controller.abort();
+    expect(await asking).toEqual({ status: "no_answer", reason: "aborted" });
   });
 
   it("lateAnswers lists a session's or a run's late answers, newest first, as a method and as a function", async () => {
