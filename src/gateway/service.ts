@@ -147,7 +147,12 @@ export function createQuestionService(options: QuestionServiceOptions) {
     if (change.event === "question.lateAnswered") return events.emit("question.lateAnswered", record, true);
     // Each change is announced once: a question resolved before this instance read its "requested" (or "updated")
     // change is announced by the "resolved" change that follows it, never twice.
-    if (record.status !== "pending") return change.event === "question.resolved" ? finished(record, true) : undefined;
+    if (record.status !== "pending") {
+      if (change.event === "question.resolved") return finished(record, true);
+      // In a late window an expired question still changes (a late partial reply, a reminder reply reported).
+      if (change.event === "question.updated" && record.lateUntilMs !== undefined) events.emit("question.updated", record, true);
+      return;
+    }
     if (change.event === "question.requested") {
       deadlines.expiresAt(record.expiresAtMs);
       deadlines.followUpAt(nextFollowUpMs(record));
