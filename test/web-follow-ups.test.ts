@@ -22,6 +22,8 @@ const WIDE = { width: 1000, height: 760 };
 const PHONE = { width: 375, height: 760 };
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 const TITLE = "ask-user-bridge";
+/** Set WEB_UI_SCREENSHOTS=<dir> to also write screenshots of these states there. */
+const SCREENSHOTS = process.env.WEB_UI_SCREENSHOTS;
 
 let browser: Browser;
 let gateway: RunningGateway;
@@ -105,6 +107,10 @@ async function seriousViolations(page: Page, within?: string): Promise<string[]>
   return found.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => v.text);
 }
 
+async function screenshot(page: Page, name: string) {
+  if (SCREENSHOTS) await page.screenshot({ path: join(SCREENSHOTS, name) });
+}
+
 const entry = (page: Page, id: string) => page.locator(`.entry[data-id="${id}"]`);
 const option = (page: Page, label: string) => page.locator("#panel label.option", { hasText: label });
 
@@ -120,12 +126,14 @@ describe("Control UI: when nobody answers (issue 20)", () => {
     expect(await mark.count()).toBe(1);
     expect(await mark.getAttribute("class")).toBe("time-mark");
     expect(await page.locator("#panel .reminder-sent").count()).toBe(0);
+    await screenshot(page, "follow-ups-reminder-due.png");
     expect(await seriousViolations(page, "#panel")).toEqual([]);
 
     await page.locator("#panel .time-bar .time-mark.sent").waitFor();
     await page.locator("#panel .reminder-sent", { hasText: "Reminder sent" }).waitFor();
     await entry(page, id).locator(".history-reminder", { hasText: "Reminder sent — 3 s left" }).waitFor();
     await page.waitForFunction((title) => /^⏰ \(0:0[0-3]\) /.test(document.title) && document.title.endsWith(title), TITLE);
+    await screenshot(page, "follow-ups-reminder-sent.png");
     expect(await seriousViolations(page)).toEqual([]);
 
     // Expired without a late window: the title is the page's own again, the entry keeps the reminder line.
@@ -162,6 +170,7 @@ describe("Control UI: when nobody answers (issue 20)", () => {
     await page.locator("#panel").getByRole("button", { name: "Submit", exact: true }).click();
     await entry(page, id).locator(".entry-outcome", { hasText: "Answered on the web" }).waitFor();
     expect(await entry(page, id).locator(".history-escalation").count()).toBe(1);
+    await screenshot(page, "follow-ups-escalated.png");
     expect(await seriousViolations(page, "#timeline")).toEqual([]);
     expect(problems).toEqual([]);
   });
@@ -170,18 +179,20 @@ describe("Control UI: when nobody answers (issue 20)", () => {
     "an expired question keeps the panel within its late window; the late answer given there is recorded as lateAnswer and the entry becomes the late summary (%s)",
     async (scheme) => {
       const { page, problems } = await openUi(WIDE, scheme);
-      const id = await ask({ timeoutSeconds: 2, reminders: [], lateAnswerSeconds: 30 });
-      await option(page, "Production").waitFor();
+      const id = await ask({ timeoutSeconds: 3, reminders: [], lateAnswerSeconds: 30 });
+      // Chosen while pending, not sent: the choice survives the expiry.
+      await option(page, "Production").click();
       await page.locator("#panel .late-note", { hasText: LATE_OPEN }).waitFor();
       expect((await client.get(id)).status).toBe("expired");
+      expect(await option(page, "Production").locator("input").isChecked()).toBe(true);
       // The controls stay, without Skip (a late answer cannot skip), and without the clock.
       expect(await page.locator("#panel").getByRole("button", { name: "Skip" }).count()).toBe(0);
       expect(await page.locator("#panel time.expires").count()).toBe(0);
       await entry(page, id).locator(".entry-outcome", { hasText: LATE_OPEN }).waitFor();
       expect(await page.title()).toBe(TITLE);
       expect(await seriousViolations(page)).toEqual([]);
+      await screenshot(page, `follow-ups-late-open-${scheme}.png`);
 
-      await option(page, "Production").click();
       await page.locator("#panel").getByRole("button", { name: "Submit", exact: true }).click();
       await page.locator("#panel").waitFor({ state: "hidden" });
       const record = await client.get(id);
@@ -192,6 +203,7 @@ describe("Control UI: when nobody answers (issue 20)", () => {
       expect(await entry(page, id).locator(".history-expired", { hasText: "No answer in time" }).count()).toBe(1);
       expect(await entry(page, id).locator("input, button").count()).toBe(0);
       expect(await seriousViolations(page)).toEqual([]);
+      await screenshot(page, `follow-ups-late-answered-${scheme}.png`);
       expect(problems).toEqual([]);
     },
   );
@@ -217,9 +229,10 @@ describe("Control UI: when nobody answers (issue 20)", () => {
     const { page, problems } = await openUi(PHONE);
     const id = await ask({ timeoutSeconds: 2, reminders: [], lateAnswerSeconds: 30 });
     const card = page.locator(`.entry-card[data-id="${id}"]`);
-    await card.locator(".entry-outcome", { hasText: LATE_OPEN }).waitFor();
+    await card.locator(".late-note", { hasText: LATE_OPEN }).waitFor();
     expect(await card.locator("label.option").count()).toBe(2);
     expect(await card.getByRole("button", { name: "Skip" }).count()).toBe(0);
+    await screenshot(page, "follow-ups-late-open-phone.png");
     expect(await seriousViolations(page)).toEqual([]);
     await client.resolve({ id, answers: { deploy: ["Staging (Recommended)"] }, by: { surface: "telegram", user: "42", userName: "Ada", via: "button" } });
     await entry(page, id).locator(".entry-outcome", { hasText: "(late) Answered in Telegram by Ada" }).waitFor();

@@ -94,7 +94,7 @@ export function timeBar(record) {
  */
 export function reminderNote(record) {
   if (!record.remindersSent?.length) return null;
-  return h("span", { class: "reminder-sent" }, h("span", { "aria-hidden": "true" }, `${REMINDER_ICON} `), "Reminder sent");
+  return h("span", { class: "reminder-sent" }, h("span", { class: "outcome-icon", "aria-hidden": "true" }, REMINDER_ICON), " Reminder sent");
 }
 
 /** The page's own title, before any time is put in front of it. */

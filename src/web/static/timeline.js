@@ -21,7 +21,7 @@ export function renderEntry(record, { card, notes, onOpen, isCurrent, now }) {
   let body;
   if (answerable && card) {
     if (!summary) head.append(expiryClock(record.expiresAtMs));
-    body = [summary ? null : timeBar(record), history, summary ? h("p", { class: "entry-outcome" }, lateOpen(summary)) : null, card];
+    body = [summary ? null : timeBar(record), history, summary ? h("p", { class: "late-note" }, lateOpen(summary)) : null, card];
   } else if (answerable && isCurrent) {
     // The headers only, so that the log (which announces new entries) still says what arrived.
     body = [
