@@ -139,8 +139,6 @@ export interface QuestionRecord {
   reminderCopies?: ReminderCopy[];
 }
 
-export { acceptsLateAnswer } from "./late-window.ts";
-
 /** The ask_user result a terminal record stands for, or undefined while it is pending. */
 export function recordToResult(record: QuestionRecord): AskUserResult | undefined {
   switch (record.status) {

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { normalizeAskUserInput } from "../contract/normalize.ts";
 import { GatewayError } from "../errors.ts";
-import type { QuestionRecord, ResolvedBy, Target, TargetState } from "../record.ts";
+import type { QuestionRecord, Target, TargetState } from "../record.ts";
 import { formatTarget, isChatTarget } from "../targets.ts";
 import { createKnownSecretMatcher, INVALID_MESSAGES, parseReply } from "../parse/index.ts";
 import type { GatewayEventName, ListFilter, MethodParams, ReplyOutcome } from "../protocol/index.ts";
@@ -10,9 +10,10 @@ import { ADMIN, type Principal } from "./credentials/principal.ts";
 import { createDeadlines } from "./deadlines.ts";
 import { describeTargets, everyChatTargetFailed, queuedUntil } from "./delivery-states.ts";
 import { createFollowUpFiring, followUpPolicy, type FollowUpDefaults } from "./follow-ups.ts";
-import { lateRefusal, nextFollowUpMs } from "./store/follow-ups.ts";
+import { nextFollowUpMs } from "./store/follow-ups.ts";
 import { createReplyKeys } from "./reply-keys.ts";
-import { SessionBusyError, StoreUnavailableError } from "./store/errors.ts";
+import { createLateAnswers } from "./late-answers.ts";
+import { stored } from "./stored.ts";
 import type { ClaimOutcome, QuestionStore, StoreChange } from "./store/types.ts";
 import { createWaiters, type Cancellation, type WaitOutcome } from "./waiters.ts";
 
@@ -84,16 +85,6 @@ function newQuestionId(): string {
 /** After the change feed comes back, questions resolved this recently are announced again. */
 const RESYNC_LOOKBACK_MS = 10 * 60_000;
 
-/** Store failures reach the client as a clear, retryable protocol error, never as INTERNAL. */
-async function stored<T>(write: Promise<T>): Promise<T> {
-  try {
-    return await write;
-  } catch (error) {
-    if (error instanceof SessionBusyError) throw new GatewayError("SESSION_HAS_PENDING_QUESTION", error.message, { cause: error });
-    if (error instanceof StoreUnavailableError) throw new GatewayError("STORE_UNAVAILABLE", error.message, { cause: error });
-    throw error;
-  }
-}
 
 /**
  * The question lifecycle: request, deliver, resolve, reply, expire, abort. Transport-free. Built from three parts:
@@ -214,48 +205,9 @@ export function createQuestionService(options: QuestionServiceOptions) {
     await failDelivery(record, `no connected bot delivered the question within ${Math.round(deliveryTimeoutMs / 1000)} s`);
   }
 
-  /**
-   * A pending question past its expiry, met by an answer before the schedule expired it: it expires now (the store's
-   * compare-and-set, then the usual announcement). Returns the record as it is after that.
-   */
-  async function expireNow(record: QuestionRecord): Promise<QuestionRecord> {
-    const outcome = await stored(store.resolve(record.id, { status: "expired", reason: "expired", resolvedAtMs: now() }));
-    if (!outcome.ok) return outcome.code === "QUESTION_NOT_FOUND" ? record : outcome.record;
-    finished(outcome.record);
-    return outcome.record;
-  }
-
-  /** With a late window, a pending record past expiry is expired first, so the answer is taken as a late one. */
-  async function expiredIfDue(record: QuestionRecord): Promise<QuestionRecord> {
-    return record.status === "pending" && now() >= record.expiresAtMs && record.lateAnswerSeconds ? expireNow(record) : record;
-  }
-
   /** Why an answer to a record that is not pending is refused (its late window, when it had one). */
   function refusal(record: QuestionRecord): GatewayError {
-    const why = record.status === "expired" && record.lateUntilMs !== undefined ? lateRefusal(record, now()) : undefined;
-    if (why === "late_answered") return new GatewayError("QUESTION_ALREADY_TERMINAL", `question ${record.id} expired and already has a late answer`);
-    if (why === "window_closed") {
-      return new GatewayError(
-        "QUESTION_ALREADY_TERMINAL",
-        `question ${record.id} is already expired; its late-answer window closed at ${new Date(record.lateUntilMs ?? 0).toISOString()}`,
-      );
-    }
-    return notPending(record);
-  }
-
-  /**
-   * A late answer: validated like any answer, then stored once on the expired record (the first wins; the status
-   * stays expired, since the agent already heard no_answer), and announced as question.lateAnswered.
-   */
-  async function takeLateAnswer(record: QuestionRecord, given: Record<string, string | string[]>, by: ResolvedBy): Promise<QuestionRecord> {
-    const answers = validateAnswers(record.questions, given, holdsKnownSecret);
-    const outcome = await stored(store.setLateAnswer(record.id, { answers, by, atMs: now() }));
-    if (outcome.ok) {
-      events.emit("question.lateAnswered", outcome.record);
-      return outcome.record;
-    }
-    if (outcome.code === "QUESTION_NOT_FOUND") throw new GatewayError("QUESTION_NOT_FOUND", `no question with id ${record.id}`);
-    throw refusal(outcome.record);
+    return late.refusal(record) ?? notPending(record);
   }
 
   /**
@@ -323,13 +275,14 @@ export function createQuestionService(options: QuestionServiceOptions) {
   }
 
   const replyOnce = createReplyKeys({ store, now, log });
+  const late = createLateAnswers({ store, now, holdsKnownSecret, finished, announce: (record) => events.emit("question.lateAnswered", record) });
 
   async function resolveQuestion(params: MethodParams<"question.resolve">): Promise<QuestionRecord> {
     let record = await mustGet(params.id);
     const by = params.by ?? { surface: "api", via: "api" as const };
     if ("answers" in params) {
-      record = await expiredIfDue(record);
-      if (record.status === "expired" && record.lateUntilMs !== undefined) return takeLateAnswer(record, params.answers, by);
+      record = await late.expiredIfDue(record);
+      if (late.windowed(record)) return late.take(record, params.answers, by);
     }
     if (record.status !== "pending") throw refusal(record);
     await refuseIfExpired(record);
@@ -351,11 +304,11 @@ export function createQuestionService(options: QuestionServiceOptions) {
    * arrive; an invalid reply (e.g. a credential) records nothing.
    */
   async function reply(params: MethodParams<"question.reply">): Promise<ReplyOutcome> {
-    const record = await expiredIfDue(await mustGet(params.id));
+    const record = await late.expiredIfDue(await mustGet(params.id));
     // Within a late window an expired question takes a reply as a late answer (a skip is still refused).
-    const late = record.status === "expired" && record.lateUntilMs !== undefined && lateRefusal(record, now()) === undefined;
-    if (record.status !== "pending" && !late) throw refusal(record);
-    if (!late) await refuseIfExpired(record);
+    const lateReply = late.open(record);
+    if (record.status !== "pending" && !lateReply) throw refusal(record);
+    if (!lateReply) await refuseIfExpired(record);
     // Refused before parsing, so that no part of it is held as a partial answer either.
     if (holdsKnownSecret(params.text)) return { kind: "invalid", reason: "credential", message: INVALID_MESSAGES.credential };
     const held = record.partialAnswers ?? {};
@@ -364,16 +317,16 @@ export function createQuestionService(options: QuestionServiceOptions) {
     const by = params.by ?? { surface: "api", via: "text" as const };
     if (outcome.kind === "invalid") return outcome;
     if (outcome.kind === "skip") {
-      if (late) throw new GatewayError("QUESTION_ALREADY_TERMINAL", `question ${record.id} is already expired: a late reply may answer it, not skip it`);
+      if (lateReply) throw new GatewayError("QUESTION_ALREADY_TERMINAL", `question ${record.id} is already expired: a late reply may answer it, not skip it`);
       return { kind: "skip", record: await resolveQuestion({ id: record.id, cancel: true, reason: "skipped", by }) };
     }
     if (outcome.kind === "answered") {
       const answers = { ...held, ...outcome.answers };
       return { ...outcome, answers, record: await resolveQuestion({ id: record.id, answers, by }) };
     }
-    const updated = await stored(store.mergePartial(record.id, outcome.answers, late ? { lateAtMs: now() } : {}));
+    const updated = await stored(store.mergePartial(record.id, outcome.answers, lateReply ? { lateAtMs: now() } : {}));
     if (!updated) throw new GatewayError("QUESTION_NOT_FOUND", `no question with id ${params.id}`);
-    if (updated.status !== "pending" && !(late && lateRefusal(updated, now()) === undefined)) throw refusal(updated);
+    if (updated.status !== "pending" && !(lateReply && late.open(updated))) throw refusal(updated);
     const answers = updated.partialAnswers ?? {};
     // Another reply, merged at the same moment, may have supplied the rest.
     if (updated.questions.every((q) => Object.hasOwn(answers, q.id))) {

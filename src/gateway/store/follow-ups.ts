@@ -1,6 +1,8 @@
 import type { LateAnswer, QuestionRecord, ReminderCopy, Target } from "../../record.ts";
 import type { ClaimOutcome } from "../../protocol/claim.ts";
-import type { DeliveryClaim } from "./types.ts";
+import type { DeliveryClaim, LateRefusal } from "./types.ts";
+
+export type { LateRefusal };
 
 /**
  * What happens to a question after it was asked and before (or just after) it ends, as pure functions every store
@@ -75,9 +77,6 @@ export function applyReminderCopy(record: QuestionRecord, copy: ReminderCopy): Q
   if (copies.some((c) => c.surface === copy.surface && c.chat === copy.chat && c.offsetSeconds === copy.offsetSeconds)) return undefined;
   return { ...record, reminderCopies: [...copies, copy] };
 }
-
-/** Why a late answer was refused. */
-export type LateRefusal = "late_answered" | "window_closed" | "not_expired";
 
 /** Whether an expired record takes a late answer at `atMs`, or why not. */
 export function lateRefusal(record: QuestionRecord, atMs: number): LateRefusal | undefined {

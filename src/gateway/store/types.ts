@@ -1,5 +1,4 @@
 import type { Delivery, LateAnswer, QuestionRecord, RecordReason, ReminderCopy, ResolvedBy, TargetState } from "../../record.ts";
-import type { LateRefusal } from "./follow-ups.ts";
 import type { ClaimOutcome } from "../../protocol/claim.ts";
 import type { ListFilter } from "../../protocol/list-filter.ts";
 
@@ -27,6 +26,9 @@ export interface DeliveryClaim {
   /** "prompt" (default) or "reminder:<offsetSeconds>": a reminder's claim is its own, never a prompt delivery claim. */
   copy?: string;
 }
+
+/** Why a late answer was refused: one was taken already, the window closed (or there was none), or it is not expired. */
+export type LateRefusal = "late_answered" | "window_closed" | "not_expired";
 
 /** What storing a late answer did. */
 export type LateOutcome =
