@@ -4,6 +4,7 @@
  * (status still expired) and none after it. Each case asks its own question, so they run concurrently.
  */
 import { afterAll, describe, expect, it } from "vitest";
+import { hashToken, newScopedToken } from "../src/gateway/credentials/principal.ts";
 import { RawWs, cleanup, oneQuestion, startTestGateway, twoQuestions, useTestGateway, type EventFrame } from "./helpers/gateway.ts";
 
 const gateway = useTestGateway();
@@ -108,6 +109,25 @@ describe.concurrent("when nobody answers, over the WebSocket", () => {
     expect(failed).toMatchObject({ status: "pending", targetStates: [{ surface: "discord", chat: "300", state: "failed" }] });
     await ws.ok("question.resolve", { id, cancel: true });
     ws.close();
+  });
+
+  it("lets a bot report reminder replies for its own surface only, and an agent not at all", async () => {
+    const token = async (role: string) => {
+      const { id, token: secret } = newScopedToken();
+      await gateway.credentials.add({ id, name: role, role: role as never, createdAtMs: Date.now() }, hashToken(secret));
+      return secret;
+    };
+    const admin = await connect();
+    const { id } = await admin.ok("question.request", oneQuestion({ timeoutSeconds: 60, reminders: [], targets: [{ surface: "telegram", chat: "9" }, { surface: "slack", chat: "C9" }] }));
+    const bot = await RawWs.connect(gateway.wsUrl, await token("bot:telegram"));
+    const agent = await RawWs.connect(gateway.wsUrl, await token("agent"));
+    const report = (surface: string, chat: string) => ({ id, surface, chat, offsetSeconds: 20, messageRef: "r" });
+    expect(await bot.ok("question.reminderSent", report("telegram", "9"))).toMatchObject({ reminderCopies: [{ surface: "telegram", chat: "9" }] });
+    expect(await bot.request("question.reminderSent", report("slack", "C9"))).toMatchObject({ ok: false, error: { code: "FORBIDDEN" } });
+    expect(await agent.request("question.reminderSent", report("telegram", "9"))).toMatchObject({ ok: false, error: { code: "FORBIDDEN" } });
+    expect(await admin.request("question.reminderSent", report("discord", "1"))).toMatchObject({ ok: false, error: { code: "INVALID_PARAMS" } });
+    await admin.ok("question.resolve", { id, cancel: true });
+    for (const ws of [admin, bot, agent]) ws.close();
   });
 
   it("lets a bot claim and record a reminder copy once per chat and offset", async () => {
