@@ -90,6 +90,25 @@ describe("ask progress", { timeout: 90_000 }, () => {
     expect(listeners.size).toBe(0);
   });
 
+  it("says when a reminder went out and when the question was escalated", async () => {
+    const listeners = new Map<string, (arg: any) => void>();
+    const record = { id: "q1", expiresAtMs: 900_000, targets: [{ surface: "telegram", chat: "9" }], deliveries: [] } as unknown as QuestionRecord;
+    const client = {
+      on: (event: string, listener: (arg: any) => void) => (listeners.set(event, listener), () => listeners.delete(event)),
+      get: async () => record,
+    };
+    const lines: string[] = [];
+    const progress = createAskProgress({ client: client as never, gatewayUrl: "ws://gw.example:8787/ws", err: (l) => lines.push(l), intervalMs: 60_000, now: () => 0 });
+    progress.onRequested({ id: "q1", expiresAtMs: 900_000 });
+    listeners.get("question.escalated")!({ ...record, targets: [...record.targets, { surface: "slack", chat: "C1" }], escalated: [{ step: 0, afterSeconds: 600, targets: [{ surface: "slack", chat: "C1" }], atMs: 600_000 }] });
+    listeners.get("question.reminded")!({ ...record, remindersSent: [{ offsetSeconds: 120, atMs: 780_000 }] });
+    listeners.get("question.reminded")!({ ...record, id: "q_other", remindersSent: [{ offsetSeconds: 60, atMs: 840_000 }] });
+    expect(lines).toContain("no answer after 10m 0s: also sent to slack:C1");
+    expect(lines).toContain("reminder sent, 2m 0s left");
+    expect(lines.filter((l) => l.startsWith("reminder"))).toHaveLength(1);
+    progress.stop();
+  });
+
   it.each([
     [270_000, "4m 30s"],
     [40_000, "40s"],

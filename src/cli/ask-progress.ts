@@ -86,6 +86,18 @@ export function createAskProgress({ client, gatewayUrl, err, intervalMs = ASK_CO
 
   const offs = [
     client.on("question.updated", see),
+    client.on("question.reminded", (next) => {
+      if (next.id !== id) return;
+      const sent = next.remindersSent?.at(-1);
+      if (sent) err(`reminder sent, ${formatDuration(next.expiresAtMs - sent.atMs)} left`);
+      see(next);
+    }),
+    client.on("question.escalated", (next) => {
+      if (next.id !== id) return;
+      const step = next.escalated?.at(-1);
+      if (step) err(`no answer after ${formatDuration(step.afterSeconds * 1000)}: also sent to ${step.targets.map(formatTarget).join(", ")}`);
+      see(next);
+    }),
     client.on("disconnected", () => err("reconnecting… (the link to the gateway dropped)")),
     client.on("connected", () => err("reconnected")),
   ];
