@@ -118,9 +118,9 @@ describe("Control UI: when nobody answers (issue 20)", () => {
   it("the page title shows the time left (⏰ once reminded), the reminder moment is marked, and “Reminder sent” shows when it fired", async () => {
     const { page, problems } = await openUi();
     expect(await page.title()).toBe(TITLE);
-    const id = await ask({ timeoutSeconds: 6, reminders: [3], lateAnswerSeconds: 0 });
+    const id = await ask({ timeoutSeconds: 8, reminders: [4], lateAnswerSeconds: 0 });
     await option(page, "Production").waitFor();
-    expect(await page.title()).toMatch(new RegExp(`^\\(0:0[4-6]\\) ${TITLE}$`));
+    expect(await page.title()).toMatch(new RegExp(`^\\(0:0[5-8]\\) ${TITLE}$`));
     // One mark, not sent yet, part way along the bar.
     const mark = page.locator("#panel .time-bar .time-mark");
     expect(await mark.count()).toBe(1);
@@ -131,8 +131,8 @@ describe("Control UI: when nobody answers (issue 20)", () => {
 
     await page.locator("#panel .time-bar .time-mark.sent").waitFor();
     await page.locator("#panel .reminder-sent", { hasText: "Reminder sent" }).waitFor();
-    await entry(page, id).locator(".history-reminder", { hasText: "Reminder sent — 3 s left" }).waitFor();
-    await page.waitForFunction((title) => /^⏰ \(0:0[0-3]\) /.test(document.title) && document.title.endsWith(title), TITLE);
+    await entry(page, id).locator(".history-reminder", { hasText: "Reminder sent — 4 s left" }).waitFor();
+    await page.waitForFunction((title) => /^⏰ \(0:0[0-4]\) /.test(document.title) && document.title.endsWith(title), TITLE);
     await screenshot(page, "follow-ups-reminder-sent.png");
     expect(await seriousViolations(page)).toEqual([]);
 
