@@ -34,6 +34,11 @@ export function createDeadlines(options: DeadlinesOptions) {
   const { store, now, deliveryTimeoutMs } = options;
   /** Late windows ending at or before this moment were handled (or ended before this instance started). */
   let lateWindowsSeenUntil = now();
+  /**
+   * The last tick's time. A follow-up still due at or before it could not be fired (the store failed the write, or
+   * its row is corrupt): it is looked at again a second later, never in a tight loop.
+   */
+  let lastTickMs = Number.NEGATIVE_INFINITY;
   /** Question id → delivery deadline, in deadline order (the timeout is constant, so insertion order is enough). */
   const deliveryDeadlines = new Map<string, number>();
   /** Question id → when to look again at a question queued behind a bot's live claim (any order: scanned whole). */
@@ -49,11 +54,13 @@ export function createDeadlines(options: DeadlinesOptions) {
     onError: options.onError,
     async next() {
       const expiry = await store.nextExpiryMs();
-      const followUp = await store.nextFollowUpMs(lateWindowsSeenUntil);
+      let followUp = await store.nextFollowUpMs(lateWindowsSeenUntil);
+      if (followUp !== undefined && followUp <= lastTickMs) followUp = lastTickMs + 1_000;
       const times = [expiry, followUp, deliveryDeadlines.values().next().value, soonestRecheck()].filter((t): t is number => t !== undefined);
       return times.length > 0 ? Math.min(...times) : undefined;
     },
     async tick(nowMs) {
+      lastTickMs = nowMs;
       for (;;) {
         const expired = await store.expireDue(nowMs, EXPIRE_BATCH);
         for (const record of expired) options.onExpired(record);
