@@ -124,12 +124,12 @@ export function createReminderSender(options: ReminderSenderOptions) {
       sent.set(key, { id, reported: false, copy: { surface, chat: delivery.chat, offsetSeconds, messageRef, sentAtMs: now() } });
       options.onSent?.({ chat: delivery.chat, questionId: id, messageRef });
       await report(key);
-      // Resolved while it was on its way: clean it up now.
-      const after = cache.get(id);
-      if (after && after.status !== "pending") void cleanUp(after);
     } finally {
       inFlight.delete(key);
     }
+    // Resolved while it was on its way (its clean-up skipped it then): clean it up now.
+    const after = cache.get(id);
+    if (sent.has(key) && after && after.status !== "pending") void cleanUp(after);
   }
 
   /** Looks at one copy's reminder again after `ms`, with the record as it is then. */
