@@ -78,6 +78,37 @@ describe("schema", () => {
     }
   });
 
+  it("reads records written before follow-ups existed (issue 20) after migrating: no reminders, no late window", async () => {
+    const old = await createTestDatabase();
+    try {
+      const client = await connectWhenReady(old.url);
+      const before = POSTGRES_MIGRATIONS.length - 1;
+      await client.query("CREATE TABLE ask_user_bridge_migrations (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())");
+      for (let version = 1; version <= before; version++) {
+        await client.query(POSTGRES_MIGRATIONS[version - 1]!);
+        await client.query("INSERT INTO ask_user_bridge_migrations (version) VALUES ($1)", [version]);
+      }
+      await client.query(
+        `INSERT INTO questions (id, status, created_at_ms, expires_at_ms, timeout_seconds, surfaces, questions_json, targets_json)
+         VALUES ('old', 'pending', 1, 5000, 30, ARRAY['web'], '[]', '[{"surface":"web"}]')`,
+      );
+      await client.end();
+      const store = await createPostgresStore({ connectionString: old.url, log: () => undefined });
+      try {
+        const record = await store.get("old");
+        expect(record).toMatchObject({ id: "old", status: "pending", reminders: [] });
+        for (const key of ["escalate", "remindersSent", "lateAnswerSeconds", "lateUntilMs", "lateAnswer"]) expect(record).not.toHaveProperty(key);
+        const [expired] = await store.expireDue(6_000, 10);
+        expect(expired).toMatchObject({ id: "old", status: "expired" });
+        expect(expired).not.toHaveProperty("lateUntilMs");
+      } finally {
+        await store.close();
+      }
+    } finally {
+      await old.drop();
+    }
+  });
+
   it("refuses a database newer than this build", async () => {
     await admin.query("INSERT INTO ask_user_bridge_migrations (version) VALUES (999)");
     try {

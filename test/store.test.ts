@@ -87,6 +87,27 @@ describe("SQLite store specifics", () => {
     expect((await store.list({ surface: "telegram", chat: "7" })).map((r) => r.id)).toEqual(["old3"]);
   });
 
+  it("reads records written before follow-ups existed (issue 20): no reminders, no late window; they still expire", async () => {
+    const dataDir = makeTempDir();
+    const db = new Database(path.join(dataDir, SQLITE_FILE_NAME));
+    const before = SQLITE_MIGRATIONS.length - 1;
+    for (const migration of SQLITE_MIGRATIONS.slice(0, before)) db.exec(migration);
+    db.pragma(`user_version = ${before}`);
+    db.prepare(
+      `INSERT INTO questions (id, status, created_at_ms, expires_at_ms, timeout_seconds, surfaces, questions_json, targets_json)
+       VALUES (?, 'pending', 1, ?, 30, ',web,', '[]', '[{"surface":"web"}]')`,
+    ).run("old", 5_000);
+    db.close();
+    const store = openStore(dataDir);
+    const old = await store.get("old");
+    expect(old).toMatchObject({ id: "old", status: "pending", reminders: [] });
+    for (const key of ["escalate", "remindersSent", "escalated", "lateAnswerSeconds", "lateUntilMs", "lateAnswer", "reminderCopies"]) expect(old).not.toHaveProperty(key);
+    expect(await store.nextFollowUpMs(0)).toBeUndefined();
+    const [expired] = await store.expireDue(6_000, 10);
+    expect(expired).toMatchObject({ id: "old", status: "expired" });
+    expect(expired).not.toHaveProperty("lateUntilMs");
+  });
+
   it("refuses a database from a newer schema version", async () => {
     const dataDir = makeTempDir();
     const db = new Database(path.join(dataDir, SQLITE_FILE_NAME));
