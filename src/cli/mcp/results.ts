@@ -19,7 +19,9 @@ export function resultToText(result: AskUserResult, questions: QuestionHeaders):
       return lines.join("\n");
     }
     case "no_answer":
-      return `No answer (${result.reason}). Continue with your best judgment.`;
+      return result.reason === "expired"
+        ? "No answer (expired). Continue with your best judgment. The person may still answer for a while: ask_user_late_answers returns such late answers."
+        : `No answer (${result.reason}). Continue with your best judgment.`;
     case "delivery_failed":
       return `The question could not be delivered: ${result.reason}. Continue with your best judgment.`;
   }
