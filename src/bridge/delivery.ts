@@ -324,15 +324,16 @@ export function createDeliveryLoop({ client, adapter, cache, now = Date.now, log
      * full lease. Waits at most `waitMs` for the gateway's answers.
      */
     async stop(waitMs = 500): Promise<void> {
-      const copies = keeper.heldCopies();
+      const copies: Array<{ id: string; chat: string; copy?: string }> = [...keeper.heldCopies(), ...(reminders?.stop() ?? [])];
       keeper.stop();
-      reminders?.stop();
       for (const timer of lateWindows.values()) clearTimeout(timer);
       lateWindows.clear();
       for (const timer of retries.values()) clearTimeout(timer);
       retries.clear();
       if (copies.length === 0) return;
-      const handBack = Promise.all(copies.map(({ id, chat }) => client.claimDelivery({ id, surface, chat, claimant, leaseMs: HAND_BACK_LEASE_MS }).catch(() => {})));
+      const handBack = Promise.all(
+        copies.map(({ id, chat, copy }) => client.claimDelivery({ id, surface, chat, claimant, leaseMs: HAND_BACK_LEASE_MS, ...(copy ? { copy } : {}) }).catch(() => {})),
+      );
       await Promise.race([handBack, new Promise((resolve) => setTimeout(resolve, waitMs).unref?.())]);
     },
     /** For tests and ops: sends not yet reported to the gateway. */

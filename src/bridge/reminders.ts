@@ -195,9 +195,14 @@ export function createReminderSender(options: ReminderSenderOptions) {
     async flush(): Promise<void> {
       for (const key of [...sent.keys()]) await report(key);
     },
-    stop(): void {
+    /** Stops retrying; returns the reminders whose sends are in flight now (their claims are handed back). */
+    stop(): Array<{ id: string; chat: string; copy: string }> {
       for (const timer of timers) clearTimeout(timer);
       timers.clear();
+      return [...inFlight].map((key) => {
+        const [id, chat, offsetSeconds] = key.split("\u0000");
+        return { id: id!, chat: chat!, copy: `reminder:${offsetSeconds}` };
+      });
     },
   };
 }
