@@ -151,8 +151,9 @@ export async function createDiscordHarness(): Promise<DiscordHarness> {
       fake.calls.filter((c) => c.method === "POST" && c.route === "/channels/:id/messages" && c.status === 200 && JSON.stringify(c.body.components ?? []).includes(`|${questionId}|`))
         .length,
     rateLimitNextSend: (seconds) => fake.rateLimitNext("POST /channels/:id/messages", seconds),
-    async restartBot() {
+    async restartBot(whileDown) {
       await bot.stop();
+      await whileDown?.();
       bot = await start();
     },
     async restartGateway() {

@@ -119,8 +119,9 @@ export async function createTelegramHarness(): Promise<TelegramHarness> {
     rateLimitNextSend(seconds) {
       fake.failNext("sendMessage", { error_code: 429, description: `Too Many Requests: retry after ${seconds}`, parameters: { retry_after: seconds } });
     },
-    async restartBot() {
+    async restartBot(whileDown) {
       await bot.stop();
+      await whileDown?.();
       bot = await start();
     },
     async restartGateway() {

@@ -179,8 +179,9 @@ export async function createSlackHarness(mode: "socket" | "http" = "socket"): Pr
       }, `the prompt of ${id} in ${chat}`);
       return harness.copy(chat, delivery.messageRef);
     },
-    async restartBot() {
+    async restartBot(whileDown) {
       await bot.stop();
+      await whileDown?.();
       bot = await start();
     },
     async stopGateway() {

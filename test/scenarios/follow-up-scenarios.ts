@@ -129,7 +129,28 @@ export function runFollowUpScenarios(name: string, makeHarness: () => Promise<Bo
       expect((await get(id)).lateAnswer).toBeUndefined();
     });
 
-    // Last and alone: it restarts the bot.
+    // Last and alone, one after the other: they restart the bot.
+    it("a bot that was down when a reminder fired and an escalation step was taken catches up when it starts: the new copy, and the reminder where still useful", async () => {
+      const id = await ask([single], { timeoutSeconds: 20, reminders: [18], escalate: [{ afterSeconds: 1, targets: [{ surface: h.surface, chat: h.otherChat }] }] });
+      const copy = await promptOf(id);
+      await h.restartBot(() =>
+        waitUntil(async () => {
+          const record = await get(id);
+          return record.remindersSent?.length === 1 && record.escalated?.length === 1;
+        }, "the reminder and the escalation step while the bot is down"),
+      );
+      const escalated = await promptOf(id, h.otherChat);
+      const [reminder] = await waitUntil(() => h.repliesTo(copy).length > 0 && h.repliesTo(copy), "the reminder after the restart");
+      expect(reminder!.text).toMatch(/^⏰ Still waiting for your answer — \d+ s left\.$/u);
+      // The escalated copy came after the reminder fired: it gets none.
+      await sleep(300);
+      expect(h.repliesTo(escalated)).toEqual([]);
+      expect(await h.press(escalated, 0, h.person)).toBe("Answer submitted.");
+      await waitUntil(() => h.repliesTo(copy)[0]?.deleted, "the reminder to be deleted");
+      await summaryOf(copy, new RegExp(`Staging \\(Recommended\\) — answered ${where()} by ${h.person.name}`, "u"));
+    });
+
+
     it("a reminder is a reply to the prompt, sent once (a bot restart sends it no second time), pings nobody; a reply to it answers, and it is deleted after the answer", async () => {
       const id = await ask([single], { timeoutSeconds: 8, reminders: [6] });
       const copy = await promptOf(id);

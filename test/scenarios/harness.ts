@@ -78,7 +78,8 @@ export interface BotHarness {
   promptSends(questionId: string): number;
   /** The next prompt send is refused with a rate limit (retry after `seconds`). */
   rateLimitNextSend(seconds: number): void;
-  restartBot(): Promise<void>;
+  /** Stops the bot, waits for `whileDown` (things happen while no bot runs), and starts it again. */
+  restartBot(whileDown?: () => Promise<unknown>): Promise<void>;
   restartGateway(): Promise<void>;
   close(): Promise<void>;
 }
