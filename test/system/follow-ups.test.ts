@@ -183,4 +183,30 @@ describe.concurrent("system: when nobody answers", { timeout: 90_000 }, () => {
     await waitUntil(() => chats.every((chat) => remindersIn(chat)[0]!.deleted), "the reminders deleted after the answer");
     closers.push(() => gateway.kill("SIGKILL"));
   });
+
+  it("a gateway kill -9 while a fired reminder is on its way: the bot reports it after the restart, and it is sent exactly once", async () => {
+    const port = await freePort();
+    const gatewayEnv = { GATEWAY_PORT: String(port), GATEWAY_TOKEN: TOKEN, DATA_DIR: tempDir("aub-fu-kill2-"), ASK_TEST_MIN_TIMEOUT_SECONDS: "1", DELIVERY_TIMEOUT_SECONDS: "60" };
+    let gateway = await spawnGatewayProcess(gatewayEnv);
+    closers.push(() => gateway.kill("SIGKILL"));
+    const telegram = await startTelegram(gateway.url);
+    const { id } = await rpcOk(gateway.url, "question.request", { questions: deploy(), timeoutSeconds: 30, reminders: [28], targets: [{ surface: "telegram", chat: String(TG_CHAT) }] });
+    const ref = await copyRef(gateway.url, id, "telegram");
+    const held = telegram.fake.holdNext("sendMessage"); // the reminder: Telegram has it, the bot not yet its answer
+    await waitUntil(() => held.arrived(), "the reminder send", 10_000);
+    await gateway.kill("SIGKILL");
+    held.release();
+    await sleep(300);
+    gateway = await spawnGatewayProcess(gatewayEnv);
+    const record = await waitUntil(async () => {
+      const r = await rpcOk(gateway.url, "question.get", { id });
+      return r.reminderCopies?.length === 1 && r;
+    }, "the reminder recorded after the restart", 15_000);
+    const reminders = telegram.fake.botMessages(TG_CHAT).filter((m) => m.reply_to_message?.message_id === Number(ref));
+    expect(reminders).toHaveLength(1);
+    expect(record.reminderCopies[0]).toMatchObject({ offsetSeconds: 28, messageRef: String(reminders[0]!.message_id) });
+    await sleep(1_000);
+    expect(telegram.fake.botMessages(TG_CHAT).filter((m) => m.reply_to_message?.message_id === Number(ref))).toHaveLength(1);
+    await rpcOk(gateway.url, "question.resolve", { id, cancel: true, reason: "cancelled" });
+  });
 });
