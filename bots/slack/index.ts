@@ -86,12 +86,12 @@ function createApp(config: Config & { SLACK_BOT_TOKEN: string }, options: SlackB
 /** The Socket Mode connection's state changes, one line each: connecting, connected, lost (reconnecting), closed. */
 function logSocketModeStates(receiver: SocketModeReceiver, log: Log): void {
   let connected = false;
-  receiver.client.on("connecting", () => log("connecting to Slack (Socket Mode)"));
+  receiver.client.on("connecting", () => log("connecting to Slack in Socket Mode"));
   receiver.client.on("connected", () => {
-    log(connected ? "reconnected to Slack (Socket Mode)" : "connected to Slack (Socket Mode)");
+    log(connected ? "reconnected in Socket Mode" : "connected in Socket Mode");
     connected = true;
   });
-  receiver.client.on("reconnecting", () => log("lost the Slack connection (Socket Mode); reconnecting", new Error("the Socket Mode WebSocket closed")));
+  receiver.client.on("reconnecting", () => log("lost the Slack connection; reconnecting in Socket Mode", new Error("the Socket Mode WebSocket closed")));
 }
 
 /** Slack's answers to auth.test for a token that will never work: the bot stops rather than retry. */
