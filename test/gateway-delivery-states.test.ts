@@ -137,7 +137,7 @@ describe("the delivery watch: queued is not cannot-send", () => {
     expect(Date.now() - started).toBeLessThan(2_000);
     expect(outcome).toMatchObject({ status: "delivery_failed" });
     const record = await ws.ok("question.get", { id });
-    expect(record.detail).toMatch(/^no connected bot delivered the question within 1 s/);
+    expect(record.detail).toMatch(/^not delivered within 1 s/);
     expect(record.detail).toContain("telegram:22: retrying: cannot reach the Bot API: ECONNREFUSED");
     expect(record.detail).toContain("telegram:23: retrying: 502 Bad Gateway");
     ws.close();

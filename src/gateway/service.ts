@@ -202,7 +202,8 @@ export function createQuestionService(options: QuestionServiceOptions) {
     if (record?.status !== "pending" || record.deliveries.some((d) => d.surface !== "web")) return;
     const until = queuedUntil(record, await store.liveClaims(id, now()));
     if (until !== undefined) return deadlines.recheckDelivery(id, until);
-    await failDelivery(record, `no connected bot delivered the question within ${Math.round(deliveryTimeoutMs / 1000)} s`);
+    // The targets' states follow (each bot's reason, or "no bot reported on it"), so the cause is named, not guessed.
+    await failDelivery(record, `not delivered within ${Math.round(deliveryTimeoutMs / 1000)} s`);
   }
 
   /** Why an answer to a record that is not pending is refused (its late window, when it had one). */
