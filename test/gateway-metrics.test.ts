@@ -195,6 +195,22 @@ describe("/healthz and /readyz", () => {
     }
   });
 
+  it("/readyz counts a bot's heartbeat ping as hearing from it, though it sends no frame while idle", async () => {
+    const gateway = await startTestGateway();
+    const bot = await RawWs.connect(gateway.wsUrl, await botToken(gateway, "telegram"));
+    try {
+      await sleep(400);
+      const readBot = async () => ((await (await fetch(`${gateway.url}/readyz`)).json()) as any).bots[0];
+      expect((await readBot()).lastSeenMsAgo).toBeGreaterThanOrEqual(350);
+      bot.socket.ping(); // what the client does every 15 s
+      await sleep(50);
+      expect((await readBot()).lastSeenMsAgo).toBeLessThan(200);
+    } finally {
+      bot.close();
+      await gateway.close();
+    }
+  });
+
   it("/readyz is 503 when the store cannot answer", async () => {
     const gateway = await startTestGateway();
     try {

@@ -127,7 +127,7 @@ export function createGatewayServer(options: GatewayServerOptions) {
 
   const dispatch = createDispatcher(service);
   const connections = new Set<ReturnType<typeof createConnection>>();
-  /** When each connection opened, and when it last sent a frame or a pong (a bot's heartbeat, for /readyz). */
+  /** When each connection opened, and when it last sent a frame, a ping or a pong (a bot's heartbeat, for /readyz). */
   const seen = new Map<ReturnType<typeof createConnection>, { connectedAtMs: number; lastSeenMs: number }>();
   function connectionSnapshots(): ConnectionSnapshot[] {
     return [...connections].map((connection) => {
@@ -229,6 +229,7 @@ export function createGatewayServer(options: GatewayServerOptions) {
       };
       ws.on("message", touch);
       ws.on("pong", touch);
+      ws.on("ping", touch); // the client's heartbeat: every 15 s, idle or not
       ws.on("close", () => {
         slot.release();
         connections.delete(connection);
