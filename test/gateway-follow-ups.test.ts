@@ -118,7 +118,7 @@ describe.concurrent("when nobody answers, over the WebSocket", () => {
       return secret;
     };
     const admin = await connect();
-    const { id } = await admin.ok("question.request", oneQuestion({ timeoutSeconds: 60, reminders: [], targets: [{ surface: "telegram", chat: "9" }, { surface: "slack", chat: "C9" }] }));
+    const { id } = await admin.ok("question.request", oneQuestion({ timeoutSeconds: 60, reminders: [20], targets: [{ surface: "telegram", chat: "9" }, { surface: "slack", chat: "C9" }] }));
     const bot = await RawWs.connect(gateway.wsUrl, await token("bot:telegram"));
     const agent = await RawWs.connect(gateway.wsUrl, await token("agent"));
     const report = (surface: string, chat: string) => ({ id, surface, chat, offsetSeconds: 20, messageRef: "r" });
@@ -126,6 +126,7 @@ describe.concurrent("when nobody answers, over the WebSocket", () => {
     expect(await bot.request("question.reminderSent", report("slack", "C9"))).toMatchObject({ ok: false, error: { code: "FORBIDDEN" } });
     expect(await agent.request("question.reminderSent", report("telegram", "9"))).toMatchObject({ ok: false, error: { code: "FORBIDDEN" } });
     expect(await admin.request("question.reminderSent", report("discord", "1"))).toMatchObject({ ok: false, error: { code: "INVALID_PARAMS" } });
+    expect(await admin.request("question.reminderSent", { ...report("telegram", "9"), offsetSeconds: 21 })).toMatchObject({ ok: false, error: { code: "INVALID_PARAMS", issues: [{ path: "offsetSeconds" }] } });
     await admin.ok("question.resolve", { id, cancel: true });
     for (const ws of [admin, bot, agent]) ws.close();
   });

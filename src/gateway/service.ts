@@ -481,6 +481,11 @@ export function createQuestionService(options: QuestionServiceOptions) {
     async reminderSent(params: MethodParams<"question.reminderSent">): Promise<QuestionRecord> {
       const record = await mustGet(params.id);
       checkTarget(record, params.surface, params.chat);
+      if (!(record.reminders ?? []).includes(params.offsetSeconds)) {
+        throw new GatewayError("INVALID_PARAMS", `question ${record.id} has no reminder at ${params.offsetSeconds} s before expiry`, {
+          issues: [{ path: "offsetSeconds", message: "is not one of the question's reminders" }],
+        });
+      }
       const copy = { surface: params.surface, chat: params.chat, offsetSeconds: params.offsetSeconds, messageRef: params.messageRef, sentAtMs: now() };
       const before = (record.reminderCopies ?? []).length;
       const updated = await stored(store.addReminderCopy(record.id, copy));
