@@ -3,6 +3,7 @@ import type { MethodParams } from "../protocol/methods.ts";
 import type { EscalationStep, QuestionRecord, Target } from "../record.ts";
 import { escalationDueMs, reminderDueMs, remindersOutstanding, stepsOutstanding } from "./store/follow-ups.ts";
 import type { QuestionStore } from "./store/types.ts";
+import { reminderStillUseful } from "../reminder-timing.ts";
 
 /**
  * When nobody answers (issue 20): the follow-up policy a request gets (reminders, escalation steps, the late-answer
@@ -14,11 +15,6 @@ import type { QuestionStore } from "./store/types.ts";
 export const DEFAULT_LATE_ANSWER_SECONDS = 24 * 60 * 60;
 /** Timeouts shorter than this get no default reminder. */
 export const DEFAULT_REMINDER_MIN_TIMEOUT_SECONDS = 120;
-/**
- * A reminder fired late (it came due while no gateway ran) is sent only with at least this long left before expiry
- * (or half its own offset, for offsets under 20 s); otherwise it is recorded in `remindersSkipped` and never sent.
- */
-export const LATE_REMINDER_MIN_LEFT_MS = 10_000;
 
 /** The gateway's defaults (REMIND_BEFORE_SECONDS, LATE_ANSWER_SECONDS). */
 export interface FollowUpDefaults {
@@ -64,10 +60,8 @@ export function followUpPolicy(
   };
 }
 
-/** Whether a reminder fired at `nowMs` still helps: enough time left before expiry (see LATE_REMINDER_MIN_LEFT_MS). */
-export function reminderStillUseful(record: QuestionRecord, offsetSeconds: number, nowMs: number): boolean {
-  return record.expiresAtMs - nowMs >= Math.min(LATE_REMINDER_MIN_LEFT_MS, (offsetSeconds * 1000) / 2);
-}
+/** A reminder that no longer helps when it is fired is recorded in `remindersSkipped` and never announced. */
+export { LATE_REMINDER_MIN_LEFT_MS, reminderStillUseful } from "../reminder-timing.ts";
 
 export interface FollowUpFiringOptions {
   store: QuestionStore;
