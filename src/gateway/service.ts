@@ -85,11 +85,11 @@ function newQuestionId(): string {
 /** After the change feed comes back, questions resolved this recently are announced again. */
 const RESYNC_LOOKBACK_MS = 10 * 60_000;
 
-
 /**
  * The question lifecycle: request, deliver, resolve, reply, expire, abort. Transport-free. Built from three parts:
- * the store (durable, shared by every instance), the deadlines (expiry and the delivery watch on one schedule) and
- * the waiters (long-polls). Events leave through the event port, only after the write they announce is durable.
+ * the store (durable, shared by every instance), the deadlines (expiry, reminders, escalation steps, late windows and
+ * the delivery watch on one schedule) and the waiters (long-polls); follow-ups.ts and late-answers.ts hold the
+ * policies for when nobody answers. Events leave through the event port, only after the write they announce is durable.
  */
 export function createQuestionService(options: QuestionServiceOptions) {
   const { store } = options;
