@@ -5,63 +5,13 @@
  * have no serious or critical violation.
  *
  * axe is injected as a script, which the page's own policy (no inline script, Trusted Types) rightly refuses, so these
- * browser contexts bypass the CSP; the policy itself is tested in web-assets.test.ts and web-ui.test.ts.
+ * browser contexts bypass the CSP (test/helpers/web-page.ts).
  */
-import { randomBytes } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createRequire } from "node:module";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import type { Browser, BrowserContext, Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { connectGateway, type GatewayClient } from "../src/client/index.ts";
-import { startGateway, type RunningGateway } from "../src/gateway/run.ts";
-import { createControlUi } from "../src/web/index.ts";
-import { launchBrowser } from "./helpers/browser.ts";
+import type { Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
+import { PHONE, seriousViolations, useControlUi, WIDE } from "./helpers/web-page.ts";
 
-const TOKEN = randomBytes(16).toString("hex");
-const WIDE = { width: 1000, height: 760 };
-const PHONE = { width: 375, height: 760 };
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
-
-let browser: Browser;
-let gateway: RunningGateway;
-let client: GatewayClient;
-let dataDir: string;
-const contexts: BrowserContext[] = [];
-
-beforeAll(async () => {
-  browser = await launchBrowser();
-});
-
-afterAll(async () => {
-  await browser?.close();
-});
-
-beforeEach(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), "aub-a11y-"));
-  gateway = await startGateway(
-    {
-      GATEWAY_HOST: "127.0.0.1",
-      GATEWAY_PORT: 0,
-      GATEWAY_TOKEN: TOKEN,
-      DATA_DIR: dataDir,
-      STORE: "sqlite",
-      DELIVERY_TIMEOUT_SECONDS: 30,
-      ASK_DEFAULT_TARGETS: [],
-      ASK_TEST_MIN_TIMEOUT_SECONDS: 1,
-    },
-    { webApp: (ctx) => createControlUi(ctx) },
-  );
-  client = await connectGateway({ url: gateway.url, token: TOKEN });
-});
-
-afterEach(async () => {
-  await Promise.all(contexts.splice(0).map((c) => c.close()));
-  client.close();
-  await gateway.close();
-  rmSync(dataDir, { recursive: true, force: true });
-});
+const ui = useControlUi("aub-a11y-");
 
 const DEPLOY = {
   id: "deploy",
@@ -86,46 +36,21 @@ const THREE = [
 ];
 
 async function ask(questions: unknown[], timeoutSeconds?: number): Promise<string> {
-  return (await client.request({ questions, ...(timeoutSeconds ? { timeoutSeconds } : {}) })).id;
-}
-
-async function newPage(viewport: { width: number; height: number }, colorScheme: "light" | "dark" = "light"): Promise<Page> {
-  const context = await browser.newContext({ viewport, colorScheme, bypassCSP: true });
-  context.setDefaultTimeout(8_000);
-  contexts.push(context);
-  return context.newPage();
+  return (await ui.client.request({ questions, ...(timeoutSeconds ? { timeoutSeconds } : {}) })).id;
 }
 
 /** Signed in through a `/#token=…` link, with the gateway link up. */
 async function openUi(viewport = WIDE, colorScheme: "light" | "dark" = "light"): Promise<Page> {
-  const page = await newPage(viewport, colorScheme);
-  await page.goto(`${gateway.url}/#token=${TOKEN}`);
+  const page = await ui.newPage(viewport, colorScheme);
+  await page.goto(`${ui.gateway.url}/#token=${ui.token}`);
   await page.locator('#status[data-state="open"]').waitFor();
   return page;
 }
 
-interface Violation {
-  id: string;
-  impact: string | null | undefined;
-  help: string;
-  nodes: string[];
-}
-
-/** axe-core's serious and critical violations in the page (or under `within`), each with the nodes it found. */
-async function seriousViolations(page: Page, within?: string): Promise<Violation[]> {
-  if (!(await page.evaluate(() => "axe" in window))) await page.addScriptTag({ content: AXE_SOURCE });
-  const violations = await page.evaluate(async (selector) => {
-    const axe = (window as unknown as { axe: typeof import("axe-core") }).axe;
-    const results = await axe.run(selector ? { include: [selector] } : document, { resultTypes: ["violations"] });
-    return results.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => `${n.target.join(" ")}: ${n.failureSummary ?? ""}`) }));
-  }, within);
-  return violations.filter((v) => v.impact === "serious" || v.impact === "critical");
-}
-
 describe("Control UI accessibility (axe-core)", () => {
   it.each(["light", "dark"] as const)("the sign-in page, blank and with an error (%s)", async (scheme) => {
-    const page = await newPage(WIDE, scheme);
-    await page.goto(`${gateway.url}/`);
+    const page = await ui.newPage(WIDE, scheme);
+    await page.goto(`${ui.gateway.url}/`);
     await page.locator("#token").waitFor();
     expect(await seriousViolations(page)).toEqual([]);
     await page.fill("#token", "wrong-token-wrong-token");
@@ -156,9 +81,9 @@ describe("Control UI accessibility (axe-core)", () => {
 
   it.each(["light", "dark"] as const)("the stepper, on every step, with several questions pending and a timeline of summaries (%s)", async (scheme) => {
     const answered = await ask([{ ...DEPLOY, id: "earlier", question: "Earlier?" }]);
-    await client.resolve({ id: answered, answers: { earlier: ["Production"] }, by: { surface: "telegram", userName: "Ada", via: "button" } });
+    await ui.client.resolve({ id: answered, answers: { earlier: ["Production"] }, by: { surface: "telegram", userName: "Ada", via: "button" } });
     const skipped = await ask([{ ...DEPLOY, id: "skipped", question: "Skipped?" }]);
-    await client.resolve({ id: skipped, cancel: true, reason: "skipped", by: { surface: "web", via: "web" } });
+    await ui.client.resolve({ id: skipped, cancel: true, reason: "skipped", by: { surface: "web", via: "web" } });
     await ask(THREE);
     await new Promise((r) => setTimeout(r, 3)); // the page orders by creation time: THREE first, in the panel
     await ask([{ ...DEPLOY, id: "later", question: "Later?" }]);
@@ -181,7 +106,7 @@ describe("Control UI accessibility (axe-core)", () => {
 
   it.each(["light", "dark"] as const)("the phone cards, one and several questions, beside summaries (%s)", async (scheme) => {
     const answered = await ask([{ ...DEPLOY, id: "earlier", question: "Earlier?" }]);
-    await client.resolve({ id: answered, answers: { earlier: ["My own words"] }, by: { surface: "web", via: "web" } });
+    await ui.client.resolve({ id: answered, answers: { earlier: ["My own words"] }, by: { surface: "web", via: "web" } });
     await ask(THREE.slice(0, 2));
     await ask([DEPLOY]);
     const page = await openUi(PHONE, scheme);

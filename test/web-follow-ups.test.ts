@@ -5,64 +5,16 @@
  * still takes a late answer on the page while its window is open (then the controls go). Each state is also checked
  * with axe-core: no serious or critical violation.
  */
-import { randomBytes } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createRequire } from "node:module";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Browser, BrowserContext, Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { connectGateway, type GatewayClient } from "../src/client/index.ts";
-import { startGateway, type RunningGateway } from "../src/gateway/run.ts";
-import { createControlUi } from "../src/web/index.ts";
-import { launchBrowser } from "./helpers/browser.ts";
+import type { GatewayClient } from "../src/client/index.ts";
+import type { Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
+import { PHONE, seriousViolations as violations, useControlUi, WIDE } from "./helpers/web-page.ts";
 
-const TOKEN = randomBytes(16).toString("hex");
-const WIDE = { width: 1000, height: 760 };
-const PHONE = { width: 375, height: 760 };
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+const ui = useControlUi("aub-web-follow-");
 const TITLE = "ask-user-bridge";
 /** Set WEB_UI_SCREENSHOTS=<dir> to also write screenshots of these states there. */
 const SCREENSHOTS = process.env.WEB_UI_SCREENSHOTS;
-
-let browser: Browser;
-let gateway: RunningGateway;
-let client: GatewayClient;
-let dataDir: string;
-const contexts: BrowserContext[] = [];
-
-beforeAll(async () => {
-  browser = await launchBrowser();
-});
-
-afterAll(async () => {
-  await browser?.close();
-});
-
-beforeEach(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), "aub-web-follow-"));
-  gateway = await startGateway(
-    {
-      GATEWAY_HOST: "127.0.0.1",
-      GATEWAY_PORT: 0,
-      GATEWAY_TOKEN: TOKEN,
-      DATA_DIR: dataDir,
-      STORE: "sqlite",
-      DELIVERY_TIMEOUT_SECONDS: 30,
-      ASK_DEFAULT_TARGETS: [],
-      ASK_TEST_MIN_TIMEOUT_SECONDS: 1,
-    },
-    { webApp: (ctx) => createControlUi(ctx) },
-  );
-  client = await connectGateway({ url: gateway.url, token: TOKEN });
-});
-
-afterEach(async () => {
-  await Promise.all(contexts.splice(0).map((c) => c.close()));
-  client.close();
-  await gateway.close();
-  rmSync(dataDir, { recursive: true, force: true });
-});
 
 const DEPLOY = {
   id: "deploy",
@@ -76,35 +28,25 @@ const DEPLOY = {
 const LATE_OPEN = "No answer in time — you can still answer; the agent will get it.";
 
 async function ask(extra: Record<string, unknown>, questions: unknown[] = [DEPLOY]): Promise<string> {
-  return (await client.request({ questions, ...extra } as Parameters<GatewayClient["request"]>[0])).id;
+  return (await ui.client.request({ questions, ...extra } as Parameters<GatewayClient["request"]>[0])).id;
 }
 
 /** Signed in through a `/#token=…` link, with the gateway link up; page errors are collected in `problems`. */
 async function openUi(viewport = WIDE, colorScheme: "light" | "dark" = "light"): Promise<{ page: Page; problems: string[] }> {
-  // axe is injected as a script, which the page's own policy rightly refuses: these contexts bypass the CSP.
-  const context = await browser.newContext({ viewport, colorScheme, bypassCSP: true });
-  context.setDefaultTimeout(8_000);
-  contexts.push(context);
-  const page = await context.newPage();
+  const page = await ui.newPage(viewport, colorScheme);
   const problems: string[] = [];
   page.on("pageerror", (error) => problems.push(`pageerror: ${error.message}`));
   page.on("console", (message) => {
     if (message.type() === "error" && !message.text().includes("status of 401")) problems.push(`console: ${message.text()}`);
   });
-  await page.goto(`${gateway.url}/#token=${TOKEN}`);
+  await page.goto(`${ui.gateway.url}/#token=${ui.token}`);
   await page.locator('#status[data-state="open"]').waitFor();
   return { page, problems };
 }
 
-/** axe-core's serious and critical violations (ids and nodes), in the page or under `within`. */
+/** axe-core's serious and critical violations, as `id: nodes` lines, in the page or under `within`. */
 async function seriousViolations(page: Page, within?: string): Promise<string[]> {
-  if (!(await page.evaluate(() => "axe" in window))) await page.addScriptTag({ content: AXE_SOURCE });
-  const found = await page.evaluate(async (selector) => {
-    const axe = (window as unknown as { axe: typeof import("axe-core") }).axe;
-    const results = await axe.run(selector ? { include: [selector] } : document, { resultTypes: ["violations"] });
-    return results.violations.map((v) => ({ impact: v.impact, text: `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}` }));
-  }, within);
-  return found.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => v.text);
+  return (await violations(page, within)).map((v) => `${v.id}: ${v.nodes.map((n) => n.split(":")[0]).join(", ")}`);
 }
 
 async function screenshot(page: Page, name: string) {
@@ -150,7 +92,7 @@ describe("Control UI: when nobody answers (issue 20)", () => {
     await page.waitForFunction((title) => /^\((10|9) min\) /.test(document.title) && document.title.endsWith(title), TITLE);
     const sooner = await ask({ timeoutSeconds: 90 }, [{ ...DEPLOY, id: "soon" }]);
     await page.waitForFunction(() => /^\(1:[23]\d\) /.test(document.title));
-    await client.resolve({ id: sooner, cancel: true, reason: "cancelled", by: { surface: "api", via: "api" } });
+    await ui.client.resolve({ id: sooner, cancel: true, reason: "cancelled", by: { surface: "api", via: "api" } });
     await page.waitForFunction(() => /^\((10|9) min\) /.test(document.title));
     await option(page, "Production").click();
     await page.locator("#panel").getByRole("button", { name: "Submit", exact: true }).click();
@@ -183,7 +125,7 @@ describe("Control UI: when nobody answers (issue 20)", () => {
       // Chosen while pending, not sent: the choice survives the expiry.
       await option(page, "Production").click();
       await page.locator("#panel .late-note", { hasText: LATE_OPEN }).waitFor();
-      expect((await client.get(id)).status).toBe("expired");
+      expect((await ui.client.get(id)).status).toBe("expired");
       expect(await option(page, "Production").locator("input").isChecked()).toBe(true);
       // The controls stay, without Skip (a late answer cannot skip), and without the clock.
       expect(await page.locator("#panel").getByRole("button", { name: "Skip" }).count()).toBe(0);
@@ -195,7 +137,7 @@ describe("Control UI: when nobody answers (issue 20)", () => {
 
       await page.locator("#panel").getByRole("button", { name: "Submit", exact: true }).click();
       await page.locator("#panel").waitFor({ state: "hidden" });
-      const record = await client.get(id);
+      const record = await ui.client.get(id);
       expect(record).toMatchObject({ status: "expired", lateAnswer: { answers: { deploy: ["Production"] }, by: { surface: "web", via: "web" } } });
       const outcome = entry(page, id).locator(".entry-outcome");
       await outcome.filter({ hasText: "(late) Answered on the web" }).waitFor();
@@ -221,7 +163,7 @@ describe("Control UI: when nobody answers (issue 20)", () => {
     await composer.fill("2");
     await composer.press("Enter");
     await entry(page, id).locator(".entry-outcome", { hasText: "(late) Answered on the web" }).waitFor();
-    expect(await client.get(id)).toMatchObject({ status: "expired", lateAnswer: { answers: { deploy: ["Production"] }, by: { surface: "web", via: "text" } } });
+    expect(await ui.client.get(id)).toMatchObject({ status: "expired", lateAnswer: { answers: { deploy: ["Production"] }, by: { surface: "web", via: "text" } } });
     expect(problems.filter((p) => !p.includes("status of"))).toEqual([]);
   });
 
@@ -234,7 +176,7 @@ describe("Control UI: when nobody answers (issue 20)", () => {
     expect(await card.getByRole("button", { name: "Skip" }).count()).toBe(0);
     await screenshot(page, "follow-ups-late-open-phone.png");
     expect(await seriousViolations(page)).toEqual([]);
-    await client.resolve({ id, answers: { deploy: ["Staging (Recommended)"] }, by: { surface: "telegram", user: "42", userName: "Ada", via: "button" } });
+    await ui.client.resolve({ id, answers: { deploy: ["Staging (Recommended)"] }, by: { surface: "telegram", user: "42", userName: "Ada", via: "button" } });
     await entry(page, id).locator(".entry-outcome", { hasText: "(late) Answered in Telegram by Ada" }).waitFor();
     expect(await page.locator(".entry-card").count()).toBe(0);
     expect(await entry(page, id).locator("input, button").count()).toBe(0);
@@ -251,7 +193,7 @@ describe("Control UI: when nobody answers (issue 20)", () => {
     expect(await page.locator(".option, .qform").count()).toBe(0);
     expect(await page.locator("#composer-text").getAttribute("placeholder")).toBe("No question is waiting for you.");
     // The gateway refuses an answer now, and the page agrees.
-    await expect(client.resolve({ id, answers: { deploy: ["Production"] }, by: { surface: "web", via: "web" } })).rejects.toMatchObject({ code: "QUESTION_ALREADY_TERMINAL" });
+    await expect(ui.client.resolve({ id, answers: { deploy: ["Production"] }, by: { surface: "web", via: "web" } })).rejects.toMatchObject({ code: "QUESTION_ALREADY_TERMINAL" });
     expect(problems).toEqual([]);
   });
 });
