@@ -50,6 +50,19 @@ describe("ask progress", { timeout: 90_000 }, () => {
     expect(JSON.parse(stdout)).toMatchObject({ status: "answered" });
   });
 
+  it("on a terminal: an expired question says until when a late answer is taken, and where to find it", async () => {
+    let stdout = "";
+    let stderr = "";
+    const io: CliIO = { out: (s) => void (stdout += `${s}\n`), err: (s) => void (stderr += `${s}\n`), tty: { out: true, err: true } };
+    expect(await main(["ask", ...DEPLOY, "--to", "web", "--timeout", "1", "--late-answer-seconds", "600"], env, io)).toBe(3);
+    expect(JSON.parse(stdout)).toEqual({ status: "no_answer", reason: "expired" });
+    expect(stderr).toMatch(/No answer in time\. A late answer is still taken until \S+Z: see "ask-user-bridge list --late"\./);
+    stderr = "";
+    stdout = "";
+    expect(await main(["ask", ...DEPLOY, "--to", "web", "--timeout", "1", "--late-answer-seconds", "0"], env, io)).toBe(3);
+    expect(stderr).not.toContain("late answer");
+  });
+
   it("off a terminal (a child process): only the Asked line on stderr", async () => {
     const run = spawnCli(["ask", ...DEPLOY, "--to", "web"], env);
     const [, id] = await waitForOutput(run, /Asked (q[0-9a-f]+)/);

@@ -129,6 +129,7 @@ export async function runAsk(argv: string[], config: Config, io: CliIO): Promise
   process.once("SIGINT", onSignal);
   process.once("SIGTERM", onSignal);
   try {
+    let askedId: string | undefined;
     const result = await askUser(client, input, {
       signal: controller.signal,
       ...(targets ? { targets } : {}),
@@ -138,11 +139,18 @@ export async function runAsk(argv: string[], config: Config, io: CliIO): Promise
       ...(escalate ? { escalate } : {}),
       ...(lateAnswerSeconds !== undefined ? { lateAnswerSeconds } : {}),
       onRequested: (question) => {
+        askedId = question.id;
         io.err(`Asked ${question.id}; waiting for an answer until ${new Date(question.expiresAtMs).toISOString()} (Ctrl-C cancels).`);
         progress?.onRequested(question);
       },
     });
     io.out(JSON.stringify(result, null, 2));
+    if (progress && askedId && result.status === "no_answer" && result.reason === "expired") {
+      const record = await client.get(askedId).catch(() => undefined);
+      if (record?.lateUntilMs) {
+        io.err(`No answer in time. A late answer is still taken until ${new Date(record.lateUntilMs).toISOString()}: see "ask-user-bridge list --late".`);
+      }
+    }
     return result.status === "answered" ? 0 : result.status === "no_answer" ? 3 : 4;
   } catch (error) {
     if (error instanceof GatewayError && error.issues) {
