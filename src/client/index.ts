@@ -57,7 +57,10 @@ export interface GatewayClient {
   claimDelivery(params: In<"question.claimDelivery">): Promise<ClaimOutcome>;
   /** A bot reports the reminder it sent for one copy (idempotent per surface, chat and offset). */
   reminderSent(params: In<"question.reminderSent">): Promise<QuestionRecord>;
-  /** Runs `handler` for every late answer this connection hears of (question.lateAnswered events). */
+  /**
+   * Runs `handler` for every late answer this connection hears of: its question.lateAnswered events (part of the
+   * default subscription; a connection made with `events: [...]` must list "question.lateAnswered").
+   */
   onLateAnswer(handler: (record: LateAnsweredRecord) => void): () => void;
   /** Every record of this session (or run) that holds a late answer, newest late answer first. */
   lateAnswers(filter: LateAnswersFilter): Promise<LateAnsweredRecord[]>;
