@@ -63,3 +63,28 @@ describe("createTypedMatcher: which typed messages count, and for which question
     expect(matcher.match(text("102", GROUP))).toMatchObject({ record: { id: "q2" }, ownWords: false });
   });
 });
+
+describe("createTypedMatcher: an expired question that still takes a late answer (issue 20 §3)", () => {
+  const NOW = 1_000_000;
+  /** Expired at NOW - 1 s; its late window ends at `lateUntilMs`. */
+  const expired = (id: string, chat: string, lateUntilMs: number | undefined, extra: Partial<QuestionRecord> = {}): QuestionRecord =>
+    ({ ...record(id, chat), status: "expired", reason: "expired", expiresAtMs: NOW - 1_000, resolvedAtMs: NOW - 1_000, ...(lateUntilMs ? { lateUntilMs } : {}), ...extra }) as QuestionRecord;
+
+  function matcherWith(...records: QuestionRecord[]) {
+    const cache = createRecordCache(() => NOW);
+    for (const r of records) cache.put(r);
+    return createTypedMatcher({ surface: "telegram", allowedUsers: ["101", "102"], cache, now: () => NOW });
+  }
+
+  it.each<[string, QuestionRecord[], TextEvent, string | undefined]>([
+    ["a DM: any message answers the expired question while its window is open", [expired("q5", DM, NOW + 60_000)], text("101", DM), "q5"],
+    ["a DM: not once the window closed", [expired("q5", DM, NOW - 1)], text("101", DM), undefined],
+    ["a DM: not without a window", [expired("q5", DM, undefined)], text("101", DM), undefined],
+    ["a DM: not once it has its late answer", [expired("q5", DM, NOW + 60_000, { lateAnswer: { answers: { q: ["A"] }, by: { surface: "telegram", via: "text" }, atMs: NOW } })], text("101", DM), undefined],
+    ["a DM: a pending question there comes first", [expired("q5", DM, NOW + 60_000), record("q6", DM)], text("101", DM), "q6"],
+    ["a group: a plain message never answers it, even from a named user", [expired("q7", GROUP, NOW + 60_000, { targets: [{ surface: "telegram", chat: GROUP, users: ["101"] }] })], text("101", GROUP), undefined],
+    ["a group: a reply to its prompt does", [expired("q7", GROUP, NOW + 60_000)], text("101", GROUP, { replyToMessageRef: "m-q7" }), "q7"],
+  ])("%s", (_name, records, event, expected) => {
+    expect(matcherWith(...records).match(event)?.record.id).toBe(expected);
+  });
+});

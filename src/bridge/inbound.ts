@@ -139,10 +139,12 @@ export function createInboundHandler(options: InboundOptions) {
       return event.direct ? { reply: { text: TEXTS.someoneElse, private: true } } : { markRefused: true };
     }
     // A reply to a closed prompt is about that prompt: it must never answer another question pending in the chat.
-    // An expired one still taking a late answer takes it.
-    if (!answerable(record)) return found.replied ? { reply: { text: TEXTS.alreadyAnswered } } : undefined;
+    // An expired one still taking a late answer takes it. The gateway still sees a closed prompt's reply (it refuses
+    // it), so that a re-delivered one is known as such and gets no second message.
+    const closed = !answerable(record);
+    if (closed && (!found.replied || !event.messageRef)) return found.replied ? { reply: { text: TEXTS.alreadyAnswered } } : undefined;
     const wasLate = record.status !== "pending";
-    if (found.ownWords) {
+    if (found.ownWords && !closed) {
       matcher.ownWordsTaken(event.chat, event.user.id);
       return ownWords(record, event.text, event, "text");
     }
@@ -150,6 +152,7 @@ export function createInboundHandler(options: InboundOptions) {
     try {
       outcome = await client.reply({ id: record.id, text: event.text, by: by(event, "text"), ...messageRefOf(event) });
     } catch (error) {
+      if (closed && error instanceof GatewayError && error.code === "QUESTION_ALREADY_TERMINAL") return { reply: { text: TEXTS.alreadyAnswered } };
       if (wasLate && error instanceof GatewayError && error.code === "QUESTION_ALREADY_TERMINAL" && (await stillLate(record.id))) {
         return { reply: { text: TEXTS.lateSkip }, questionId: record.id }; // the one reply a late window refuses: a skip
       }

@@ -68,11 +68,21 @@ export async function createSlackHarness(mode: "socket" | "http" = "socket"): Pr
   const sectionText = (m: FakeSlackMessage) =>
     m.blocks ? m.blocks.filter((b) => b.type === "section").map((b) => b.text.text).join("\n") : m.text;
 
-  async function ephemeralAfter(who: Person, press: () => Promise<{ status: number }>): Promise<string> {
-    const before = fake.ephemeralsTo(who.id).length;
-    const { status } = await press();
-    if (status !== 200) throw new Error(`the press got HTTP ${status}`);
-    return (await fake.waitForEphemeral(who.id, before)).text;
+  /**
+   * Slack's notices carry nothing that ties them to the press but the person and the channel, so one person's presses
+   * take turns: with tests running concurrently, the notice in that channel after a press is then that press's.
+   */
+  const turns = new Map<string, Promise<unknown>>();
+  async function ephemeralAfter(who: Person, channel: string, press: () => Promise<{ status: number }>): Promise<string> {
+    const notices = () => fake.ephemeralsTo(who.id).filter((e) => e.channel === channel);
+    const turn = (turns.get(who.id) ?? Promise.resolve()).catch(() => {}).then(async () => {
+      const before = notices().length;
+      const { status } = await press();
+      if (status !== 200) throw new Error(`the press got HTTP ${status}`);
+      return (await waitUntil(() => notices()[before], `an ephemeral message to ${who.id} in ${channel}`)).text;
+    });
+    turns.set(who.id, turn);
+    return turn;
   }
 
   const harness: SlackHarness = {
@@ -91,11 +101,11 @@ export async function createSlackHarness(mode: "socket" | "http" = "socket"): Pr
       const actions = m.blocks?.find((b) => b.type === "actions");
       return { chat, ref, text: sectionText(m), buttons: (actions?.elements ?? []).map((e: any) => e.text.text) };
     },
-    press: (copy, index, who) => ephemeralAfter(who, () => fake.press(messageOf(copy), index, who)),
+    press: (copy, index, who) => ephemeralAfter(who, messageOf(copy).channel, () => fake.press(messageOf(copy), index, who)),
     pressForged(copy, forged, who) {
       const actionId =
         forged === "garbage" ? "a1|zz|?|9" : encodeSlackActionId({ questionId: forged.questionId, action: { kind: "choice", optionIndex: forged.optionIndex } });
-      return ephemeralAfter(who, () => fake.pressAction(messageOf(copy), actionId, who));
+      return ephemeralAfter(who, messageOf(copy).channel, () => fake.pressAction(messageOf(copy), actionId, who));
     },
     async answerOther(copy, who, text) {
       await (await harness.openOther(copy, who))(text);

@@ -117,6 +117,22 @@ export function runFollowUpScenarios(name: string, makeHarness: () => Promise<Bo
       expect((await get(direct)).lateAnswer.by).toMatchObject({ via: "text", user: h.person.id });
     });
 
+    it.concurrent("a late reply goes through the same guards: a credential is refused and deleted, a re-delivered reply is taken once", async () => {
+      const id = await ask([single], { timeoutSeconds: 1 }, h.otherChat);
+      const copy = await lateOpen(await promptOf(id, h.otherChat));
+      const secret = await h.type(h.otherChat, h.person, "sk-live_abcdefghijklmnopqrstuvwx4321", { replyTo: copy });
+      await waitUntil(() => secret.deleted(), "the credential message to be deleted");
+      expect((await get(id)).lateAnswer).toBeUndefined();
+      const before = h.botReplies(h.otherChat).length;
+      const answer = await h.type(h.otherChat, h.person, "2", { replyTo: copy });
+      await waitUntil(() => h.botReplies(h.otherChat).slice(before).some((t) => /Recorded \(late\): Production/u.test(t)), "the late confirmation");
+      const replies = h.botReplies(h.otherChat).length;
+      await answer.redeliver();
+      await sleep(400);
+      expect(h.botReplies(h.otherChat).length).toBe(replies);
+      expect((await get(id)).lateAnswer).toMatchObject({ answers: { deploy_target: ["Production"] } });
+    });
+
     it.concurrent("after the late window the copy reads expired, its controls go, and nothing more is taken", async () => {
       const id = await ask([single], { timeoutSeconds: 1, lateAnswerSeconds: 2 });
       const copy = await promptOf(id);
