@@ -4,6 +4,7 @@ import { GatewayError } from "../errors.ts";
 import type { QuestionRecord } from "../record.ts";
 import { createClaimKeeper } from "./claim-keeper.ts";
 import { acceptsLateAnswer } from "../late-window.ts";
+import { createCopySettler } from "./settle-copies.ts";
 import { createCopyEditor } from "./copy-editor.ts";
 import { renderedFingerprint } from "./copy-fingerprint.ts";
 import { createReminderSender } from "./reminders.ts";
@@ -77,26 +78,7 @@ export function createDeliveryLoop({ client, adapter, cache, now = Date.now, log
   const reminders = adapter.reminders
     ? createReminderSender({ client, surface, reminders: adapter.reminders, cache, claimant, claimLeaseMs, now, log, sendRetry, ...(options.onReminderSent ? { onSent: options.onReminderSent } : {}) })
     : undefined;
-  /** Expired copies that still take a late answer: edited again when their window ends (by this process's clock too). */
-  const lateWindows = new Map<string, NodeJS.Timeout>();
-
-  /** A resolved record: its copies edited to what they show now, its reminders cleaned up, its late window watched. */
-  function settle(record: QuestionRecord): Promise<void> {
-    const latest = cache.get(record.id) ?? record;
-    const edited = updateCopies(latest);
-    void reminders?.cleanUp(latest);
-    const untilMs = latest.lateUntilMs;
-    if (untilMs !== undefined && acceptsLateAnswer(latest, now()) && !lateWindows.has(latest.id)) {
-      const timer = setTimeout(() => {
-        lateWindows.delete(latest.id);
-        const current = cache.get(latest.id);
-        if (current) void updateCopies(current);
-      }, Math.min(untilMs - now() + 50, 2 ** 31 - 1));
-      timer.unref?.();
-      lateWindows.set(latest.id, timer);
-    }
-    return edited;
-  }
+  const { settle, stop: stopSettling } = createCopySettler({ cache, now, updateCopies, ...(reminders ? { reminders } : {}) });
   /** Copies another bot holds: looked at again when its lease lapses. */
   const retries = new Map<string, NodeJS.Timeout>();
   const inFlight = new Set<string>();
@@ -295,16 +277,14 @@ export function createDeliveryLoop({ client, adapter, cache, now = Date.now, log
         // After resolution: the late window ended, or a reminder was reported late; the copies catch up.
         if (record.status !== "pending") void settle(record);
       });
-      client.on("question.resolved", (record) => {
-        if (!concerns(record)) return;
-        cache.put(record);
-        void settle(record);
-      });
-      client.on("question.lateAnswered", (record) => {
-        if (!concerns(record)) return;
-        cache.put(record);
-        void settle(record);
-      });
+      // Resolved, or answered late: every copy is edited the same way, from the same event.
+      for (const event of ["question.resolved", "question.lateAnswered"] as const) {
+        client.on(event, (record) => {
+          if (!concerns(record)) return;
+          cache.put(record);
+          void settle(record);
+        });
+      }
       client.on("question.escalated", (record) => {
         if (!concerns(record)) return;
         cache.put(record);
@@ -326,8 +306,7 @@ export function createDeliveryLoop({ client, adapter, cache, now = Date.now, log
     async stop(waitMs = 500): Promise<void> {
       const copies: Array<{ id: string; chat: string; copy?: string }> = [...keeper.heldCopies(), ...(reminders?.stop() ?? [])];
       keeper.stop();
-      for (const timer of lateWindows.values()) clearTimeout(timer);
-      lateWindows.clear();
+      stopSettling();
       for (const timer of retries.values()) clearTimeout(timer);
       retries.clear();
       if (copies.length === 0) return;
