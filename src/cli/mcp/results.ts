@@ -8,8 +8,11 @@ import type { LateAnsweredRecord } from "../../client/index.ts";
 /** What the result text needs to know about each question: its answer key and its header. */
 export type QuestionHeaders = ReadonlyArray<{ id: string; header: string }>;
 
-/** One `Header: answer` line per question, or a sentence for a result without answers. */
-export function resultToText(result: AskUserResult, questions: QuestionHeaders): string {
+/**
+ * One `Header: answer` line per question, or a sentence for a result without answers. `lateUntilMs`: the expired
+ * question still takes a late answer until then, so the text says where to find one.
+ */
+export function resultToText(result: AskUserResult, questions: QuestionHeaders, lateUntilMs?: number): string {
   switch (result.status) {
     case "answered": {
       const answers = result.answers.answers;
@@ -19,8 +22,8 @@ export function resultToText(result: AskUserResult, questions: QuestionHeaders):
       return lines.join("\n");
     }
     case "no_answer":
-      return result.reason === "expired"
-        ? "No answer (expired). Continue with your best judgment. The person may still answer for a while: ask_user_late_answers returns such late answers."
+      return result.reason === "expired" && lateUntilMs !== undefined
+        ? `No answer (expired). Continue with your best judgment. The person may still answer until ${new Date(lateUntilMs).toISOString()}: ask_user_late_answers returns such late answers.`
         : `No answer (${result.reason}). Continue with your best judgment.`;
     case "delivery_failed":
       return `The question could not be delivered: ${result.reason}. Continue with your best judgment.`;
@@ -28,9 +31,9 @@ export function resultToText(result: AskUserResult, questions: QuestionHeaders):
 }
 
 /** The final result, as text lines and as structured content (the result JSON). */
-export function resultToToolResult(result: AskUserResult, questions: QuestionHeaders, extra: { id?: string } = {}): CallToolResult {
+export function resultToToolResult(result: AskUserResult, questions: QuestionHeaders, extra: { id?: string } = {}, lateUntilMs?: number): CallToolResult {
   return {
-    content: [{ type: "text", text: resultToText(result, questions) }],
+    content: [{ type: "text", text: resultToText(result, questions, lateUntilMs) }],
     structuredContent: { ...result, ...extra },
   };
 }

@@ -94,7 +94,9 @@ export function createMcpSession(options: McpSessionOptions): McpSession {
         },
       });
       if (askedId) openIds.delete(askedId);
-      return resultToToolResult(result, normalized.value.questions);
+      const expired = askedId && result.status === "no_answer" && result.reason === "expired";
+      const lateUntilMs = expired ? (await client.get(askedId!).catch(() => undefined))?.lateUntilMs : undefined;
+      return resultToToolResult(result, normalized.value.questions, {}, lateUntilMs);
     } catch (error) {
       return gatewayFailure("ask_user", error);
     } finally {
@@ -136,7 +138,7 @@ export function createMcpSession(options: McpSessionOptions): McpSession {
       if (outcome === "stopped" || outcome.status === "pending") return pendingToToolResult(id);
       openIds.delete(id);
       const { id: _id, record, ...result } = outcome;
-      return resultToToolResult(result, record.questions, { id });
+      return resultToToolResult(result, record.questions, { id }, record.lateUntilMs);
     } catch (error) {
       if (error instanceof GatewayError && (error.code === "DISCONNECTED" || error.code === "TIMEOUT")) {
         return pendingToToolResult(id, `The gateway link dropped while waiting (${error.message}); the question is kept. `);
