@@ -3,34 +3,14 @@
  * the other, target states are visible (and announced) on every instance, and a copy claimed through one instance
  * keeps the question queued on the other past the delivery deadline. DELIVERY_TIMEOUT_SECONDS=1.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connectGateway, type GatewayClient } from "../src/client/index.ts";
+import { describe, expect, it } from "vitest";
 import type { QuestionRecord } from "../src/record.ts";
-import { createTestDatabase, type TestDatabase } from "./helpers/postgres.ts";
-import { cleanup, oneQuestion, sleep, startTestGateway, TOKEN, type TestGateway } from "./helpers/gateway.ts";
+import { useGatewaysOnPostgres } from "./helpers/postgres-gateways.ts";
+import { oneQuestion, sleep } from "./helpers/gateway.ts";
 import { waitUntil } from "./scenarios/tools.ts";
 
-let db: TestDatabase;
-let instances: TestGateway[] = [];
-const clients: GatewayClient[] = [];
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-  instances = await Promise.all([0, 1].map(() => startTestGateway({ DATABASE_URL: db.url, DELIVERY_TIMEOUT_SECONDS: 1 })));
-}, 60_000);
-
-afterAll(async () => {
-  for (const client of clients) client.close();
-  await Promise.all(instances.map((gateway) => gateway.close()));
-  await db?.drop();
-  await cleanup();
-});
-
-async function client(instance: number): Promise<GatewayClient> {
-  const connected = await connectGateway({ url: instances[instance]!.url, token: TOKEN });
-  clients.push(connected);
-  return connected;
-}
+const shared = useGatewaysOnPostgres(2, { DELIVERY_TIMEOUT_SECONDS: 1 });
+const client = shared.client;
 
 const telegram = (chat: string) => [{ surface: "telegram" as const, chat }];
 

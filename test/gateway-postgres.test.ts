@@ -2,36 +2,16 @@
  * Several gateway instances on one PostgreSQL database, in this process: what one instance does, every other follows
  * (waiters, events, the expiry schedule, delivery claims), and the migrate command applies the schema explicitly.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connectGateway, type GatewayClient } from "../src/client/index.ts";
+import { describe, expect, it } from "vitest";
 import { GatewayError } from "../src/errors.ts";
 import type { QuestionRecord } from "../src/record.ts";
-import { createTestDatabase, type TestDatabase } from "./helpers/postgres.ts";
-import { cleanup, oneQuestion, RawWs, spawnCli, startTestGateway, TOKEN, type TestGateway } from "./helpers/gateway.ts";
+import { createTestDatabase } from "./helpers/postgres.ts";
+import { useGatewaysOnPostgres } from "./helpers/postgres-gateways.ts";
+import { oneQuestion, RawWs, spawnCli } from "./helpers/gateway.ts";
 import { waitUntil } from "./scenarios/tools.ts";
 
-let db: TestDatabase;
-let instances: TestGateway[] = [];
-const clients: GatewayClient[] = [];
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-  // Started at once: the migrations run under an advisory lock, so three instances starting together are safe.
-  instances = await Promise.all([0, 1, 2].map(() => startTestGateway({ DATABASE_URL: db.url, DELIVERY_TIMEOUT_SECONDS: 30 })));
-}, 60_000);
-
-afterAll(async () => {
-  for (const client of clients) client.close();
-  await Promise.all(instances.map((gateway) => gateway.close()));
-  await db?.drop();
-  await cleanup();
-});
-
-async function client(instance: number): Promise<GatewayClient> {
-  const connected = await connectGateway({ url: instances[instance]!.url, token: TOKEN });
-  clients.push(connected);
-  return connected;
-}
+const shared = useGatewaysOnPostgres(3, { DELIVERY_TIMEOUT_SECONDS: 30 });
+const client = shared.client;
 
 describe("three gateway instances on one PostgreSQL database", () => {
   it("a waiter on A gets the answer given on C, and a subscriber on B sees the ask and the answer live", async () => {
@@ -88,7 +68,7 @@ describe("three gateway instances on one PostgreSQL database", () => {
   });
 
   it("serves the protocol's raw frames the same on every instance", async () => {
-    const ws = await RawWs.connect(instances[2]!.wsUrl);
+    const ws = await RawWs.connect(shared.instances()[2]!.wsUrl);
     const res = await ws.request("question.list", { status: "pending", limit: 1 });
     expect(res).toMatchObject({ type: "res", ok: true });
     ws.close();
