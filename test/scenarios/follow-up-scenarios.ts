@@ -98,6 +98,9 @@ export function runFollowUpScenarios(name: string, makeHarness: () => Promise<Bo
     it.concurrent("a late typed reply: in a group only as a reply to the prompt, in a direct message any message", async () => {
       const id = await ask([single, multi], { timeoutSeconds: 1 });
       const copy = await lateOpen(await promptOf(id));
+      // Numbered text, no buttons: nothing in it says to tap or press anything.
+      expect(copy.buttons).toEqual([]);
+      expect(copy.text).not.toMatch(/\btap\b|\bpress\b|\bbutton/iu);
       await h.type(h.chat, h.person, "1: 2\n2: lint");
       await sleep(400);
       expect((await get(id)).lateAnswer).toBeUndefined();
