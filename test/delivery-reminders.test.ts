@@ -6,6 +6,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { createDeliveryLoop, type SurfaceAdapter } from "../src/bridge/delivery.ts";
+import { renderedFingerprint } from "../src/bridge/copy-fingerprint.ts";
 import { createRecordCache } from "../src/bridge/record-cache.ts";
 import { reminderStillUseful } from "../src/bridge/reminders.ts";
 import { connectGateway, type GatewayClient } from "../src/client/index.ts";
@@ -22,7 +23,10 @@ afterEach(async () => {
 });
 
 /** A bot process whose adapter records every prompt, reminder, delete and edit. */
-async function startBot(name: string, { deletes = true, hangReminders = false, claimLeaseMs }: { deletes?: boolean; hangReminders?: boolean; claimLeaseMs?: number } = {}) {
+async function startBot(
+  name: string,
+  { deletes = true, hangReminders = false, claimLeaseMs, fingerprints = false }: { deletes?: boolean; hangReminders?: boolean; claimLeaseMs?: number; fingerprints?: boolean } = {},
+) {
   const client = await connectGateway({ url: gateway.url, token: TOKEN });
   clients.push(client);
   const reminders: Array<{ prompt: string; text: string; ref: string }> = [];
@@ -33,6 +37,7 @@ async function startBot(name: string, { deletes = true, hangReminders = false, c
     surface: "telegram",
     sendPrompt: async () => `${name}-prompt-${++prompts}`,
     async updatePrompt() {},
+    ...(fingerprints ? { renderedOf: (record: { status: string }) => record.status } : {}),
     reminders: {
       async send(delivery, text) {
         if (hangReminders) return new Promise<string>(() => {}); // the process died mid-send
@@ -97,9 +102,23 @@ describe("reminders across bot processes", () => {
     const { id } = await client.request(oneQuestion({ targets: [targets[1]!], timeoutSeconds: 5, reminders: [4] }));
     await waitUntil(() => bot.reminders.length === 1, "the reminder");
     await client.resolve({ id, answers: { deploy_target: "Production" } });
-    // (Its first sync also cleans up the reminders of the earlier tests' questions, on the same gateway.)
+    // (Its adapter keeps no fingerprints, so its first sync also cleans up the reminders of the earlier tests'
+    // questions on the same gateway: it cannot tell whether their copies were settled.)
     const edit = await waitUntil(() => bot.edited.find((e) => e.ref === bot.reminders[0]!.ref), "the edit");
     expect(edit.text).toBe("✅ Answered — see the question above.");
+  });
+
+  it("a restarted bot does not delete again the reminders of questions whose copies it already settled", async () => {
+    const first = await startBot("bot-first", { fingerprints: true });
+    const client = await asker();
+    const { id } = await client.request(oneQuestion({ targets: [targets[0]!], timeoutSeconds: 5, reminders: [4] }));
+    await waitUntil(() => first.reminders.length === 1, "the reminder");
+    await client.resolve({ id, answers: { deploy_target: "Production" } });
+    await waitUntil(() => first.deleted.includes(first.reminders[0]!.ref), "the reminder deleted");
+    await waitUntil(async () => (await client.get(id)).deliveries[0]?.rendered === renderedFingerprint("answered"), "the copy recorded as settled");
+    const restarted = await startBot("bot-restarted", { fingerprints: true });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(restarted.deleted).not.toContain(first.reminders[0]!.ref);
   });
 
   it.each([

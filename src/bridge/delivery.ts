@@ -78,7 +78,9 @@ export function createDeliveryLoop({ client, adapter, cache, now = Date.now, log
   const reminders = adapter.reminders
     ? createReminderSender({ client, surface, reminders: adapter.reminders, cache, claimant, claimLeaseMs, now, log, sendRetry, ...(options.onReminderSent ? { onSent: options.onReminderSent } : {}) })
     : undefined;
-  const { settle, stop: stopSettling } = createCopySettler({ cache, now, updateCopies, ...(reminders ? { reminders } : {}) });
+  const copiesBehind = (record: QuestionRecord): boolean =>
+    record.deliveries.some((d) => d.surface === surface && (!d.rendered || d.rendered !== fingerprintOf(record, d.chat)));
+  const { settle, stop: stopSettling } = createCopySettler({ cache, now, updateCopies, copiesBehind, ...(reminders ? { reminders } : {}) });
   /** Copies another bot holds: looked at again when its lease lapses. */
   const retries = new Map<string, NodeJS.Timeout>();
   const inFlight = new Set<string>();
@@ -254,7 +256,7 @@ export function createDeliveryLoop({ client, adapter, cache, now = Date.now, log
     for (const record of pending) reminders?.remind(record);
     // The catch-up edits run in the background, so a restarted bot listens at once.
     void (async () => {
-      for (const record of stale) await settle(record);
+      for (const record of stale) await settle(record, { catchingUp: true });
     })();
   }
 

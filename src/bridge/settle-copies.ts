@@ -8,6 +8,8 @@ export interface CopySettlerOptions {
   now: () => number;
   /** Edits the copies that are behind what the record shows now (the copy editor). */
   updateCopies: (record: QuestionRecord) => Promise<void>;
+  /** Whether some copy of this surface shows something else than the record does now (by its fingerprint). */
+  copiesBehind: (record: QuestionRecord) => boolean;
   reminders?: ReminderSender;
 }
 
@@ -20,7 +22,7 @@ const TIMER_MAX_MS = 2 ** 31 - 1;
  * copy that still takes a late answer is edited again when its window ends, by this process's clock too (the
  * gateway announces the end with question.updated, but a bot whose clock runs behind would still render it open).
  */
-export function createCopySettler({ cache, now, updateCopies, reminders }: CopySettlerOptions) {
+export function createCopySettler({ cache, now, updateCopies, copiesBehind, reminders }: CopySettlerOptions) {
   const lateWindows = new Map<string, NodeJS.Timeout>();
 
   function watchLateWindow(record: QuestionRecord): void {
@@ -36,11 +38,16 @@ export function createCopySettler({ cache, now, updateCopies, reminders }: CopyS
   }
 
   return {
-    /** Settles a record that is not pending; resolves once its copies' edits settled. */
-    settle(record: QuestionRecord): Promise<void> {
+    /**
+     * Settles a record that is not pending; resolves once its copies' edits settled. `catchingUp` (a resync's look
+     * at what changed while the bot was away): its reminders are cleaned up only when its copies are behind too, since
+     * the bot that edited them cleaned them up then (a restart does not send a delete per reminder of the last hour
+     * through the platform's rate limit again).
+     */
+    settle(record: QuestionRecord, { catchingUp = false }: { catchingUp?: boolean } = {}): Promise<void> {
       const latest = cache.get(record.id) ?? record;
+      if (!catchingUp || copiesBehind(latest)) void reminders?.cleanUp(latest);
       const edited = updateCopies(latest);
-      void reminders?.cleanUp(latest);
       watchLateWindow(latest);
       return edited;
     },
