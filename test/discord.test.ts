@@ -138,6 +138,9 @@ export async function createDiscordHarness(): Promise<DiscordHarness> {
       const reply = fake.messagesIn(channel).filter((m) => m.author.id === BOT_USER.id && !m.webhook_id && !m.visibleTo && m.sentComponents.length === 0).at(-1)!;
       return harness.copy(chat, `${channel}/${reply.id}`);
     },
+    refuseDeletingOwn(refuse) {
+      fake.refuseOwnDeletes(refuse);
+    },
     forbidDeleting(forbid) {
       fake.denyManageMessages(forbid);
     },

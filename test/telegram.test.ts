@@ -109,6 +109,9 @@ export async function createTelegramHarness(): Promise<TelegramHarness> {
       const reply = fake.botMessages(Number(chat)).filter((m) => !m.sent_markup?.inline_keyboard).at(-1)!;
       return harness.copy(chat, String(reply.message_id));
     },
+    refuseDeletingOwn(refuse) {
+      fake.forbidDeletingOwn(refuse);
+    },
     forbidDeleting(forbid) {
       fake.forbidDeleting(forbid);
     },

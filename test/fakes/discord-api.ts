@@ -49,6 +49,8 @@ export async function startFakeDiscord(options: { token: string; heartbeatInterv
   const messages = new Map<string, FakeDiscordMessage>();
   const interactions = new Map<string, FakeInteraction>();
   const blockedDms = new Set<string>();
+  /** Deleting the bot's own messages is refused (as if a moderation setting forbade it). */
+  let refuseOwnDeletes = false;
   let counter = 0;
   const snowflake = () => String(((BigInt(Date.now()) - 1_420_070_400_000n) << 22n) + BigInt(++counter));
 
@@ -157,6 +159,7 @@ export async function startFakeDiscord(options: { token: string; heartbeatInterv
       if (!message || !channel || message.deleted || message.channel_id !== channelId) return error(404, 10008, "Unknown Message");
       if (message.author.id !== BOT_USER.id && channel.type === CHANNEL_TYPE.DM) return error(403, 50003, "Cannot execute action on a DM channel");
       if (message.author.id !== BOT_USER.id && channel.noManageMessages) return error(403, 50013, "Missing Permissions");
+      if (message.author.id === BOT_USER.id && refuseOwnDeletes) return error(403, 50013, "Missing Permissions");
       message.deleted = true;
       return NO_CONTENT;
     }],
@@ -259,6 +262,10 @@ export async function startFakeDiscord(options: { token: string; heartbeatInterv
     /** The bot lacks Manage Messages in every guild channel (deleting someone's message gets 403), or has it again. */
     denyManageMessages(deny: boolean): void {
       for (const channel of channels.values()) if (channel.guild_id) channel.noManageMessages = deny;
+    },
+    /** Whether deleting the bot's own messages is refused (403 Missing Permissions). */
+    refuseOwnDeletes(refuse: boolean): void {
+      refuseOwnDeletes = refuse;
     },
     /** MESSAGE_CREATE for this message again (a gateway replay after a RESUME). */
     redeliver: (message: FakeDiscordMessage) => dispatchMessageCreate(message),

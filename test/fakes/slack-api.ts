@@ -85,6 +85,8 @@ export async function startFakeSlack(options: FakeSlackOptions) {
   let clock = 0;
   let nextId = 1;
   let deleteOthers = true;
+  /** A workspace whose retention settings forbid deleting messages: the bot's own too. */
+  let deleteOwn = true;
   let inbound: Inbound;
   const holds = createResponseHolds();
 
@@ -169,6 +171,7 @@ export async function startFakeSlack(options: FakeSlackOptions) {
       const message = messages.get(key(String(body.channel), String(body.ts)));
       if (!message || message.deleted) return fail(res, "message_not_found");
       if (!message.bot && !deleteOthers) return fail(res, "cant_delete_message");
+      if (message.bot && !deleteOwn) return fail(res, "cant_delete_message");
       message.deleted = true;
       ok(res, { channel: message.channel, ts: message.ts });
     },
@@ -348,6 +351,10 @@ export async function startFakeSlack(options: FakeSlackOptions) {
     /** Whether chat.delete may delete people's messages (an admin-installed app); false makes it fail. */
     allowDeletingOthers(allowed: boolean) {
       deleteOthers = allowed;
+    },
+    /** Whether chat.delete refuses the bot's own messages too (cant_delete_message). */
+    allowDeletingOwn(allowed: boolean) {
+      deleteOwn = allowed;
     },
     /** The next call of `method` is carried out at once but answered only on `release()` (a slow network). */
     holdNext: holds.holdNext,

@@ -157,6 +157,9 @@ export async function createSlackHarness(mode: "socket" | "http" = "socket"): Pr
       const reply = fake.botMessages(channel).filter((m) => !m.prompt).at(-1)!;
       return harness.copy(chat, `${channel}:${reply.ts}`);
     },
+    refuseDeletingOwn(refuse) {
+      fake.allowDeletingOwn(!refuse);
+    },
     forbidDeleting(forbid) {
       fake.allowDeletingOthers(!forbid);
     },

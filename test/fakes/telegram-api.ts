@@ -93,6 +93,8 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}) {
   const holds = createResponseHolds();
   /** The bot is no admin: deleting people's messages is refused. */
   let deleteOthers = true;
+  /** The bot's own messages are past Telegram's 48 hours: deleting them is refused. */
+  let deleteOwn = true;
 
   const key = (chat: number | string, id: number | string) => `${chat}:${id}`;
 
@@ -220,6 +222,7 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}) {
       const message = messages.get(key(body.chat_id, body.message_id));
       if (!message) return fail(res, { error_code: 400, description: "Bad Request: message to delete not found" });
       if (!message.from.is_bot && !deleteOthers) return fail(res, { error_code: 400, description: "Bad Request: message can't be deleted" });
+      if (message.from.is_bot && !deleteOwn) return fail(res, { error_code: 400, description: "Bad Request: message can't be deleted" });
       message.deleted = true;
       ok(res, true);
     },
@@ -301,6 +304,10 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}) {
     /** Whether deleting people's messages is refused (a bot that is no admin of the group). */
     forbidDeleting(forbid: boolean): void {
       deleteOthers = !forbid;
+    },
+    /** Whether deleting the bot's own messages is refused (Telegram's 48 hours have passed). */
+    forbidDeletingOwn(forbid: boolean): void {
+      deleteOwn = !forbid;
     },
     /** The same message update again, with a new update_id (a webhook retry, or polling after a lost offset). */
     redeliver(message: FakeTelegramMessage): void {

@@ -188,5 +188,20 @@ export function runFollowUpScenarios(name: string, makeHarness: () => Promise<Bo
       await summaryOf(copy, /✅ Deployment t\S*: Production/u);
       expect(h.repliesTo(copy).filter((r) => r.text.startsWith("⏰"))).toHaveLength(1);
     });
+
+    it("where the platform refuses to delete the reminder, it is edited to a short line once the question resolves", async () => {
+      const id = await ask([single], { timeoutSeconds: 8, reminders: [6] });
+      const copy = await promptOf(id);
+      const [reminder] = await waitUntil(() => h.repliesTo(copy).length > 0 && h.repliesTo(copy), "the reminder");
+      h.refuseDeletingOwn(true);
+      try {
+        await rpcOk(h.gatewayUrl(), "question.resolve", { id, cancel: true, reason: "skipped", by: { surface: "web", via: "web" } });
+        const done = await waitUntil(() => h.repliesTo(copy).find((r) => r.ref === reminder!.ref && r.text !== reminder!.text), "the reminder edited");
+        expect(done.text).toBe(h.platformText("⏭ Skipped."));
+        expect(done.deleted).toBe(false);
+      } finally {
+        h.refuseDeletingOwn(false);
+      }
+    });
   });
 }

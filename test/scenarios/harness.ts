@@ -66,6 +66,8 @@ export interface BotHarness {
   repliesTo(copy: PromptCopy): Array<PromptCopy & { deleted: boolean; pings: boolean }>;
   /** The bot's latest message in a chat that is not a prompt (a confirmation, a follow-up), to reply to. */
   latestReply(chat: string): PromptCopy;
+  /** From now on the platform refuses to let the bot delete its own messages (false: it lets it again). */
+  refuseDeletingOwn(refuse: boolean): void;
   /** From now on the bot may not delete people's messages (false: it may again). */
   forbidDeleting(forbid: boolean): void;
   /** Plain text as the platform's renderer makes it safe (the escaping every bot message must have). */
