@@ -108,8 +108,12 @@ export function createDiscordAdapter(client: Client, log: Log): SurfaceAdapter {
           message_reference: { message_id: messageId, channel_id: channelId, fail_if_not_exists: false },
           allowed_mentions: { parse: [], replied_user: false },
         };
-        const message = (await client.rest.post(Routes.channelMessages(channelId), { body })) as APIMessage;
-        return toMessageRef(channelId, message.id);
+        try {
+          const message = (await client.rest.post(Routes.channelMessages(channelId), { body })) as APIMessage;
+          return toMessageRef(channelId, message.id);
+        } catch (error) {
+          throw permanentOr(error);
+        }
       },
       async delete(reminder) {
         const { channelId, messageId } = fromMessageRef(reminder.messageRef, reminder.chat);

@@ -119,7 +119,13 @@ export function createSlackAdapter(client: webApi.WebClient, conversations: Slac
         const ref = decodeSlackMessageRef(delivery.messageRef);
         if (!ref) throw new PermanentSendError(`bad message ref ${JSON.stringify(delivery.messageRef)}`);
         const body = { channel: ref.channel, thread_ts: ref.ts, text: cutToFit(text, SLACK_SECTION_TEXT_MAX, toSlackText), unfurl_links: false, unfurl_media: false };
-        const posted = await pacer.run(ref.channel, () => client.chat.postMessage(body));
+        let posted;
+        try {
+          posted = await pacer.run(ref.channel, () => client.chat.postMessage(body));
+        } catch (error) {
+          const code = slackErrorCode(error);
+          throw code && PERMANENT_ERRORS.has(code) ? new PermanentSendError(code) : error;
+        }
         if (!posted.ts) throw new Error("chat.postMessage gave no ts");
         return encodeSlackMessageRef(posted.channel ?? ref.channel, posted.ts);
       },

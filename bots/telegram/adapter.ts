@@ -9,6 +9,14 @@ const PERMANENT = /chat not found|bot was blocked|bot was kicked|user is deactiv
 /** Group and channel ids are negative; a private chat's id is the person's (positive). */
 const chatOf = (chat: string): ChatOptions => ({ chat: chat.startsWith("-") ? "group" : "direct" });
 
+/** A failed send as the bridge takes it: permanent for a chat that will never accept it, else retried. */
+function sendError(error: unknown): unknown {
+  if (error instanceof GrammyError && (error.error_code === 403 || PERMANENT.test(error.description))) return new PermanentSendError(error.description);
+  // The reason the gateway records (and the asker's delivery_failed names): the network error, never the URL.
+  if (error instanceof HttpError) return new Error(unreachableReason(error), { cause: error });
+  return error;
+}
+
 /** Telegram answers these to a delete of a message that is already gone. */
 const GONE = /message to delete not found|MESSAGE_ID_INVALID/i;
 
@@ -27,10 +35,7 @@ export function createTelegramAdapter(api: Api): SurfaceAdapter {
         const message = await api.sendMessage(target.chat!, text, { ...(reply_markup ? { reply_markup } : {}), link_preview_options: { is_disabled: true } });
         return String(message.message_id);
       } catch (error) {
-        if (error instanceof GrammyError && (error.error_code === 403 || PERMANENT.test(error.description))) throw new PermanentSendError(error.description);
-        // The reason the gateway records (and the asker's delivery_failed names): the network error, never the URL.
-        if (error instanceof HttpError) throw new Error(unreachableReason(error), { cause: error });
-        throw error;
+        throw sendError(error);
       }
     },
     async updatePrompt(record, delivery, nowMs) {
@@ -44,11 +49,15 @@ export function createTelegramAdapter(api: Api): SurfaceAdapter {
     },
     reminders: {
       async send(delivery, text) {
-        const message = await api.sendMessage(delivery.chat, cutToFit(text, TELEGRAM_TEXT_MAX, toTelegramText), {
-          reply_parameters: { message_id: Number(delivery.messageRef), allow_sending_without_reply: true },
-          link_preview_options: { is_disabled: true },
-        });
-        return String(message.message_id);
+        try {
+          const message = await api.sendMessage(delivery.chat, cutToFit(text, TELEGRAM_TEXT_MAX, toTelegramText), {
+            reply_parameters: { message_id: Number(delivery.messageRef), allow_sending_without_reply: true },
+            link_preview_options: { is_disabled: true },
+          });
+          return String(message.message_id);
+        } catch (error) {
+          throw sendError(error);
+        }
       },
       async delete(reminder) {
         try {

@@ -5,7 +5,7 @@ import type { Delivery, QuestionRecord, ReminderCopy } from "../record.ts";
 import { renderReminderDone, renderReminderText } from "../render/index.ts";
 import type { RecordCache } from "./record-cache.ts";
 import { sendRetryDelayMs, type SendRetryPolicy } from "./send-retry.ts";
-import type { ReminderAdapter } from "./surface-adapter.ts";
+import { PermanentSendError, type ReminderAdapter } from "./surface-adapter.ts";
 
 /**
  * A reminder still helps with at least this long left before expiry (or half its own offset, for offsets under 20 s):
@@ -114,6 +114,7 @@ export function createReminderSender(options: ReminderSenderOptions) {
         messageRef = await reminders.send(delivery, renderReminderText(record, now()));
       } catch (error) {
         log(`could not send the reminder of ${id} to ${surface}:${delivery.chat}`, error);
+        if (error instanceof PermanentSendError) return; // the chat takes no more messages (the bot was blocked)
         const attempt = (attempts.get(key) ?? 0) + 1;
         attempts.set(key, attempt);
         if (attempt <= TRIES_MAX) retry(id, key, sendRetryDelayMs(attempt, sendRetry));
