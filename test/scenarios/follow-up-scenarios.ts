@@ -126,6 +126,11 @@ export function runFollowUpScenarios(name: string, makeHarness: () => Promise<Bo
       const secret = await h.type(h.otherChat, h.person, "sk-live_abcdefghijklmnopqrstuvwx4321", { replyTo: copy });
       await waitUntil(() => secret.deleted(), "the credential message to be deleted");
       expect((await get(id)).lateAnswer).toBeUndefined();
+      // Skip is final, and an expired question has nothing left to skip.
+      const skipped = h.botReplies(h.otherChat).length;
+      await h.type(h.otherChat, h.person, "skip", { replyTo: copy });
+      await waitUntil(() => h.botReplies(h.otherChat).slice(skipped).some((t) => /already expired, so there is nothing to skip/u.test(t)), "the skip refused");
+      expect((await get(id)).lateAnswer).toBeUndefined();
       const before = h.botReplies(h.otherChat).length;
       const answer = await h.type(h.otherChat, h.person, "2", { replyTo: copy });
       await waitUntil(() => h.botReplies(h.otherChat).slice(before).some((t) => /Recorded \(late\): Production/u.test(t)), "the late confirmation");
