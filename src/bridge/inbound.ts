@@ -142,7 +142,10 @@ export function createInboundHandler(options: InboundOptions) {
     // An expired one still taking a late answer takes it. The gateway still sees a closed prompt's reply (it refuses
     // it), so that a re-delivered one is known as such and gets no second message.
     const closed = !answerable(record);
-    if (closed && (!found.replied || !event.messageRef)) return found.replied ? { reply: { text: TEXTS.alreadyAnswered } } : undefined;
+    if (closed && !found.replied) return undefined;
+    // A credential is taken down wherever it is posted in reply, closed prompt or not.
+    if (closed && looksLikeCredential(event.text)) return credential();
+    if (closed && !event.messageRef) return { reply: { text: TEXTS.alreadyAnswered } };
     const wasLate = record.status !== "pending";
     if (found.ownWords && !closed) {
       matcher.ownWordsTaken(event.chat, event.user.id);

@@ -151,6 +151,9 @@ export function runFollowUpScenarios(name: string, makeHarness: () => Promise<Bo
       await h.type(h.chat, h.person, "2", { replyTo: copy });
       await waitUntil(() => h.botReplies(h.chat).length > before, "the refusal");
       expect((await get(id)).lateAnswer).toBeUndefined();
+      // A credential posted in reply to the closed prompt is still taken down.
+      const secret = await h.type(h.chat, h.person, "sk-live_abcdefghijklmnopqrstuvwx5678", { replyTo: copy });
+      await waitUntil(() => secret.deleted(), "the credential message to be deleted");
     });
 
     // Last and alone, one after the other: they restart the bot.
