@@ -41,8 +41,9 @@ const HAND_BACK_LEASE_MS = 1_000;
 const RETRY_AFTER_STORE_ERROR_MS = 2_000;
 
 /**
- * Whether a resolved record changed since `sinceMs`: it resolved then, its late window ended then, or a late answer
- * came then. Its copies may be behind.
+ * Whether a resolved record may have changed since `sinceMs`: it resolved then, a late answer came then, or its late
+ * window ended then or is still open (its copies are checked, which costs nothing when they are up to date, and the
+ * window's end is watched). Its copies may be behind.
  */
 function changedSince(record: QuestionRecord, sinceMs: number): boolean {
   return (record.resolvedAtMs ?? 0) >= sinceMs || (record.lateUntilMs ?? 0) >= sinceMs || (record.lateAnswer?.atMs ?? 0) >= sinceMs;
