@@ -3,25 +3,18 @@ import type { Surface } from "../contract/result.ts";
 import { GatewayError } from "../errors.ts";
 import type { Delivery, QuestionRecord, ReminderCopy } from "../record.ts";
 import { renderReminderDone, renderReminderText } from "../render/index.ts";
+// The gateway's rule for a reminder it fires late, applied again by a bot that comes back to one it has not sent.
+import { reminderStillUseful } from "../reminder-timing.ts";
 import type { RecordCache } from "./record-cache.ts";
 import { sendRetryDelayMs, type SendRetryPolicy } from "./send-retry.ts";
 import { PermanentSendError, type ReminderAdapter } from "./surface-adapter.ts";
 
-/**
- * A reminder still helps with at least this long left before expiry (or half its own offset, for offsets under 20 s):
- * the gateway's rule for a reminder it fires late, applied again by a bot that comes back to one it has not sent.
- */
-const MIN_LEFT_MS = 10_000;
 /** How many times a failed reminder send, or clean-up, is tried again before the next resync. */
 const TRIES_MAX = 5;
 /** How soon a report the gateway could not take (STORE_UNAVAILABLE, TIMEOUT) is sent again. */
 const REPORT_RETRY_MS = 2_000;
 /** Clean-ups remembered as done (the oldest are forgotten first; a repeat costs one refused delete). */
 const CLEANED_MAX = 10_000;
-
-export function reminderStillUseful(record: Pick<QuestionRecord, "expiresAtMs">, offsetSeconds: number, nowMs: number): boolean {
-  return record.expiresAtMs - nowMs >= Math.min(MIN_LEFT_MS, (offsetSeconds * 1000) / 2);
-}
 
 export interface ReminderSenderOptions {
   client: GatewayClient;
