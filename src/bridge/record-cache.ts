@@ -31,6 +31,16 @@ export function createRecordCache(now: () => number = Date.now) {
     return missing?.length ? { ...record, deliveries: [...record.deliveries, ...missing] } : record;
   }
 
+  /** The record delivered to that chat that passes `keep` with the highest `order`. */
+  function latestIn(surface: Surface, chat: string, keep: (r: QuestionRecord) => boolean, order: (r: QuestionRecord) => number): QuestionRecord | undefined {
+    let best: QuestionRecord | undefined;
+    for (const r of records.values()) {
+      if ((best && order(r) <= order(best)) || !r.deliveries.some((d) => d.surface === surface && d.chat === chat)) continue;
+      if (keep(r)) best = r;
+    }
+    return best;
+  }
+
   return {
     put(record: QuestionRecord): void {
       const known = records.get(record.id);
@@ -64,26 +74,14 @@ export function createRecordCache(now: () => number = Date.now) {
       return undefined;
     },
     /** The most recent pending question delivered to that chat that passes `admit`. */
-    latestPendingIn(surface: Surface, chat: string, admit: (r: QuestionRecord) => boolean): QuestionRecord | undefined {
-      let best: QuestionRecord | undefined;
-      for (const r of records.values()) {
-        if (r.status !== "pending" || !r.deliveries.some((d) => d.surface === surface && d.chat === chat)) continue;
-        if ((!best || r.createdAtMs > best.createdAtMs) && admit(r)) best = r;
-      }
-      return best;
-    },
+    latestPendingIn: (surface: Surface, chat: string, admit: (r: QuestionRecord) => boolean): QuestionRecord | undefined =>
+      latestIn(surface, chat, (r) => r.status === "pending" && admit(r), (r) => r.createdAtMs),
     /**
      * The most recent expired question delivered to that chat that still takes a late answer (at `nowMs`) and passes
      * `admit`: a direct message that answers no pending question may answer it.
      */
-    latestLateIn(surface: Surface, chat: string, nowMs: number, admit: (r: QuestionRecord) => boolean): QuestionRecord | undefined {
-      let best: QuestionRecord | undefined;
-      for (const r of records.values()) {
-        if (!acceptsLateAnswer(r, nowMs) || !r.deliveries.some((d) => d.surface === surface && d.chat === chat)) continue;
-        if ((!best || r.expiresAtMs > best.expiresAtMs) && admit(r)) best = r;
-      }
-      return best;
-    },
+    latestLateIn: (surface: Surface, chat: string, nowMs: number, admit: (r: QuestionRecord) => boolean): QuestionRecord | undefined =>
+      latestIn(surface, chat, (r) => acceptsLateAnswer(r, nowMs) && admit(r), (r) => r.expiresAtMs),
     size: () => records.size,
   };
 }
