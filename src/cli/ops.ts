@@ -3,6 +3,7 @@ import type { QuestionRecord } from "../record.ts";
 import { formatTarget } from "../targets.ts";
 import { parseCommandArgs, UsageError } from "./args.ts";
 import { connectFromConfig } from "../client/from-config.ts";
+import { newestLateFirst } from "../client/index.ts";
 
 type IO = { out: (s: string) => void; err: (s: string) => void };
 
@@ -82,8 +83,7 @@ export async function runList(argv: string[], config: Config, io: IO): Promise<n
       ...(values.late ? { late: true } : {}),
     };
     const { questions: found } = await client.call<{ questions: QuestionRecord[] }>("question.list", filter);
-    // Late answers: the newest late answer first (the page itself is newest question first).
-    const questions = values.late ? [...found].sort((a, b) => (b.lateAnswer?.atMs ?? 0) - (a.lateAnswer?.atMs ?? 0)) : found;
+    const questions = values.late ? newestLateFirst(found) : found;
     if (values.json) io.out(JSON.stringify(questions, null, 2));
     else if (values.late) io.out(questions.length ? lateTable(questions) : "No late answers.");
     else io.out(questions.length ? listTable(questions) : "No questions.");

@@ -112,8 +112,12 @@ export async function lateAnswers(
   filter: LateAnswersFilter,
 ): Promise<LateAnsweredRecord[]> {
   const query: ListQuery = { late: true, ...(filter.sessionKey !== undefined ? { sessionKey: filter.sessionKey } : { runId: filter.runId }) };
-  const found = (await client.listAll(query)).filter((r): r is LateAnsweredRecord => r.lateAnswer !== undefined);
-  return found.sort((a, b) => b.lateAnswer.atMs - a.lateAnswer.atMs);
+  return newestLateFirst((await client.listAll(query)).filter((r): r is LateAnsweredRecord => r.lateAnswer !== undefined));
+}
+
+/** Records by their late answer, the newest first (question.list {late: true} pages are newest question first). */
+export function newestLateFirst<R extends QuestionRecord>(records: readonly R[]): R[] {
+  return [...records].sort((a, b) => (b.lateAnswer?.atMs ?? 0) - (a.lateAnswer?.atMs ?? 0));
 }
 
 export type { ConnectOptions, ClientEvents };

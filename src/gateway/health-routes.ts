@@ -20,7 +20,8 @@ export interface HealthOptions {
   backoff: AuthBackoff;
 }
 
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
+/** A JSON response that no cache keeps (the server's protocol answers use it too). */
+export function sendJson(res: ServerResponse, status: number, body: unknown): void {
   res.writeHead(status, { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" });
   res.end(JSON.stringify(body));
 }

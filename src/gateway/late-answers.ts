@@ -41,6 +41,8 @@ export function createLateAnswers({ store, now, holdsKnownSecret, finished, anno
   }
 
   return {
+    expireNow,
+
     /** With a late window, a pending record past expiry is expired first (announced), so an answer is taken late. */
     expiredIfDue(record: QuestionRecord): Promise<QuestionRecord> {
       return record.status === "pending" && now() >= record.expiresAtMs && record.lateAnswerSeconds ? expireNow(record) : Promise.resolve(record);

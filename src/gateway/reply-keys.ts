@@ -1,7 +1,6 @@
 import { GatewayError } from "../errors.ts";
-import type { ReplyKey } from "./store/types.ts";
-import type { QuestionStore } from "./store/types.ts";
-import { StoreUnavailableError } from "./store/errors.ts";
+import type { QuestionStore, ReplyKey } from "./store/types.ts";
+import { stored } from "./stored.ts";
 
 /** How long a taken reply key is kept: longer than any platform re-delivers an update. */
 export const REPLY_KEY_TTL_MS = 48 * 60 * 60_000;
@@ -45,13 +44,7 @@ export function createReplyKeys({ store, now, log }: { store: QuestionStore; now
     const key = replyKeyOf(call);
     if (!key) return work();
     const nowMs = now();
-    let taken: boolean;
-    try {
-      taken = await store.markReplySeen(key, nowMs);
-    } catch (error) {
-      if (error instanceof StoreUnavailableError) throw new GatewayError("STORE_UNAVAILABLE", error.message, { cause: error });
-      throw error;
-    }
+    const taken = await stored(store.markReplySeen(key, nowMs));
     if (!taken) throw new GatewayError("DUPLICATE_REPLY", `this message (${key.surface}:${key.chat} ${key.messageRef}) was already taken as a reply`);
     prune(nowMs);
     try {

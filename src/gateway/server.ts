@@ -13,7 +13,7 @@ import { CLOSE_HANDSHAKE_TIMEOUT_MS, createConnectionCounter, DEFAULT_MAX_CONNEC
 import { isCrossOrigin } from "./origin.ts";
 import type { QuestionService } from "./service.ts";
 import type { ConnectionSnapshot } from "./metrics.ts";
-import { createHealthRoutes, type HealthOptions } from "./health-routes.ts";
+import { createHealthRoutes, sendJson, type HealthOptions } from "./health-routes.ts";
 import { createConnection } from "./ws-connection.ts";
 
 /** Extra HTTP routes (the Control UI); return true when handled. */
@@ -58,12 +58,6 @@ const HTTP_STATUS: Partial<Record<ErrorBody["code"], number>> = {
   STORE_UNAVAILABLE: 503,
   INTERNAL: 500,
 };
-
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" });
-  res.end(text);
-}
 
 /** Refuses a WebSocket upgrade with a plain-text reason, then lets go of the socket. */
 function refuseUpgrade(socket: Duplex, status: number, reason: string, headers: Record<string, string> = {}): void {
@@ -126,22 +120,20 @@ export function createGatewayServer(options: GatewayServerOptions) {
   }
 
   const dispatch = createDispatcher(service);
-  const connections = new Set<ReturnType<typeof createConnection>>();
-  /** When each connection opened, and when it last sent a frame, a ping or a pong (a bot's heartbeat, for /readyz). */
-  const seen = new Map<ReturnType<typeof createConnection>, { connectedAtMs: number; lastSeenMs: number }>();
+  /** The open connections, each with when it opened and when it last sent a frame, a ping or a pong (for /readyz). */
+  const connections = new Map<ReturnType<typeof createConnection>, { connectedAtMs: number; lastSeenMs: number }>();
   function connectionSnapshots(): ConnectionSnapshot[] {
-    return [...connections].map((connection) => {
+    return [...connections].map(([connection, times]) => {
       const principal = connection.principal;
       const role = principal?.kind ?? "unauthenticated";
       const surface = principal?.kind === "bot" ? principal.surface : role;
-      const times = seen.get(connection) ?? { connectedAtMs: Date.now(), lastSeenMs: Date.now() };
       return { role, surface, ...times };
     });
   }
   const health = createHealthRoutes({ ...options.health, connections: connectionSnapshots, backoff });
 
   const unsubscribe = service.subscribe((event, record) => {
-    for (const connection of connections) connection.event(event, record);
+    for (const connection of connections.keys()) connection.event(event, record);
   });
 
   async function handleRpc(req: IncomingMessage, res: ServerResponse, method: string): Promise<void> {
@@ -221,9 +213,8 @@ export function createGatewayServer(options: GatewayServerOptions) {
         onAuthenticated: () => slot.authenticated(),
         log,
       });
-      connections.add(connection);
       const times = { connectedAtMs: Date.now(), lastSeenMs: Date.now() };
-      seen.set(connection, times);
+      connections.set(connection, times);
       const touch = () => {
         times.lastSeenMs = Date.now();
       };
@@ -233,7 +224,6 @@ export function createGatewayServer(options: GatewayServerOptions) {
       ws.on("close", () => {
         slot.release();
         connections.delete(connection);
-        seen.delete(connection);
       });
     });
   }

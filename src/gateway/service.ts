@@ -218,8 +218,7 @@ export function createQuestionService(options: QuestionServiceOptions) {
   async function refuseIfExpired(record: QuestionRecord): Promise<void> {
     const nowMs = now();
     if (record.status !== "pending" || nowMs < record.expiresAtMs) return;
-    const outcome = await stored(store.resolve(record.id, { status: "expired", reason: "expired", resolvedAtMs: nowMs }));
-    if (outcome.ok) finished(outcome.record);
+    await late.expireNow(record);
     const over = nowMs - record.expiresAtMs;
     throw new GatewayError("QUESTION_ALREADY_TERMINAL", `question ${record.id} expired ${over} ms before this answer (at ${new Date(record.expiresAtMs).toISOString()})`);
   }
