@@ -54,6 +54,7 @@ export const configSchema = z.object({
     ),
   /** Open WebSocket connections at most; past it, upgrades get 503 (64 of them may be unauthenticated). */
   GATEWAY_MAX_CONNECTIONS: z.coerce.number().int().min(1).max(1_000_000).default(1_000),
+  GATEWAY_MAX_CONNECTIONS_PER_CREDENTIAL: z.coerce.number().int().min(1).max(1_000_000).default(100),
   GATEWAY_URL: url,
   /** The address people open the Control UI at when it is not localhost (a proxy, a LAN name); its host is accepted besides localhost. */
   GATEWAY_PUBLIC_URL: z

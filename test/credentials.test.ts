@@ -75,7 +75,7 @@ describe("ask-user-bridge token", () => {
 
     // Only the hash is stored.
     const store = await createSqliteCredentialStore(env.DATA_DIR);
-    expect((await store.findByHash(hashToken(token)))?.name).toBe("tg-prod");
+    expect((await store.findByHashes([hashToken(token)])).get(hashToken(token))?.name).toBe("tg-prod");
     await store.close();
 
     const revoked = await spawnCli(["token", "revoke", "tg-prod"], env).exited;

@@ -9,6 +9,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { WebSocket, WebSocketServer } from "ws";
 import { addressKey, createAuthBackoff, createGuardedTokenCheck, MAX_DELAY_MS } from "../src/gateway/auth-backoff.ts";
 import { createConnectionCounter, setFrameLimit } from "../src/gateway/limits.ts";
+import { ADMIN, WEB } from "../src/gateway/credentials/principal.ts";
 import { isCrossOrigin } from "../src/gateway/origin.ts";
 
 function clock() {
@@ -84,21 +85,51 @@ describe("token backoff per address", () => {
 describe("connection counts", () => {
   it("caps unauthenticated connections and all connections; authenticating or closing gives the place back, once", () => {
     const counter = createConnectionCounter({ maxConnections: 4, maxUnauthenticated: 2 });
-    const a = counter.take(false);
-    const b = counter.take(false);
-    expect(counter.refusal(false)).toMatch(/waiting to authenticate/);
-    expect(counter.refusal(true)).toBeUndefined();
-    a.authenticated();
-    a.authenticated();
+    const a = counter.take(undefined);
+    const b = counter.take(undefined);
+    expect(counter.refusal(undefined)).toMatch(/waiting to authenticate/);
+    expect(counter.refusal(ADMIN)).toBeUndefined();
+    a.authenticated(ADMIN);
+    a.authenticated(ADMIN);
     expect(counter.unauthenticated).toBe(1);
-    const c = counter.take(false);
-    counter.take(true);
-    expect(counter.refusal(true)).toMatch(/GATEWAY_MAX_CONNECTIONS/);
+    const c = counter.take(undefined);
+    counter.take(ADMIN);
+    expect(counter.refusal(ADMIN)).toMatch(/GATEWAY_MAX_CONNECTIONS/);
     b.release();
     b.release();
-    c.authenticated();
+    c.authenticated(ADMIN);
     c.release();
     expect([counter.open, counter.unauthenticated]).toEqual([2, 0]);
+  });
+
+  const agent = (id: string) => ({ kind: "agent" as const, credentialId: id, name: `agent ${id}` });
+  const bot = { kind: "bot" as const, surface: "telegram" as const, credentialId: "b1", name: "tg" };
+
+  it("holds one scoped credential to its share, at the upgrade and at a connect frame, and gives it back on close", () => {
+    const counter = createConnectionCounter({ maxConnections: 100, maxPerCredential: 2 });
+    const first = counter.take(agent("a1"));
+    counter.take(agent("a1"));
+    expect(counter.refusal(agent("a1"))).toMatch(/^credential a1 \(agent a1\) has 2 connections open, its limit \(GATEWAY_MAX_CONNECTIONS_PER_CREDENTIAL\)/);
+    expect(counter.refusal(agent("a2"))).toBeUndefined();
+    const viaConnect = counter.take(undefined);
+    expect(viaConnect.authenticated(agent("a1"))).toMatch(/GATEWAY_MAX_CONNECTIONS_PER_CREDENTIAL/);
+    expect(counter.unauthenticated).toBe(1);
+    first.release();
+    expect(viaConnect.authenticated(agent("a1"))).toBeUndefined();
+    expect(counter.refusal(agent("a1"))).toMatch(/GATEWAY_MAX_CONNECTIONS_PER_CREDENTIAL/);
+    expect(counter.refusal(ADMIN)).toBeUndefined(); // the admin token has no share
+  });
+
+  it("keeps the last places for the admin token, bots and the Control UI", () => {
+    const counter = createConnectionCounter({ maxConnections: 20, maxPerCredential: 100, reserved: 2 });
+    for (let i = 0; i < 18; i++) counter.take(agent(`a${i % 3}`));
+    expect(counter.refusal(agent("a9"))).toMatch(/last 2 places .* are kept for the admin token and bots/);
+    expect(counter.refusal(undefined)).toMatch(/last 2 places/);
+    expect(counter.refusal(bot)).toBeUndefined();
+    counter.take(bot);
+    expect(counter.refusal(WEB)).toBeUndefined();
+    counter.take(ADMIN);
+    expect(counter.refusal(ADMIN)).toMatch(/its limit \(GATEWAY_MAX_CONNECTIONS\)/);
   });
 });
 

@@ -3,6 +3,7 @@ import { listPage } from "../protocol/list-filter.ts";
 import { isMethodName, parseParams, type MethodName, type MethodParams } from "../protocol/methods.ts";
 import { authorizeCall } from "./credentials/policy.ts";
 import { ADMIN, type Principal } from "./credentials/principal.ts";
+import { checkBotMayAct, visibleTo } from "./credentials/scope.ts";
 import type { Cancellation, QuestionService } from "./service.ts";
 
 /** Who is calling, and what ends its waits. */
@@ -15,23 +16,47 @@ type Handlers = { [M in MethodName]: (params: MethodParams<M>, context: CallCont
 
 /** Runs one protocol method against the service. Shared by the WebSocket and the HTTP mirror. */
 export function createDispatcher(service: QuestionService) {
+  /**
+   * The record a scoped caller acts on, once it is allowed to: an agent's own questions only (others' are not found),
+   * a bot's only with a target on its surface, for the people that target names. The admin token skips the read.
+   */
+  async function guard(principal: Principal, id: string, act?: { what: "answer" | "cancel"; by: MethodParams<"question.resolve">["by"] }): Promise<void> {
+    if (principal.kind === "admin" || (principal.kind !== "agent" && !act)) return;
+    const record = visibleTo(principal, await service.get(id));
+    if (act) checkBotMayAct(principal, record, act.by, act.what);
+  }
+  /** An agent's runs and lists are its own (runId and sessionKey are per credential). */
+  const ownedBy = (principal: Principal) => (principal.kind === "agent" ? principal.credentialId : undefined);
+
   const handlers: Handlers = {
     "question.request": async (params, { signal, principal }) => {
       const { id, expiresAtMs, record } = await service.request(params, principal);
       // With waitMs the asker gets question.waitAnswer's payload (which carries the id) instead.
       return params.waitMs === undefined ? { id, expiresAtMs } : service.waitFor(record, params.waitMs, signal);
     },
-    "question.waitAnswer": ({ id, timeoutMs }, { signal }) => service.waitAnswer(id, timeoutMs, signal),
-    "question.resolve": (params) => service.resolve(params),
-    "question.reply": (params) => service.reply(params),
-    "question.get": ({ id }) => service.get(id),
-    "question.list": (params) => listPage(params, (filter) => service.list(filter)),
+    "question.waitAnswer": async ({ id, timeoutMs }, { signal, principal }) => {
+      await guard(principal, id);
+      return service.waitAnswer(id, timeoutMs, signal);
+    },
+    "question.resolve": async (params, { principal }) => {
+      await guard(principal, params.id, { what: "cancel" in params ? "cancel" : "answer", by: params.by });
+      return service.resolve(params);
+    },
+    "question.reply": async (params, { principal }) => {
+      await guard(principal, params.id, { what: "answer", by: params.by });
+      return service.reply(params);
+    },
+    "question.get": async ({ id }, { principal }) => visibleTo(principal, await service.get(id)),
+    "question.list": (params, { principal }) => {
+      const askedBy = ownedBy(principal);
+      return listPage(params, (filter) => service.list(askedBy === undefined ? filter : { ...filter, askedBy }));
+    },
     "question.delivered": (params) => service.delivered(params),
     "question.deliveryFailed": (params) => service.deliveryFailed(params),
     "question.claimDelivery": (params) => service.claimDelivery(params),
     "question.copyRendered": (params) => service.copyRendered(params),
     "question.reminderSent": (params) => service.reminderSent(params),
-    "run.abort": ({ runId }) => service.abortRun(runId),
+    "run.abort": ({ runId }, { principal }) => service.abortRun(runId, ownedBy(principal)),
   };
 
   /**

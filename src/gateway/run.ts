@@ -25,7 +25,7 @@ type GatewayConfig = Pick<
   Config,
   "GATEWAY_HOST" | "GATEWAY_PORT" | "GATEWAY_TOKEN" | "DATA_DIR" | "STORE" | "DATABASE_URL" | "DELIVERY_TIMEOUT_SECONDS" | "ASK_DEFAULT_TARGETS" | "ASK_TEST_MIN_TIMEOUT_SECONDS"
 > &
-  Partial<Pick<Config, "ASK_ALLOWED_TARGETS" | "ASK_MAX_PENDING_PER_RUN" | "ASK_MAX_PENDING_PER_CREDENTIAL" | "GATEWAY_MAX_CONNECTIONS">> &
+  Partial<Pick<Config, "ASK_ALLOWED_TARGETS" | "ASK_MAX_PENDING_PER_RUN" | "ASK_MAX_PENDING_PER_CREDENTIAL" | "GATEWAY_MAX_CONNECTIONS" | "GATEWAY_MAX_CONNECTIONS_PER_CREDENTIAL">> &
   Partial<Pick<Config, "METRICS_TOKEN" | "METRICS_PUBLIC">> &
   Partial<Pick<Config, "REMIND_BEFORE_SECONDS" | "LATE_ANSWER_SECONDS">> &
   Partial<Pick<Config, (typeof BOT_SECRETS)[number]>>;
@@ -114,6 +114,7 @@ export async function startGateway(
     host: config.GATEWAY_HOST,
     port: config.GATEWAY_PORT,
     ...(config.GATEWAY_MAX_CONNECTIONS ? { maxConnections: config.GATEWAY_MAX_CONNECTIONS } : {}),
+    ...(config.GATEWAY_MAX_CONNECTIONS_PER_CREDENTIAL ? { maxConnectionsPerCredential: config.GATEWAY_MAX_CONNECTIONS_PER_CREDENTIAL } : {}),
     ...(routes.length > 0 ? { routes } : {}),
     ...(ui ? { authenticate: ui.authenticate } : {}),
     ...(extras.log ? { log: extras.log } : {}),

@@ -5,7 +5,7 @@ import { WebSocketServer } from "ws";
 import { GatewayError, type ErrorBody } from "../errors.ts";
 import { bearerToken } from "./auth.ts";
 import { createAuthBackoff, lockoutMessage, retryAfterSeconds, type AuthBackoff } from "./auth-backoff.ts";
-import { createCredentialCheck, type AuthVerdict } from "./credentials/check.ts";
+import { createCredentialCheck, CREDENTIAL_RECHECK_MS, REVOKED_MESSAGE, type AuthVerdict } from "./credentials/check.ts";
 import { WEB } from "./credentials/principal.ts";
 import type { CredentialStore } from "./credentials/store.ts";
 import { createDispatcher, toErrorBody } from "./dispatch.ts";
@@ -36,6 +36,8 @@ export interface GatewayServerOptions {
   backoff?: AuthBackoff;
   /** Open WebSocket connections at most (GATEWAY_MAX_CONNECTIONS); 64 of them may be unauthenticated. */
   maxConnections?: number;
+  /** Open WebSocket connections one scoped credential may hold (GATEWAY_MAX_CONNECTIONS_PER_CREDENTIAL). */
+  maxConnectionsPerCredential?: number;
   log?: (message: string, error?: unknown) => void;
   /** /metrics and /readyz (see health-routes.ts); without it, /metrics is 404 and /readyz checks no store. */
   health?: Omit<HealthOptions, "connections" | "backoff">;
@@ -100,13 +102,17 @@ export function createGatewayServer(options: GatewayServerOptions) {
   const log = options.log ?? ((message, error) => console.error(`[gateway] ${message}`, error ?? ""));
   // Every token check goes through the per-address backoff (auth-backoff.ts).
   const backoff = options.backoff ?? createAuthBackoff();
-  const checkToken = createCredentialCheck({
+  const credentialCheck = createCredentialCheck({
     adminToken: options.token,
     backoff,
     ...(options.credentials ? { credentials: options.credentials } : {}),
     log,
   });
-  const counter = createConnectionCounter({ maxConnections: options.maxConnections ?? DEFAULT_MAX_CONNECTIONS });
+  const checkToken = credentialCheck.check;
+  const counter = createConnectionCounter({
+    maxConnections: options.maxConnections ?? DEFAULT_MAX_CONNECTIONS,
+    ...(options.maxConnectionsPerCredential ? { maxPerCredential: options.maxConnectionsPerCredential } : {}),
+  });
 
   /** A request's credentials: a bearer token (checked with the backoff), else the web app's own (a cookie). */
   async function authorize(req: IncomingMessage): Promise<AuthVerdict> {
@@ -116,7 +122,8 @@ export function createGatewayServer(options: GatewayServerOptions) {
     const checked = checkToken(remoteAddress(req), presented);
     const verdict = checked instanceof Promise ? await checked : checked;
     if (verdict.ok || verdict.retryAfterMs > 0) return verdict;
-    return viaWebApp();
+    const web = viaWebApp();
+    return web.ok ? web : verdict;
   }
 
   const dispatch = createDispatcher(service);
@@ -136,6 +143,29 @@ export function createGatewayServer(options: GatewayServerOptions) {
     for (const connection of connections.keys()) connection.event(event, record);
   });
 
+  // Revocation reaches open sockets: every open connection's scoped credential is re-checked (in one query) as often
+  // as an HTTP request's, and the revoked ones close. Each frame is checked by the same rule (ws-connection.ts).
+  let sweeping = false;
+  const sweep = setInterval(() => {
+    const byHash = new Map<string, Array<ReturnType<typeof createConnection>>>();
+    for (const connection of connections.keys()) {
+      const hash = connection.tokenHash;
+      if (hash !== undefined) byHash.set(hash, [...(byHash.get(hash) ?? []), connection]);
+    }
+    if (byHash.size === 0 || sweeping) return;
+    sweeping = true;
+    credentialCheck
+      .revokedAmong(byHash.keys())
+      .then((revoked) => {
+        for (const hash of revoked) for (const connection of byHash.get(hash) ?? []) connection.revoked();
+      })
+      .catch((error: unknown) => log("could not re-check the open connections' credentials", error))
+      .finally(() => {
+        sweeping = false;
+      });
+  }, CREDENTIAL_RECHECK_MS);
+  sweep.unref();
+
   async function handleRpc(req: IncomingMessage, res: ServerResponse, method: string): Promise<void> {
     const requestId = req.headers["x-request-id"] ?? null;
     const fail = (error: ErrorBody) => sendJson(res, HTTP_STATUS[error.code] ?? 400, { type: "res", id: requestId, ok: false, error });
@@ -144,7 +174,7 @@ export function createGatewayServer(options: GatewayServerOptions) {
       res.setHeader("retry-after", String(retryAfterSeconds(auth.retryAfterMs)));
       return sendJson(res, 429, { type: "res", id: requestId, ok: false, error: { code: "UNAUTHORIZED", message: lockoutMessage(auth.retryAfterMs) } });
     }
-    if (!auth.ok) return fail({ code: "UNAUTHORIZED", message: "send the gateway token as Authorization: Bearer <token>" });
+    if (!auth.ok) return fail({ code: "UNAUTHORIZED", message: auth.revoked ? REVOKED_MESSAGE : "send the gateway token as Authorization: Bearer <token>" });
     let params: unknown;
     try {
       const body = await readBody(req);
@@ -198,19 +228,22 @@ export function createGatewayServer(options: GatewayServerOptions) {
     if (socket.destroyed) return;
     if (!auth.ok && auth.retryAfterMs > 0) return refuseUpgrade(socket, 429, lockoutMessage(auth.retryAfterMs), { "Retry-After": String(retryAfterSeconds(auth.retryAfterMs)) });
     // A wrong bearer token is refused here; no credentials at all may still send a connect frame.
-    if (!auth.ok && bearerToken(req.headers.authorization) !== undefined) return refuseUpgrade(socket, 401, "wrong token");
-    const refusal = counter.refusal(auth.ok);
+    if (!auth.ok && bearerToken(req.headers.authorization) !== undefined) return refuseUpgrade(socket, 401, auth.revoked ? REVOKED_MESSAGE : "wrong token");
+    const principal = auth.ok ? auth.principal : undefined;
+    const refusal = counter.refusal(principal);
     if (refusal) return refuseUpgrade(socket, 503, refusal);
     const address = remoteAddress(req);
     // handleUpgrade calls back synchronously (no verifyClient), so the count checked above is still the count here.
     wss.handleUpgrade(req, socket, head, (ws) => {
-      const slot = counter.take(auth.ok);
+      const slot = counter.take(principal);
       const connection = createConnection({
         socket: ws,
         dispatch,
-        principal: auth.ok ? auth.principal : undefined,
+        principal,
+        ...(auth.ok && auth.tokenHash !== undefined ? { tokenHash: auth.tokenHash } : {}),
         checkToken: (token) => checkToken(address, token),
-        onAuthenticated: () => slot.authenticated(),
+        stillLive: credentialCheck.stillLive,
+        onAuthenticated: (who) => slot.authenticated(who),
         log,
       });
       const times = { connectedAtMs: Date.now(), lastSeenMs: Date.now() };
@@ -246,6 +279,7 @@ export function createGatewayServer(options: GatewayServerOptions) {
     },
     async close(): Promise<void> {
       unsubscribe();
+      clearInterval(sweep);
       for (const ws of wss.clients) ws.terminate();
       wss.close();
       server.closeAllConnections?.();

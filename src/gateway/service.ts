@@ -498,9 +498,10 @@ export function createQuestionService(options: QuestionServiceOptions) {
       return stored(store.claimDelivery({ ...params, nowMs: now() }));
     },
 
-    async abortRun(runId: string): Promise<{ cancelled: string[] }> {
+    /** Cancels a run's pending questions (`aborted`); with `askedBy`, only that agent credential's run of that id. */
+    async abortRun(runId: string, askedBy?: string): Promise<{ cancelled: string[] }> {
       const cancelled: string[] = [];
-      for (const record of await stored(store.list({ status: "pending", runId }))) {
+      for (const record of await stored(store.list({ status: "pending", runId, ...(askedBy === undefined ? {} : { askedBy }) }))) {
         const outcome = await stored(store.resolve(record.id, { status: "cancelled", reason: "aborted", by: { surface: "api", via: "api" }, resolvedAtMs: now() }));
         if (outcome.ok) {
           cancelled.push(record.id);

@@ -4,8 +4,10 @@ import { toErrorBody, type Dispatch } from "./dispatch.ts";
 import { isRequestFrame, parseSubscribeParams, requestFrameSchema } from "../protocol/methods.ts";
 import type { GatewayEventName } from "../protocol/methods.ts";
 import { lockoutMessage } from "./auth-backoff.ts";
-import type { AuthVerdict } from "./credentials/check.ts";
+import { REVOKED_MESSAGE, type AuthVerdict } from "./credentials/check.ts";
 import type { Principal } from "./credentials/principal.ts";
+import { canSee } from "./credentials/scope.ts";
+import type { QuestionRecord } from "../record.ts";
 import { CLOSE_HANDSHAKE_TIMEOUT_MS, MAX_FRAME_BYTES, PRE_AUTH_FRAME_MAX_BYTES, setFrameLimit } from "./limits.ts";
 
 const AUTH_DEADLINE_MS = 10_000;
@@ -16,13 +18,23 @@ export interface ConnectionOptions {
   dispatch: Dispatch;
   /** Who the upgrade authenticated (a bearer token or the UI's cookie); undefined until a `connect` frame does. */
   principal: Principal | undefined;
+  /** The upgrade's scoped token, by its hash: checked again before every request (see `stillLive`). */
+  tokenHash?: string;
   /**
    * Checks the token of a `connect` request (with this client address's backoff). The admin token is checked at
    * once; a scoped token is looked up, so a client using one waits for the connect response before sending more.
    */
   checkToken: (token: unknown) => AuthVerdict | Promise<AuthVerdict>;
-  /** Called once, when a connection that was not authenticated at the upgrade authenticates. */
-  onAuthenticated?: () => void;
+  /**
+   * Whether a scoped token is still live, by the rule every HTTP request follows too (credentials/check.ts): a
+   * revoked credential's connection refuses every request with UNAUTHORIZED and closes.
+   */
+  stillLive?: (tokenHash: string) => Promise<boolean>;
+  /**
+   * Called once, when a connection that was not authenticated at the upgrade authenticates: a refusal (its
+   * credential holds all the connections it may) closes it.
+   */
+  onAuthenticated?: (principal: Principal) => string | undefined;
   log: (message: string, error?: unknown) => void;
 }
 
@@ -40,6 +52,10 @@ function payloadJson(payload: unknown): string | undefined {
   return lastPayloadJson;
 }
 
+/** The same caller: the admin token again, the UI again, or the same scoped credential. */
+const samePrincipal = (a: Principal | undefined, b: Principal) =>
+  a !== undefined && a.kind === b.kind && ("credentialId" in a ? a.credentialId : undefined) === ("credentialId" in b ? b.credentialId : undefined);
+
 /** `ws`'s underlying net.Socket, to cork it: the frames of one tick then leave in one write. */
 type Corkable = { cork(): void; uncork(): void; destroyed?: boolean };
 function rawSocketOf(socket: WebSocket): Corkable | undefined {
@@ -48,8 +64,9 @@ function rawSocketOf(socket: WebSocket): Corkable | undefined {
 }
 
 /** One WebSocket client: authentication, request/response frames, and events with a per-connection seq. */
-export function createConnection({ socket, dispatch, checkToken, onAuthenticated, log, ...options }: ConnectionOptions) {
+export function createConnection({ socket, dispatch, checkToken, stillLive, onAuthenticated, log, ...options }: ConnectionOptions) {
   let principal = options.principal;
+  let tokenHash = options.tokenHash;
   let authed = principal !== undefined;
   let seq = 0;
   /** The events this connection asked for with events.subscribe; all of them until it does. */
@@ -73,6 +90,12 @@ export function createConnection({ socket, dispatch, checkToken, onAuthenticated
     socket.close(code, reason);
     setTimeout(() => socket.terminate(), CLOSE_HANDSHAKE_TIMEOUT_MS).unref();
   };
+  /** The credential was revoked: the request (if any) is refused, and the connection closes. */
+  function revoke(requestId: string | number | null): void {
+    if (requestId !== null) respond(requestId, { error: { code: "UNAUTHORIZED", message: REVOKED_MESSAGE } });
+    authed = false;
+    if (!closed) closeWith(4401, "credential revoked");
+  }
   const authTimer = authed ? undefined : setTimeout(() => closeWith(4401, "authenticate first"), AUTH_DEADLINE_MS);
   // Frames are limited to 4 KiB until `connect` succeeds (see limits.ts). Should ws's receiver ever not take a
   // per-connection limit, onMessage checks the length instead (the server's 1 MiB limit still holds before that).
@@ -149,16 +172,28 @@ export function createConnection({ socket, dispatch, checkToken, onAuthenticated
       const verdict = checked instanceof Promise ? await checked : checked;
       if (closed) return;
       if (verdict.ok) {
-        principal = verdict.principal;
-        // onMessage has not awaited yet: this runs within ws's "message" event, so a frame pipelined right behind the
-        // connect frame is already read with the 1 MiB limit.
+        if (authed && !samePrincipal(principal, verdict.principal)) {
+          respond(id, { error: { code: "FORBIDDEN", message: "this connection is authenticated already; open another connection for another credential" } });
+          return;
+        }
+        // onMessage has not awaited yet (for the admin token): this runs within ws's "message" event, so a frame
+        // pipelined right behind the connect frame is already read with the 1 MiB limit.
         if (!authed) {
+          const refused = onAuthenticated?.(verdict.principal);
+          if (refused) {
+            respond(id, { error: { code: "UNAUTHORIZED", message: refused } });
+            closeWith(4429, "too many connections for this credential");
+            return;
+          }
+          principal = verdict.principal;
+          tokenHash = verdict.tokenHash;
           authed = true;
           clearTimeout(authTimer);
           setFrameLimit(socket, MAX_FRAME_BYTES);
-          onAuthenticated?.();
         }
         respond(id, { payload: { ok: true } });
+      } else if (verdict.revoked) {
+        revoke(id);
       } else if (verdict.retryAfterMs > 0) {
         respond(id, { error: { code: "UNAUTHORIZED", message: lockoutMessage(verdict.retryAfterMs) } });
         closeWith(4429, "too many wrong tokens; try again later");
@@ -183,6 +218,7 @@ export function createConnection({ socket, dispatch, checkToken, onAuthenticated
       }
       return;
     }
+    if (tokenHash !== undefined && !(await stillLive?.(tokenHash) ?? true)) return revoke(id);
     try {
       respond(id, { payload: await dispatch(method, params, cancellation, principal) });
     } catch (error) {
@@ -221,11 +257,20 @@ export function createConnection({ socket, dispatch, checkToken, onAuthenticated
     get principal(): Principal | undefined {
       return principal;
     },
-    /** Sends an event (the service emits only what is durable), unless this connection unsubscribed from it. */
-    event(event: GatewayEventName, payload: unknown): void {
-      if (!authed || (subscribed && !subscribed.has(event))) return;
-      sendEvent(event, payload);
+    /** The hash of the scoped token it authenticated with, if any: what the server re-checks. */
+    get tokenHash(): string | undefined {
+      return tokenHash;
     },
+    /**
+     * Sends an event (the service emits only what is durable), unless this connection unsubscribed from it or its
+     * credential may not see that question.
+     */
+    event(event: GatewayEventName, record: QuestionRecord): void {
+      if (!authed || (subscribed && !subscribed.has(event)) || !canSee(principal!, record)) return;
+      sendEvent(event, record);
+    },
+    /** Its credential was revoked: it closes (see `revoke`). */
+    revoked: () => revoke(null),
   };
 }
 

@@ -1,13 +1,26 @@
 import type { AuthBackoff } from "../auth-backoff.ts";
 import { createTokenCheck } from "../auth.ts";
 import { ADMIN, hashToken, principalFor, SCOPED_TOKEN_PATTERN, type Principal } from "./principal.ts";
-import type { CredentialStore } from "./store.ts";
+import type { Credential, CredentialStore } from "./store.ts";
 
-/** A credential check's outcome. `retryAfterMs > 0`: the address is locked out and nothing was checked. */
-export type AuthVerdict = { ok: true; principal: Principal } | { ok: false; retryAfterMs: number };
+/**
+ * A credential check's outcome. `retryAfterMs > 0`: the address is locked out and nothing was checked. `revoked`:
+ * the token was a real one, revoked since (refused, but no wrong guess: it does not count against the address).
+ * `tokenHash`: a scoped token's hash, by which an open connection is checked again (see `recheck`).
+ */
+export type AuthVerdict =
+  | { ok: true; principal: Principal; tokenHash?: string }
+  | { ok: false; retryAfterMs: number; revoked?: boolean };
 
-/** How long a scoped token's lookup is remembered: a revocation takes effect within this. */
-export const CREDENTIAL_CACHE_MS = 5_000;
+/**
+ * How old a scoped credential's state may be when a request is let through: every HTTP request and every WebSocket
+ * frame is checked against the store's answer of at most this long ago, and the server re-checks every open
+ * connection's credential this often (closing the revoked). A revocation thus reaches every path, on every
+ * instance, within about this long.
+ */
+export const CREDENTIAL_RECHECK_MS = 1_000;
+
+export const REVOKED_MESSAGE = "this credential was revoked";
 
 export interface CredentialCheckOptions {
   /** GATEWAY_TOKEN: the admin credential. */
@@ -22,31 +35,34 @@ export interface CredentialCheckOptions {
 /**
  * Who a presented token is: the admin token (checked in constant time, synchronously, so a `connect` frame with it
  * takes effect before the next frame is read), or a scoped token looked up by its hash (asynchronously, remembered
- * for CREDENTIAL_CACHE_MS). Every check goes through the per-address backoff: a locked-out address is refused
- * unchecked, a wrong token counts against it, a right one clears it.
+ * for CREDENTIAL_RECHECK_MS). Every check goes through the per-address backoff: a locked-out address is refused
+ * unchecked, a wrong token counts against it, a right one clears it (a revoked one does neither).
  */
 export function createCredentialCheck({ adminToken, backoff, credentials, now = Date.now, log }: CredentialCheckOptions) {
   const isAdmin = createTokenCheck(adminToken);
-  const cache = new Map<string, { principal: Principal | undefined; until: number }>();
+  const cache = new Map<string, { credential: Credential | undefined; until: number }>();
 
-  async function lookup(token: string): Promise<Principal | undefined> {
-    const hash = hashToken(token);
+  /** Reads the credentials of these hashes whose cached state is older than CREDENTIAL_RECHECK_MS, in one query. */
+  async function refresh(hashes: Iterable<string>): Promise<void> {
     const at = now();
-    const cached = cache.get(hash);
-    if (cached && cached.until > at) return cached.principal;
-    const credential = await credentials!.findByHash(hash);
-    const principal = credential && principalFor(credential);
-    if (cache.size >= 10_000) cache.clear();
-    cache.set(hash, { principal, until: at + CREDENTIAL_CACHE_MS });
-    return principal;
+    const stale = [...new Set(hashes)].filter((hash) => !((cache.get(hash)?.until ?? 0) > at));
+    if (stale.length === 0) return;
+    const found = await credentials!.findByHashes(stale);
+    if (cache.size + stale.length > 10_000) cache.clear();
+    for (const hash of stale) cache.set(hash, { credential: found.get(hash), until: at + CREDENTIAL_RECHECK_MS });
   }
+
+  const live = (hash: string) => {
+    const credential = cache.get(hash)?.credential;
+    return credential !== undefined && credential.revokedAtMs === undefined;
+  };
 
   function wrong(address: string | undefined, presented: unknown): AuthVerdict {
     if (typeof presented === "string" && presented !== "") backoff.failed(address);
     return { ok: false, retryAfterMs: 0 };
   }
 
-  return (address: string | undefined, presented: unknown): AuthVerdict | Promise<AuthVerdict> => {
+  function check(address: string | undefined, presented: unknown): AuthVerdict | Promise<AuthVerdict> {
     const retryAfterMs = backoff.retryAfterMs(address);
     if (retryAfterMs > 0) return { ok: false, retryAfterMs };
     if (isAdmin(presented)) {
@@ -54,11 +70,14 @@ export function createCredentialCheck({ adminToken, backoff, credentials, now = 
       return { ok: true, principal: ADMIN };
     }
     if (!credentials || typeof presented !== "string" || !SCOPED_TOKEN_PATTERN.test(presented)) return wrong(address, presented);
-    return lookup(presented).then(
-      (principal): AuthVerdict => {
-        if (!principal) return wrong(address, presented);
+    const tokenHash = hashToken(presented);
+    return refresh([tokenHash]).then(
+      (): AuthVerdict => {
+        const credential = cache.get(tokenHash)?.credential;
+        if (!credential) return wrong(address, presented);
+        if (credential.revokedAtMs !== undefined) return { ok: false, retryAfterMs: 0, revoked: true };
         backoff.succeeded(address);
-        return { ok: true, principal };
+        return { ok: true, principal: principalFor(credential), tokenHash };
       },
       (error): AuthVerdict => {
         // The store is unreachable: refuse, but a token that could not be checked is no guess.
@@ -66,6 +85,24 @@ export function createCredentialCheck({ adminToken, backoff, credentials, now = 
         return { ok: false, retryAfterMs: 0 };
       },
     );
+  }
+
+  return {
+    check,
+    /**
+     * Whether the scoped token behind an open connection (by its hash) is still live, by the same rule as `check`:
+     * the store's answer of at most CREDENTIAL_RECHECK_MS ago. A store that cannot answer keeps the last answer.
+     */
+    async stillLive(tokenHash: string): Promise<boolean> {
+      await refresh([tokenHash]).catch((error: unknown) => log?.("could not re-check a scoped token", error));
+      return live(tokenHash);
+    },
+    /** Re-checks many connections' tokens in one query; returns the hashes no longer live. */
+    async revokedAmong(tokenHashes: Iterable<string>): Promise<Set<string>> {
+      const hashes = [...tokenHashes];
+      await refresh(hashes);
+      return new Set(hashes.filter((hash) => !live(hash)));
+    },
   };
 }
 

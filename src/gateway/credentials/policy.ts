@@ -16,7 +16,7 @@ const BOT_VIAS: ReadonlySet<ResolveVia> = new Set(["button", "text", "modal"]);
 /** The Control UI answers with its stepper (`web`) or a reply typed in its composer (`text`). */
 const WEB_VIAS: ReadonlySet<ResolveVia> = new Set(["web", "text"]);
 
-function forbidden(principal: Principal, what: string): GatewayError {
+export function forbidden(principal: Principal, what: string): GatewayError {
   const who = principal.kind === "bot" ? `a bot:${principal.surface} credential` : principal.kind === "agent" ? "an agent credential" : "the Control UI session";
   return new GatewayError("FORBIDDEN", `${who} may not ${what}`);
 }

@@ -19,15 +19,18 @@ export interface Credential {
  */
 export interface CredentialStore {
   add(credential: Credential, tokenHash: string): Promise<void>;
-  /** The live (not revoked) credential with this token hash. */
-  findByHash(tokenHash: string): Promise<Credential | undefined>;
+  /**
+   * The credentials with these token hashes, revoked ones included (a revoked credential is refused, but it is not a
+   * wrong guess), keyed by hash. One round trip, so open connections are re-checked in a batch.
+   */
+  findByHashes(tokenHashes: readonly string[]): Promise<Map<string, Credential>>;
   list(): Promise<Credential[]>;
   /** Revokes by id or by name (every live credential of that name); returns what it revoked. */
   revoke(idOrName: string, nowMs: number): Promise<Credential[]>;
   close(): Promise<void>;
 }
 
-type Row = { id: string; name: string; role: Role; created_at_ms: number | string; revoked_at_ms: number | string | null };
+type Row = { id: string; name: string; role: Role; token_hash: string; created_at_ms: number | string; revoked_at_ms: number | string | null };
 const rowToCredential = (row: Row): Credential => ({
   id: row.id,
   name: row.name,
@@ -35,6 +38,8 @@ const rowToCredential = (row: Row): Credential => ({
   createdAtMs: Number(row.created_at_ms),
   ...(row.revoked_at_ms === null ? {} : { revokedAtMs: Number(row.revoked_at_ms) }),
 });
+
+const byHash = (rows: Row[]) => new Map(rows.map((row) => [row.token_hash, rowToCredential(row)]));
 
 const TABLE = CREDENTIALS_TABLE;
 
@@ -45,9 +50,11 @@ export function createMemoryCredentialStore(): CredentialStore {
     async add(credential, tokenHash) {
       rows.set(credential.id, { credential: { ...credential }, hash: tokenHash });
     },
-    async findByHash(tokenHash) {
-      for (const { credential, hash } of rows.values()) if (hash === tokenHash && live(credential)) return { ...credential };
-      return undefined;
+    async findByHashes(tokenHashes) {
+      const wanted = new Set(tokenHashes);
+      const found = new Map<string, Credential>();
+      for (const { credential, hash } of rows.values()) if (wanted.has(hash)) found.set(hash, { ...credential });
+      return found;
     },
     async list() {
       return [...rows.values()].map(({ credential }) => ({ ...credential }));
@@ -78,7 +85,7 @@ export async function createSqliteCredentialStore(dataDir: string): Promise<Cred
   db.exec(CREDENTIALS_TABLE_SQL);
   const sql = {
     add: db.prepare(`INSERT INTO ${TABLE} (id, name, role, token_hash, created_at_ms) VALUES (?, ?, ?, ?, ?)`),
-    find: db.prepare<[string], Row>(`SELECT * FROM ${TABLE} WHERE token_hash = ? AND revoked_at_ms IS NULL`),
+    find: db.prepare<[string], Row>(`SELECT * FROM ${TABLE} WHERE token_hash IN (SELECT value FROM json_each(?))`),
     list: db.prepare<[], Row>(`SELECT * FROM ${TABLE} ORDER BY created_at_ms, id`),
     revoke: db.prepare<[number, string, string], Row>(
       `UPDATE ${TABLE} SET revoked_at_ms = ? WHERE revoked_at_ms IS NULL AND (id = ? OR name = ?) RETURNING *`,
@@ -88,9 +95,8 @@ export async function createSqliteCredentialStore(dataDir: string): Promise<Cred
     async add(c, tokenHash) {
       sql.add.run(c.id, c.name, c.role, tokenHash, c.createdAtMs);
     },
-    async findByHash(tokenHash) {
-      const row = sql.find.get(tokenHash);
-      return row && rowToCredential(row);
+    async findByHashes(tokenHashes) {
+      return byHash(sql.find.all(JSON.stringify(tokenHashes)));
     },
     async list() {
       return sql.list.all().map(rowToCredential);
@@ -115,9 +121,8 @@ export async function createPostgresCredentialStore(connectionString: string): P
     async add(c, tokenHash) {
       await pool.query(`INSERT INTO ${TABLE} (id, name, role, token_hash, created_at_ms) VALUES ($1, $2, $3, $4, $5)`, [c.id, c.name, c.role, tokenHash, c.createdAtMs]);
     },
-    async findByHash(tokenHash) {
-      const { rows } = await pool.query<Row>(`SELECT * FROM ${TABLE} WHERE token_hash = $1 AND revoked_at_ms IS NULL`, [tokenHash]);
-      return rows[0] && rowToCredential(rows[0]);
+    async findByHashes(tokenHashes) {
+      return byHash((await pool.query<Row>(`SELECT * FROM ${TABLE} WHERE token_hash = ANY($1::text[])`, [tokenHashes])).rows);
     },
     async list() {
       return (await pool.query<Row>(`SELECT * FROM ${TABLE} ORDER BY created_at_ms, id`)).rows.map(rowToCredential);

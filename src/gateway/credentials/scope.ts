@@ -1,0 +1,33 @@
+import { GatewayError } from "../../errors.ts";
+import type { QuestionRecord, ResolvedBy } from "../../record.ts";
+import { forbidden } from "./policy.ts";
+import type { Principal } from "./principal.ts";
+
+/**
+ * Which questions a caller may see (README "Security"). An agent credential sees only the questions it asked: to it,
+ * another credential's question (the admin's included) is as if it did not exist. The admin token, bots and the
+ * Control UI see every question.
+ */
+export function canSee(principal: Principal, record: Pick<QuestionRecord, "askedBy">): boolean {
+  return principal.kind !== "agent" || record.askedBy === principal.credentialId;
+}
+
+/** The record, when `principal` may see it; QUESTION_NOT_FOUND (as for an unknown id) when it may not. */
+export function visibleTo<R extends Pick<QuestionRecord, "id" | "askedBy">>(principal: Principal, record: R): R {
+  if (!canSee(principal, record)) throw new GatewayError("QUESTION_NOT_FOUND", `no question with id ${record.id}`);
+  return record;
+}
+
+/**
+ * A bot answers (or cancels, or replies to) only a question with a target on its own surface, and only for the people
+ * that target names: a target that lists `users` admits those users alone. Late answers go through here too.
+ */
+export function checkBotMayAct(principal: Principal, record: QuestionRecord, by: ResolvedBy | undefined, what: "answer" | "cancel"): void {
+  if (principal.kind !== "bot") return;
+  const own = record.targets.filter((target) => target.surface === principal.surface);
+  if (own.length === 0) throw forbidden(principal, `${what} question ${record.id}: it has no ${principal.surface} target`);
+  const user = by?.user;
+  if (own.some((target) => !target.users?.length || (user !== undefined && target.users.includes(user)))) return;
+  const who = user === undefined ? "without naming the person" : `for user ${JSON.stringify(user).slice(0, 80)}`;
+  throw forbidden(principal, `${what} question ${record.id} ${who}: its ${principal.surface} target is for other people`);
+}
