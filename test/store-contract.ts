@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { QuestionRecord, ResolvedBy } from "../src/record.ts";
-import { QuestionExistsError, SessionBusyError } from "../src/gateway/store/errors.ts";
-import type { DeliveryClaim, QuestionStore, Resolution } from "../src/gateway/store/types.ts";
+import { QuestionExistsError, QuotaExceededError, SessionBusyError } from "../src/gateway/store/errors.ts";
+import type { DeliveryClaim, PendingLimits, QuestionStore, Resolution } from "../src/gateway/store/types.ts";
 
 /** One store under test. `reopen` (durable stores only) closes it and opens it again on the same data. */
 export interface StoreHarness {
@@ -35,6 +35,24 @@ export function pendingRecord(id: string, overrides: Partial<QuestionRecord> = {
     deliveries: [],
     reminders: [],
     ...overrides,
+  };
+}
+
+/**
+ * Fires `count` creates at once (spread over `stores`, round robin), each a pending record of `overrides`, with
+ * `limits`. Returns the ids created and the errors of the others.
+ */
+export async function createAtOnce(
+  stores: QuestionStore[],
+  count: number,
+  overrides: Partial<QuestionRecord>,
+  limits: PendingLimits,
+): Promise<{ created: string[]; refused: unknown[] }> {
+  const ids = Array.from({ length: count }, (_, i) => `burst-${overrides.askedBy ?? "admin"}-${overrides.runId ?? "norun"}-${i}`);
+  const outcomes = await Promise.allSettled(ids.map((id, i) => stores[i % stores.length]!.create(pendingRecord(id, overrides), limits)));
+  return {
+    created: ids.filter((_, i) => outcomes[i]!.status === "fulfilled"),
+    refused: outcomes.flatMap((o) => (o.status === "rejected" ? [o.reason] : [])),
   };
 }
 
@@ -341,6 +359,110 @@ export function runStoreContract(name: string, makeStore: () => Promise<StoreHar
         await store.resolve("q1", answered());
         await store.create(pendingRecord("q2", { sessionKey: "s" }));
         expect((await store.list({ sessionKey: "s" })).map((r) => r.id)).toEqual(["q2", "q1"]);
+      });
+
+      it("keeps sessions per credential: two credentials share a key, the same one is refused, the admin's are apart", async () => {
+        await store.create(pendingRecord("a1", { sessionKey: "s", askedBy: "agent-a" }));
+        await store.create(pendingRecord("b1", { sessionKey: "s", askedBy: "agent-b" }));
+        await store.create(pendingRecord("admin1", { sessionKey: "s" }));
+        for (const [id, askedBy] of [["a2", "agent-a"], ["b2", "agent-b"], ["admin2", undefined]] as const) {
+          const busy = await store.create(pendingRecord(id, { sessionKey: "s", askedBy })).catch((error: unknown) => error);
+          expect(busy).toBeInstanceOf(SessionBusyError);
+          expect(busy).toMatchObject({ code: "SESSION_HAS_PENDING_QUESTION", sessionKey: "s" });
+        }
+        // Resolving one credential's question frees its session only.
+        await store.resolve("a1", answered());
+        await store.create(pendingRecord("a2", { sessionKey: "s", askedBy: "agent-a" }));
+        await expect(store.create(pendingRecord("b2", { sessionKey: "s", askedBy: "agent-b" }))).rejects.toThrow(SessionBusyError);
+        await expect(store.create(pendingRecord("admin2", { sessionKey: "s" }))).rejects.toThrow(SessionBusyError);
+        expect((await store.list({ sessionKey: "s", status: "pending" })).map((r) => r.id).sort()).toEqual(["a2", "admin1", "b1"]);
+      });
+    });
+
+    describe("pending quotas", () => {
+      it("lets exactly the credential's quota through 300 concurrent creates, and refuses the rest with the count", async () => {
+        const { created, refused } = await createAtOnce([store], 300, { askedBy: "agent-a" }, { perCredential: 200 });
+        expect(created).toHaveLength(200);
+        expect(refused).toHaveLength(100);
+        for (const error of refused) {
+          expect(error).toBeInstanceOf(QuotaExceededError);
+          expect(error).toMatchObject({ code: "QUOTA_EXCEEDED", quota: "credential", pending: 200, max: 200, askedBy: "agent-a" });
+        }
+        expect(await store.countPending({ askedBy: "agent-a" })).toBe(200);
+        expect(await store.list({ status: "pending", askedBy: "agent-a" })).toHaveLength(200);
+        // Another credential has a quota of its own; a resolution frees one place.
+        await store.create(pendingRecord("b1", { askedBy: "agent-b" }), { perCredential: 200 });
+        await store.resolve(created[0]!, answered());
+        await store.create(pendingRecord("a-after", { askedBy: "agent-a" }), { perCredential: 200 });
+        await expect(store.create(pendingRecord("a-over", { askedBy: "agent-a" }), { perCredential: 200 })).rejects.toThrow(QuotaExceededError);
+        expect(await store.get("a-over")).toBeUndefined();
+      });
+
+      it("lets exactly the run's quota through 300 concurrent creates; runs are per credential", async () => {
+        const limits = { perRun: 50, perCredential: 1_000 };
+        const { created, refused } = await createAtOnce([store], 300, { askedBy: "agent-a", runId: "r1" }, limits);
+        expect(created).toHaveLength(50);
+        for (const error of refused) {
+          expect(error).toMatchObject({ quota: "run", pending: 50, max: 50, runId: "r1", askedBy: "agent-a" });
+        }
+        expect(await store.countPending({ askedBy: "agent-a", runId: "r1" })).toBe(50);
+        // The same run id of another credential, and another run of this one, are not full.
+        await store.create(pendingRecord("b-r1", { askedBy: "agent-b", runId: "r1" }), limits);
+        await store.create(pendingRecord("a-r2", { askedBy: "agent-a", runId: "r2" }), limits);
+        // No run: the run quota does not apply.
+        await store.create(pendingRecord("a-norun", { askedBy: "agent-a" }), { perRun: 0 });
+        expect(await store.countPending({ runId: "r1" })).toBe(51);
+      });
+
+      it("checks the run's quota before the credential's", async () => {
+        const limits = { perRun: 2, perCredential: 2 };
+        await store.create(pendingRecord("a1", { askedBy: "agent-a", runId: "r1" }), limits);
+        await store.create(pendingRecord("a2", { askedBy: "agent-a", runId: "r1" }), limits);
+        await expect(store.create(pendingRecord("a3", { askedBy: "agent-a", runId: "r1" }), limits)).rejects.toMatchObject({
+          quota: "run", pending: 2, max: 2, runId: "r1",
+        });
+        const full = await store.create(pendingRecord("a4", { askedBy: "agent-a", runId: "r2" }), limits).catch((error: unknown) => error);
+        expect(full).toMatchObject({ quota: "credential", pending: 2, max: 2, askedBy: "agent-a" });
+        expect(full).not.toHaveProperty("runId");
+      });
+
+      it("ignores the limits for the admin's records and for records not pending, and without limits", async () => {
+        const limits = { perRun: 1, perCredential: 1 };
+        const { created } = await createAtOnce([store], 20, { runId: "r1" }, limits);
+        expect(created).toHaveLength(20);
+        await store.create(pendingRecord("a1", { askedBy: "agent-a", runId: "r1" }), limits);
+        await store.create(pendingRecord("a-done", { askedBy: "agent-a", runId: "r1", status: "cancelled", reason: "aborted", resolvedAtMs: 2_000 }), limits);
+        // create(record) with no limits behaves as before: no quota at all.
+        await store.create(pendingRecord("a2", { askedBy: "agent-a", runId: "r1" }));
+        await store.create(pendingRecord("a3", { askedBy: "agent-a", runId: "r1" }), {});
+        expect(await store.countPending({ askedBy: "agent-a" })).toBe(3);
+        expect(await store.countPending({ runId: "r1" })).toBe(23);
+      });
+    });
+
+    describe("countPending", () => {
+      beforeEach(async () => {
+        const tg = { surface: "telegram", chat: "1" } as const;
+        await store.create(pendingRecord("a", { runId: "r1", askedBy: "agent-a", targets: [tg] }));
+        await store.create(pendingRecord("b", { runId: "r1", askedBy: "agent-a", targets: [{ surface: "web" }, tg] }));
+        await store.create(pendingRecord("c", { runId: "r2", askedBy: "agent-a" }));
+        await store.create(pendingRecord("d", { runId: "r1", askedBy: "agent-b", targets: [{ surface: "slack", chat: "C1" }] }));
+        await store.create(pendingRecord("e", { runId: "r1" }));
+        await store.create(pendingRecord("gone", { runId: "r1", askedBy: "agent-a", targets: [tg] }));
+        await store.resolve("gone", answered());
+      });
+
+      it.each([
+        ["no filter", undefined, 5],
+        ["runId", { runId: "r1" }, 4],
+        ["askedBy", { askedBy: "agent-a" }, 3],
+        ["surface", { surface: "telegram" }, 2],
+        ["askedBy and runId", { askedBy: "agent-a", runId: "r1" }, 2],
+        ["every field", { askedBy: "agent-a", runId: "r1", surface: "web" }, 1],
+        ["an unknown run", { runId: "nope" }, 0],
+        ["a surface with a comma", { surface: "web,telegram" }, 0],
+      ] as const)("counts pending records only, by %s", async (_, filter, count) => {
+        expect(await store.countPending(filter)).toBe(count);
       });
     });
 

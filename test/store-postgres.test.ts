@@ -1,13 +1,13 @@
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { QuestionRecord } from "../src/record.ts";
-import { CorruptRecordError, QuestionExistsError, SessionBusyError, StoreUnavailableError } from "../src/gateway/store/errors.ts";
+import { CorruptRecordError, QuestionExistsError, QuotaExceededError, SessionBusyError, StoreUnavailableError } from "../src/gateway/store/errors.ts";
 import { POSTGRES_MIGRATIONS, runPostgresMigrations } from "../src/gateway/store/postgres-schema.ts";
 import { createPostgresStore, type PostgresQuestionStore, type PostgresStoreOptions } from "../src/gateway/store/postgres-store.ts";
 import type { Resolution, StoreChange } from "../src/gateway/store/types.ts";
 import { connectWhenReady, createTestDatabase, databaseUrl, type TestDatabase } from "./helpers/postgres.ts";
 import { startTcpProxy, type TcpProxy } from "./helpers/tcp-proxy.ts";
-import { fullRecord, pendingRecord } from "./store-contract.ts";
+import { createAtOnce, fullRecord, pendingRecord } from "./store-contract.ts";
 
 let db: TestDatabase;
 /** A connection of the test's own, to inspect and break things behind the stores' backs. */
@@ -82,7 +82,7 @@ describe("schema", () => {
     const old = await createTestDatabase();
     try {
       const client = await connectWhenReady(old.url);
-      const before = POSTGRES_MIGRATIONS.length - 1;
+      const before = 4; // version 5 added follow-ups
       await client.query("CREATE TABLE ask_user_bridge_migrations (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())");
       for (let version = 1; version <= before; version++) {
         await client.query(POSTGRES_MIGRATIONS[version - 1]!);
@@ -101,6 +101,48 @@ describe("schema", () => {
         const [expired] = await store.expireDue(6_000, 10);
         expect(expired).toMatchObject({ id: "old", status: "expired" });
         expect(expired).not.toHaveProperty("lateUntilMs");
+      } finally {
+        await store.close();
+      }
+    } finally {
+      await old.drop();
+    }
+  });
+
+  it("upgrades a version-5 database to sessions per credential, keeping its pending questions", async () => {
+    const old = await createTestDatabase();
+    try {
+      const client = await connectWhenReady(old.url);
+      await client.query("CREATE TABLE ask_user_bridge_migrations (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())");
+      for (let version = 1; version <= 5; version++) {
+        await client.query(POSTGRES_MIGRATIONS[version - 1]!);
+        await client.query("INSERT INTO ask_user_bridge_migrations (version) VALUES ($1)", [version]);
+      }
+      for (const [id, askedBy] of [["old-a", "agent-a"], ["old-admin", null]] as const) {
+        await client.query(
+          `INSERT INTO questions (id, status, created_at_ms, expires_at_ms, timeout_seconds, surfaces, questions_json, targets_json, session_key, asked_by, run_id)
+           VALUES ($1, 'pending', 1, 5000, 30, ARRAY['web'], '[]', '[{"surface":"web"}]', $2, $3, 'r1')`,
+          [id, askedBy ? "s" : "s-admin", askedBy],
+        );
+      }
+      expect((await runPostgresMigrations(old.url)).applied).toEqual([6]);
+      const { rows } = await client.query<{ indexname: string; indexdef: string }>(
+        "SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'questions' AND indexname LIKE 'questions_pending_%' ORDER BY indexname",
+      );
+      await client.end();
+      expect(rows.map((r) => r.indexname)).toEqual([
+        "questions_pending_asked_by_run", "questions_pending_created", "questions_pending_expiry", "questions_pending_next_due", "questions_pending_session",
+      ]);
+      expect(rows.find((r) => r.indexname === "questions_pending_session")?.indexdef).toMatch(
+      /UNIQUE INDEX .* \(COALESCE\(asked_by, ''::text\), session_key\) WHERE \(\(status = 'pending'::text\) AND \(session_key IS NOT NULL\)\)$/,
+    );
+      const store = await createPostgresStore({ connectionString: old.url, log: () => undefined });
+      try {
+        expect(await store.countPending({ askedBy: "agent-a", runId: "r1" })).toBe(1);
+        await store.create(pendingRecord("new-b", { sessionKey: "s", askedBy: "agent-b" }));
+        await store.create(pendingRecord("new-admin", { sessionKey: "s" }));
+        await expect(store.create(pendingRecord("new-a", { sessionKey: "s", askedBy: "agent-a" }))).rejects.toThrow(SessionBusyError);
+        await expect(store.create(pendingRecord("new-a", { askedBy: "agent-a", runId: "r1" }), { perRun: 1 })).rejects.toThrow(QuotaExceededError);
       } finally {
         await store.close();
       }
@@ -351,6 +393,42 @@ describe("several instances on one database", () => {
     expect(racing.filter((r) => r.status === "rejected").every((r) => r.status === "rejected" && r.reason instanceof SessionBusyError)).toBe(true);
   });
 
+  it("keeps one pending question per (credential, session) when instances race, and lets credentials share a key", async () => {
+    const [a, b] = await Promise.all([open(), open()]);
+    const race = (askedBy: string | undefined, tag: string) =>
+      Array.from({ length: 6 }, (_, i) => (i % 2 ? a : b).create(pendingRecord(`${tag}-${i}`, { sessionKey: "race", askedBy })));
+    const [sameA, sameAdmin, others] = await Promise.all([
+      Promise.allSettled(race("agent-a", "a")),
+      Promise.allSettled(race(undefined, "admin")),
+      Promise.all(["agent-b", "agent-c", "agent-d"].map((askedBy, i) => (i % 2 ? a : b).create(pendingRecord(askedBy, { sessionKey: "race", askedBy })))),
+    ]);
+    for (const outcomes of [sameA, sameAdmin]) {
+      expect(outcomes.filter((r) => r.status === "fulfilled")).toHaveLength(1);
+      expect(outcomes.filter((r) => r.status === "rejected").every((r) => r.status === "rejected" && r.reason instanceof SessionBusyError)).toBe(true);
+    }
+    expect(others).toHaveLength(3);
+    expect(await a.list({ status: "pending", sessionKey: "race" })).toHaveLength(5);
+  });
+
+  it("holds each quota exactly when two instances (two pools) create at once", async () => {
+    const [a, b] = await Promise.all([open({ connectTimeoutMs: 20_000 }), open({ connectTimeoutMs: 20_000 })]);
+    const [credential, run, admins] = await Promise.all([
+      createAtOnce([a, b], 300, { askedBy: "agent-a" }, { perCredential: 200 }),
+      createAtOnce([b, a], 300, { askedBy: "agent-b", runId: "r1" }, { perRun: 50, perCredential: 1_000 }),
+      createAtOnce([a, b], 40, { runId: "r1" }, { perRun: 1, perCredential: 1 }),
+    ]);
+    expect(credential.created).toHaveLength(200);
+    expect(credential.refused.every((e) => e instanceof QuotaExceededError && e.quota === "credential" && e.pending === 200)).toBe(true);
+    expect(run.created).toHaveLength(50);
+    expect(run.refused.every((e) => e instanceof QuotaExceededError && e.quota === "run" && e.pending === 50)).toBe(true);
+    expect(admins.created).toHaveLength(40);
+    const { rows } = await admin.query<{ asked_by: string | null; n: number }>(
+      "SELECT asked_by, count(*)::int AS n FROM questions WHERE status = 'pending' GROUP BY asked_by ORDER BY asked_by NULLS FIRST",
+    );
+    expect(rows).toEqual([{ asked_by: null, n: 40 }, { asked_by: "agent-a", n: 200 }, { asked_by: "agent-b", n: 50 }]);
+    expect(await b.countPending({ askedBy: "agent-a" })).toBe(200);
+  });
+
   it("announces another instance's committed changes, never the instance's own", async () => {
     const [a, b] = await Promise.all([open({ instanceId: "instance-a" }), open({ instanceId: "instance-b" })]);
     const seenByA: StoreChange[] = [];
@@ -491,5 +569,36 @@ describe("losing the database", () => {
       await locker.end();
     }
     await store.create(pendingRecord("fast"));
+  });
+
+  it("maps failures of a create under quota as it maps any write's, and leaves nothing behind", async () => {
+    const [hasty, store] = await Promise.all([open({ statementTimeoutMs: 300 }), open({ instanceId: "quota-victim" })]);
+    const limits = { perCredential: 5 };
+    const locker = await connectWhenReady(db.url);
+    try {
+      // Another holder of the credential's quota lock: the create waits for it, until statement_timeout.
+      await locker.query("SELECT pg_advisory_lock(hashtextextended('aub-quota:agent-a', 0))");
+      const slow = await hasty.create(pendingRecord("slow", { askedBy: "agent-a" }), limits).catch((error: unknown) => error);
+      expect(slow).toBeInstanceOf(StoreUnavailableError);
+      expect((slow as Error).message).toMatch(/^PostgreSQL refused create: canceling statement due to statement timeout \(57014\)/);
+      // Killed while it waits: the outcome of a write is unknown, and the promise says so.
+      const killed = store.create(pendingRecord("killed", { askedBy: "agent-a" }), limits).catch((error: unknown) => error);
+      await until(async () => {
+        const { rows } = await admin.query("SELECT 1 FROM pg_stat_activity WHERE application_name = 'quota-victim' AND wait_event_type = 'Lock'");
+        return rows.length > 0;
+      });
+      await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'quota-victim' AND wait_event_type = 'Lock'");
+      expect(await killed).toBeInstanceOf(StoreUnavailableError);
+      expect(((await killed) as Error).message).toMatch(/create.*whether it took effect is unknown.*\(57P01\)/);
+    } finally {
+      await locker.query("SELECT pg_advisory_unlock_all()");
+      await locker.end();
+    }
+    expect(await store.list()).toEqual([]);
+    // The pool recovered; refusals inside the transaction keep their own types.
+    await store.create(pendingRecord("q1", { askedBy: "agent-a", sessionKey: "s" }), limits);
+    await expect(store.create(pendingRecord("q1", { askedBy: "agent-a" }), limits)).rejects.toThrow(QuestionExistsError);
+    await expect(store.create(pendingRecord("q2", { askedBy: "agent-a", sessionKey: "s" }), limits)).rejects.toThrow(SessionBusyError);
+    expect(await store.countPending()).toBe(1);
   });
 });

@@ -7,6 +7,8 @@ import Database from "better-sqlite3";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import {
   CorruptRecordError,
+  QuotaExceededError,
+  SessionBusyError,
   createMemoryStore,
   createSqliteStore,
   SQLITE_FILE_NAME,
@@ -90,7 +92,7 @@ describe("SQLite store specifics", () => {
   it("reads records written before follow-ups existed (issue 20): no reminders, no late window; they still expire", async () => {
     const dataDir = makeTempDir();
     const db = new Database(path.join(dataDir, SQLITE_FILE_NAME));
-    const before = SQLITE_MIGRATIONS.length - 1;
+    const before = 5; // version 6 added follow-ups
     for (const migration of SQLITE_MIGRATIONS.slice(0, before)) db.exec(migration);
     db.pragma(`user_version = ${before}`);
     db.prepare(
@@ -106,6 +108,29 @@ describe("SQLite store specifics", () => {
     const [expired] = await store.expireDue(6_000, 10);
     expect(expired).toMatchObject({ id: "old", status: "expired" });
     expect(expired).not.toHaveProperty("lateUntilMs");
+  });
+
+  it("upgrades a version-6 database to sessions and quotas per credential, counting from the pending index", async () => {
+    const dataDir = makeTempDir();
+    const db = new Database(path.join(dataDir, SQLITE_FILE_NAME));
+    for (const migration of SQLITE_MIGRATIONS.slice(0, 6)) db.exec(migration);
+    db.pragma("user_version = 6");
+    db.prepare(
+      `INSERT INTO questions (id, status, created_at_ms, expires_at_ms, timeout_seconds, surfaces, questions_json, targets_json, session_key, asked_by, run_id)
+       VALUES ('old-a', 'pending', 1, 5000, 30, ',web,', '[]', '[{"surface":"web"}]', 's', 'agent-a', 'r1')`,
+    ).run();
+    db.close();
+    const store = openStore(dataDir);
+    await store.create(pendingRecord("new-b", { sessionKey: "s", askedBy: "agent-b" }));
+    await expect(store.create(pendingRecord("new-a", { sessionKey: "s", askedBy: "agent-a" }))).rejects.toThrow(SessionBusyError);
+    await expect(store.create(pendingRecord("new-a", { askedBy: "agent-a", runId: "r1" }), { perRun: 1 })).rejects.toThrow(QuotaExceededError);
+    expect(await store.countPending({ askedBy: "agent-a" })).toBe(1);
+
+    const reader = new Database(path.join(dataDir, SQLITE_FILE_NAME), { readonly: true });
+    const plan = (sql: string) => reader.prepare(`EXPLAIN QUERY PLAN ${sql}`).all("agent-a").map((row) => (row as { detail: string }).detail).join("; ");
+    expect(plan("SELECT count(*) FROM questions WHERE status = 'pending' AND asked_by = ?")).toMatch(/USING COVERING INDEX questions_pending_asked_by_run/);
+    expect(plan("SELECT 1 FROM questions WHERE session_key = 's' AND asked_by IS ? AND status = 'pending'")).toMatch(/USING (COVERING )?INDEX questions_pending_session/);
+    reader.close();
   });
 
   it("refuses a database from a newer schema version", async () => {

@@ -28,6 +28,39 @@ export class SessionBusyError extends Error {
   }
 }
 
+/** Which pending quota a create ran into: the credential's run, or the credential as a whole. */
+export interface QuotaExceeded {
+  quota: "run" | "credential";
+  /** Pending records counted against the quota (already at or above `max`). */
+  pending: number;
+  max: number;
+  /** The run, for the run quota. */
+  runId?: string;
+  /** The scoped agent credential the quota belongs to. */
+  askedBy: string;
+}
+
+/** `create` with limits found a pending quota already full, so it inserted nothing. */
+export class QuotaExceededError extends Error {
+  readonly code = "QUOTA_EXCEEDED";
+  readonly quota: QuotaExceeded["quota"];
+  readonly pending: number;
+  readonly max: number;
+  /** Present for the run quota only. */
+  declare readonly runId?: string;
+  readonly askedBy: string;
+  constructor(exceeded: QuotaExceeded, options?: { cause?: unknown }) {
+    const whose = exceeded.quota === "run" ? `run ${exceeded.runId} of credential ${exceeded.askedBy}` : `credential ${exceeded.askedBy}`;
+    super(`${whose} already has ${exceeded.pending} pending questions (at most ${exceeded.max})`, options);
+    this.name = "QuotaExceededError";
+    this.quota = exceeded.quota;
+    this.pending = exceeded.pending;
+    this.max = exceeded.max;
+    if (exceeded.runId !== undefined) this.runId = exceeded.runId;
+    this.askedBy = exceeded.askedBy;
+  }
+}
+
 /** The database cannot be reached or refused the write: nothing was recorded, and the caller may retry later. */
 export class StoreUnavailableError extends Error {
   readonly code = "STORE_UNAVAILABLE";

@@ -1,5 +1,6 @@
 import type { QuestionRecord } from "../../record.ts";
 import { QuestionExistsError, SessionBusyError } from "./errors.ts";
+import { enforceQuota, quotaCheckFor } from "./pending-limits.ts";
 import {
   addDeliveryTo,
   applyResolution,
@@ -21,7 +22,7 @@ import {
   reminderClaimFor,
   reminderOffsetOf,
 } from "./follow-ups.ts";
-import type { ListFilter, QuestionStore } from "./types.ts";
+import type { ListFilter, PendingFilter, QuestionStore } from "./types.ts";
 
 /**
  * Stores what a durable store would keep: plain JSON, so `undefined` fields vanish exactly as they do in
@@ -31,6 +32,9 @@ function toStored<T>(value: T): T {
   return JSON.parse(JSON.stringify(value)) as T;
 }
 
+/** A session's slot: sessions are per asker, and the admin's records (no askedBy) are a namespace of their own. */
+const sessionSlot = (record: QuestionRecord): string => JSON.stringify([record.askedBy ?? null, record.sessionKey]);
+
 /**
  * An in-process store for tests and throwaway gateways. Every result is a copy. A pending index
  * (id → expiresAtMs) keeps expireDue / nextExpiryMs proportional to the pending records only.
@@ -38,7 +42,7 @@ function toStored<T>(value: T): T {
 export function createMemoryStore(): QuestionStore {
   const records = new Map<string, QuestionRecord>();
   const pending = new Map<string, number>();
-  /** sessionKey → the id of its pending record. */
+  /** sessionSlot (askedBy and sessionKey) → the id of its pending record. */
   const pendingSessions = new Map<string, string>();
   /** Pending id → its next reminder or escalation moment (records with one left only). */
   const followUps = new Map<string, number>();
@@ -66,12 +70,12 @@ export function createMemoryStore(): QuestionStore {
     else lateWindows.delete(record.id);
     if (record.status === "pending") {
       pending.set(record.id, record.expiresAtMs);
-      if (record.sessionKey !== undefined) pendingSessions.set(record.sessionKey, record.id);
+      if (record.sessionKey !== undefined) pendingSessions.set(sessionSlot(record), record.id);
     } else {
       pending.delete(record.id);
       claims.forget(record.id);
       reminderClaims.delete(record.id);
-      if (record.sessionKey !== undefined && pendingSessions.get(record.sessionKey) === record.id) pendingSessions.delete(record.sessionKey);
+      if (record.sessionKey !== undefined && pendingSessions.get(sessionSlot(record)) === record.id) pendingSessions.delete(sessionSlot(record));
     }
   };
 
@@ -98,12 +102,28 @@ export function createMemoryStore(): QuestionStore {
   const pendingRecords = (): QuestionRecord[] =>
     [...pending.keys()].map((id) => records.get(id)).filter((r): r is QuestionRecord => r !== undefined);
 
+  const countPending = (filter: PendingFilter): number =>
+    pendingRecords().filter(
+      (r) =>
+        (filter.runId === undefined || r.runId === filter.runId) &&
+        (filter.askedBy === undefined || r.askedBy === filter.askedBy) &&
+        (filter.surface === undefined || r.targets.some((t) => t.surface === filter.surface)),
+    ).length;
+
   // Each method is async, so a throw becomes a rejection, as with the durable stores.
   return {
-    async create(record) {
+    // Nothing awaits between the checks and `put`, so on one thread the quota is exact however many creates race.
+    async create(record, limits) {
       assertOpen();
+      const quota = quotaCheckFor(record, limits);
+      if (quota) {
+        enforceQuota(quota, {
+          run: quota.runId === undefined ? 0 : countPending({ askedBy: quota.askedBy, runId: quota.runId }),
+          credential: countPending({ askedBy: quota.askedBy }),
+        });
+      }
       if (records.has(record.id)) throw new QuestionExistsError(record.id);
-      if (record.status === "pending" && record.sessionKey !== undefined && pendingSessions.has(record.sessionKey)) {
+      if (record.status === "pending" && record.sessionKey !== undefined && pendingSessions.has(sessionSlot(record))) {
         throw new SessionBusyError(record.sessionKey);
       }
       const stored = toStored(record);
@@ -112,6 +132,11 @@ export function createMemoryStore(): QuestionStore {
       stored.deliveries = [];
       for (const delivery of deliveries) addDeliveryTo(stored.deliveries, delivery);
       put(stored);
+    },
+
+    async countPending(filter = {}) {
+      assertOpen();
+      return countPending(filter);
     },
 
     async get(id) {

@@ -20,8 +20,17 @@ export interface PostgresStatements {
    * other errors (a constraint, a bad value) pass through. `operation` names it in messages.
    */
   query<Row extends pg.QueryResultRow>(operation: string, write: boolean, text: string, values?: unknown[]): Promise<Row[]>;
+  /**
+   * Runs `steps` in one transaction on one connection (a write: never retried), committed when this resolves. A
+   * statement's failure maps as in `query`; an error `steps` throws itself passes through unchanged. Either rolls
+   * the transaction back.
+   */
+  transaction<T>(operation: string, steps: (query: TransactionQuery) => Promise<T>): Promise<T>;
   end(): Promise<void>;
 }
+
+/** A statement inside `transaction`. */
+export type TransactionQuery = <Row extends pg.QueryResultRow>(text: string, values?: unknown[]) => Promise<Row[]>;
 
 /**
  * A pg.Pool behind one `query` call. Bounded waits: `connectTimeoutMs` for a connection (new, or from a busy pool),
@@ -60,7 +69,15 @@ export async function createPostgresStatements(options: PostgresPoolOptions): Pr
     return name;
   }
 
-  async function queryOnce<Row extends pg.QueryResultRow>(operation: string, write: boolean, text: string, values: unknown[]): Promise<Row[]> {
+  /**
+   * Lends a connection to `use`, which runs statements with `run`. A connection whose statement failed for want of
+   * the database (see isPostgresUnavailable) is `broken`: destroyed on release, never reused.
+   */
+  async function withConnection<T>(
+    operation: string,
+    write: boolean,
+    use: (run: TransactionQuery, broken: () => boolean) => Promise<T>,
+  ): Promise<T> {
     if (ended) throw new Error("the PostgreSQL question store is closed");
     let client: pg.PoolClient;
     try {
@@ -73,17 +90,25 @@ export async function createPostgresStatements(options: PostgresPoolOptions): Pr
     const ignore = (): void => undefined;
     client.on("error", ignore);
     let broken: Error | undefined;
+    const run: TransactionQuery = async <Row extends pg.QueryResultRow>(text: string, values: unknown[] = []) => {
+      try {
+        const name = statementName(text);
+        return (await client.query<Row>(name ? { name, text, values } : { text, values })).rows;
+      } catch (error) {
+        if (isPostgresUnavailable(error)) broken = error instanceof Error ? error : new Error(String(error));
+        throw statementError(error, operation, write);
+      }
+    };
     try {
-      const name = statementName(text);
-      return (await client.query<Row>(name ? { name, text, values } : { text, values })).rows;
-    } catch (error) {
-      if (isPostgresUnavailable(error)) broken = error instanceof Error ? error : new Error(String(error));
-      throw statementError(error, operation, write);
+      return await use(run, () => broken !== undefined);
     } finally {
       client.removeListener("error", ignore);
       client.release(broken);
     }
   }
+
+  const queryOnce = <Row extends pg.QueryResultRow>(operation: string, write: boolean, text: string, values: unknown[]): Promise<Row[]> =>
+    withConnection(operation, write, (run) => run<Row>(text, values));
 
   const statements: PostgresStatements = {
     async query<Row extends pg.QueryResultRow>(operation: string, write: boolean, text: string, values: unknown[] = []) {
@@ -94,6 +119,19 @@ export async function createPostgresStatements(options: PostgresPoolOptions): Pr
         return queryOnce<Row>(operation, write, text, values);
       }
     },
+    transaction: (operation, steps) =>
+      withConnection(operation, true, async (run, broken) => {
+        await run("BEGIN");
+        try {
+          const result = await steps(run);
+          await run("COMMIT");
+          return result;
+        } catch (error) {
+          // A broken connection is destroyed, which ends its transaction: a ROLLBACK could only wait on a dead socket.
+          if (!broken()) await run("ROLLBACK").catch(() => undefined);
+          throw error;
+        }
+      }),
     async end() {
       if (ended) return;
       ended = true;

@@ -195,6 +195,16 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
        json_build_object('event', event, 'id', NEW.id, 'origin', current_setting('application_name'))::text);
      RETURN NULL;
    END $$;`,
+  // Issue 24, sessions and quotas per credential. One pending question per (asker, session): the admin's records (no
+  // asked_by) are a namespace of their own (credential ids are never empty). The index keeps its name, which is what
+  // create maps to SessionBusyError, so an instance still on the previous build maps it too. The old rule (one per
+  // session) was stricter, so no existing rows can break the new one. A create under quota counts its credential's
+  // pending records, and those in its run, from one (asked_by, run_id) index, which also serves asked_by alone.
+  `DROP INDEX questions_pending_session;
+   CREATE UNIQUE INDEX questions_pending_session ON questions ((COALESCE(asked_by, '')), session_key)
+     WHERE status = 'pending' AND session_key IS NOT NULL;
+   DROP INDEX questions_pending_asked_by;
+   CREATE INDEX questions_pending_asked_by_run ON questions (asked_by, run_id) WHERE status = 'pending' AND asked_by IS NOT NULL;`,
 ];
 
 export interface PostgresMigrationReport {

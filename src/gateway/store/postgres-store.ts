@@ -9,14 +9,13 @@ import {
   reminderOffsetOf,
 } from "./follow-ups.ts";
 import { followUpParams } from "./sqlite-row.ts";
-import { CorruptRecordError, QuestionExistsError, SessionBusyError } from "./errors.ts";
+import type { CorruptRecordError } from "./errors.ts";
 import { startPostgresChanges, type PostgresChanges } from "./postgres-changes.ts";
+import { countPostgresPending, insertPostgresRecord } from "./postgres-pending.ts";
 import { createPostgresStatements } from "./postgres-pool.ts";
 import {
-  INSERT_RECORD,
   postgresRowToRecord,
   READ_RECORD,
-  recordToValues,
   RESOLVE_RECORD,
   resolutionToValues,
   type PostgresQuestionRow,
@@ -67,7 +66,8 @@ const warn = (message: string, error?: unknown): void =>
 
 /**
  * The store for several gateway instances sharing one PostgreSQL database. Migrates before it resolves. Every
- * state change is one statement with a compare-and-set guard (autocommit, so it is durable when it returns);
+ * state change is one statement with a compare-and-set guard (autocommit, so it is durable when it returns), except
+ * a create under quota: a short transaction under the credential's advisory lock (postgres-pending.ts);
  * triggers NOTIFY the other instances, and one dedicated connection LISTENs, reconnecting with backoff.
  * When PostgreSQL is unreachable every call rejects with StoreUnavailableError within the configured timeouts,
  * and the pool reconnects by itself once it is back.
@@ -86,7 +86,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
   }
   await runPostgresMigrations(connectionString, { connectTimeoutMs });
 
-  const { query, end } = await createPostgresStatements({
+  const statements = await createPostgresStatements({
     connectionString,
     instanceId,
     maxConnections: options.maxConnections ?? 10,
@@ -94,6 +94,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     statementTimeoutMs,
     log,
   });
+  const { query, end } = statements;
   let changes: PostgresChanges;
   try {
     changes = await startPostgresChanges({
@@ -207,18 +208,9 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
   return {
     instanceId,
 
-    async create(record) {
-      try {
-        await query("create", true, INSERT_RECORD, recordToValues(record));
-      } catch (error) {
-        const { code, constraint } = error as { code?: string; constraint?: string };
-        if (code === "23505" && constraint === "questions_pkey") throw new QuestionExistsError(record.id, { cause: error });
-        if (code === "23505" && constraint === "questions_pending_session" && record.sessionKey !== undefined) {
-          throw new SessionBusyError(record.sessionKey, { cause: error });
-        }
-        throw error;
-      }
-    },
+    create: (record, limits) => insertPostgresRecord(statements, record, limits),
+
+    countPending: (filter) => countPostgresPending(statements, filter),
 
     get,
 

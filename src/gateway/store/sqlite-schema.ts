@@ -104,6 +104,11 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
    CREATE INDEX questions_pending_next_due ON questions (next_due_ms) WHERE status = 'pending' AND next_due_ms IS NOT NULL;
    CREATE INDEX questions_late_window ON questions (late_until_ms) WHERE late_until_ms IS NOT NULL AND late_json IS NULL;
    CREATE INDEX questions_late_answered ON questions (created_at_ms DESC, id DESC) WHERE late_json IS NOT NULL;`,
+  // Issue 24, quotas and sessions per credential: a create counts its credential's pending records, and those in its
+  // run (runs are per credential), in one index; a session's pending record is looked up by (sessionKey, askedBy).
+  `DROP INDEX questions_pending_asked_by;
+   CREATE INDEX questions_pending_asked_by_run ON questions (asked_by, run_id) WHERE status = 'pending' AND asked_by IS NOT NULL;
+   CREATE INDEX questions_pending_session ON questions (session_key, asked_by) WHERE status = 'pending' AND session_key IS NOT NULL;`,
 ];
 
 export function applySqlitePragmas(db: Database.Database): void {

@@ -2,6 +2,7 @@ import { SqliteError } from "better-sqlite3";
 import type Database from "better-sqlite3";
 import type { Delivery, LateAnswer, QuestionRecord } from "../../record.ts";
 import { CorruptRecordError, QuestionExistsError, SessionBusyError } from "./errors.ts";
+import { enforceQuota, quotaCheckFor, type PendingCounts, type QuotaCheck } from "./pending-limits.ts";
 import { createClaimTable, decodeSkippingCorrupt, normalizeLimit } from "./record-ops.ts";
 import { openSqliteDatabase } from "./sqlite-schema.ts";
 import {
@@ -15,7 +16,7 @@ import {
 } from "./follow-ups.ts";
 import { deliveriesFromJson, deliveryToParams, followUpParams, recordToParams, resolutionToParams, rowToRecord, surfacesColumn } from "./sqlite-row.ts";
 import type { DeliveryRow, QuestionRow } from "./sqlite-row.ts";
-import type { LateOutcome, ListFilter, QuestionStore, Resolution, ResolveOutcome } from "./types.ts";
+import type { LateOutcome, ListFilter, PendingFilter, QuestionStore, Resolution, ResolveOutcome } from "./types.ts";
 
 export interface SqliteStoreOptions {
   /** The directory for `ask-user-bridge.sqlite`; created if missing. */
@@ -60,7 +61,14 @@ export function createSqliteStore({ dataDir, onCorruptRecord = warnCorruptRecord
     insert: db.prepare(`INSERT INTO questions (${COLUMNS}) VALUES (${COLUMNS.replace(/(\w+)/g, "@$1")})`),
     get: db.prepare<[string], QuestionRow>(`SELECT ${READ} FROM questions WHERE id = ?`),
     exists: db.prepare<[string], { found: 1 }>(`SELECT 1 AS found FROM questions WHERE id = ?`),
-    sessionBusy: db.prepare<[string], { found: 1 }>(`SELECT 1 AS found FROM questions WHERE session_key = ? AND status = 'pending' LIMIT 1`),
+    /** Sessions are per asker: `IS` matches the admin's records (no asked_by) with each other. */
+    sessionBusy: db.prepare<[string, string | null], { found: 1 }>(
+      `SELECT 1 AS found FROM questions WHERE session_key = ? AND asked_by IS ? AND status = 'pending' LIMIT 1`,
+    ),
+    /** A credential's pending records, and those in one run of it, from the (asked_by, run_id) pending index. */
+    pendingCounts: db.prepare<[string | null, string], PendingCounts>(
+      `SELECT count(*) FILTER (WHERE run_id = ?) AS run, count(*) AS credential FROM questions WHERE status = 'pending' AND asked_by = ?`,
+    ),
     deliveries: db.prepare<[string], DeliveryRow>(
       `SELECT surface, chat, message_ref, delivered_at_ms, rendered FROM deliveries WHERE question_id = ? ORDER BY rowid`,
     ),
@@ -129,6 +137,7 @@ export function createSqliteStore({ dataDir, onCorruptRecord = warnCorruptRecord
     ),
   };
   const listStatements = new Map<string, Database.Statement<[Record<string, unknown>], QuestionRow>>();
+  const countStatements = new Map<string, Database.Statement<[Record<string, unknown>], { n: number }>>();
   /** Rows found corrupt on this connection; nextExpiryMs skips them so the scheduler cannot spin on one. */
   const corruptIds = new Set<string>();
 
@@ -200,6 +209,24 @@ export function createSqliteStore({ dataDir, onCorruptRecord = warnCorruptRecord
     return statement;
   };
 
+  /** The pending count for `countPending`, one statement per combination of filter fields. */
+  const countStatement = (filter: PendingFilter) => {
+    const where = ["status = 'pending'"];
+    if (filter.runId !== undefined) where.push("run_id = @runId");
+    if (filter.askedBy !== undefined) where.push("asked_by = @askedBy");
+    if (filter.surface !== undefined) where.push("instr(surfaces, ',' || @surface || ',') > 0");
+    const text = `SELECT count(*) AS n FROM questions WHERE ${where.join(" AND ")}`;
+    let statement = countStatements.get(text);
+    if (!statement) countStatements.set(text, (statement = db.prepare(text)));
+    return statement;
+  };
+
+  /** Counts and inserts in one transaction: one connection, run synchronously, so the quota is exact. */
+  const insertWithinQuota = db.transaction((record: QuestionRecord, quota: QuotaCheck) => {
+    enforceQuota(quota, sql.pendingCounts.get(quota.runId ?? null, quota.askedBy)!);
+    insert(record);
+  });
+
   const create = db.transaction((record: QuestionRecord) => {
     sql.insert.run(recordToParams(record));
     for (const target of record.targets) if (target.chat !== undefined) sql.insertTarget.run(target.chat, target.surface, record.id);
@@ -261,11 +288,21 @@ export function createSqliteStore({ dataDir, onCorruptRecord = warnCorruptRecord
   }
 
   return {
-    create: (record) =>
+    create: (record, limits) =>
       run(() => {
         beginWrite();
-        insert(record);
+        const quota = quotaCheckFor(record, limits);
+        if (quota) insertWithinQuota.immediate(record, quota);
+        else insert(record);
         return durable(undefined);
+      }),
+    countPending: (filter = {}) =>
+      run(() => {
+        // As in list: a comma could never name one surface of the comma-delimited column.
+        if (filter.surface?.includes(",")) return 0;
+        const params: Record<string, unknown> = {};
+        for (const key of ["runId", "askedBy", "surface"] as const) if (filter[key] !== undefined) params[key] = filter[key];
+        return countStatement(filter).get(params)!.n;
       }),
     get: (id) => run(() => read(id)),
     list: (filter = {}) =>
@@ -403,9 +440,9 @@ export function createSqliteStore({ dataDir, onCorruptRecord = warnCorruptRecord
     },
   };
 
-  /** Inserts a record, refusing a taken id or a second pending question for one session. */
+  /** Inserts a record, refusing a taken id or a second pending question for one session of one asker. */
   function insert(record: QuestionRecord): void {
-    if (record.status === "pending" && record.sessionKey !== undefined && sql.sessionBusy.get(record.sessionKey)) {
+    if (record.status === "pending" && record.sessionKey !== undefined && sql.sessionBusy.get(record.sessionKey, record.askedBy ?? null)) {
       throw new SessionBusyError(record.sessionKey);
     }
     try {

@@ -4,6 +4,24 @@ import type { ListFilter } from "../../protocol/list-filter.ts";
 
 export type { ListFilter };
 
+/**
+ * Pending-question limits for `create`, for records with an `askedBy` (a scoped agent credential; the admin's
+ * records have no quota). `perRun` counts the credential's pending records with the record's `runId` (runs are per
+ * credential), and applies only to a record with a `runId`; `perCredential` counts all of the credential's.
+ */
+export interface PendingLimits {
+  perRun?: number;
+  perCredential?: number;
+}
+
+/** What `countPending` counts: pending records matching every field given. */
+export interface PendingFilter {
+  runId?: string;
+  askedBy?: string;
+  /** Records with a target on this surface. */
+  surface?: string;
+}
+
 /** A terminal outcome, applied as a compare-and-set from `pending`. */
 export type Resolution =
   | { status: "answered"; answers: Record<string, string[]>; by: ResolvedBy; resolvedAtMs: number }
@@ -64,9 +82,17 @@ export interface ReplyKey {
  * One contract suite (test/store-contract.ts) runs against every implementation.
  */
 export interface QuestionStore {
-  /** Inserts a new record. Throws QuestionExistsError for a taken id, and SessionBusyError when the record has a
-   * `sessionKey` that already has a pending record (checked by the database, so it holds across instances). */
-  create(record: QuestionRecord): Promise<void>;
+  /**
+   * Inserts a new record. Throws QuestionExistsError for a taken id, and SessionBusyError when the record has a
+   * `sessionKey` that already has a pending record of the same asker (the same `askedBy`, or the admin's records
+   * with none): checked by the database, so it holds across instances. With `limits`, a pending record that has an
+   * `askedBy` is inserted only while its credential (and its run, per credential) has fewer pending records than
+   * the limit; otherwise nothing is inserted and it throws QuotaExceededError. Counted and inserted as one step
+   * (across instances too), so no number of concurrent creates passes a limit.
+   */
+  create(record: QuestionRecord, limits?: PendingLimits): Promise<void>;
+  /** How many records are pending, of those that match every given field: an indexed count, not a list. */
+  countPending(filter?: PendingFilter): Promise<number>;
   get(id: string): Promise<QuestionRecord | undefined>;
   /** Newest first (createdAtMs, then id, both descending); with `before`, only the records after that position. */
   list(filter?: ListFilter): Promise<QuestionRecord[]>;
