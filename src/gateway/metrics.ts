@@ -5,8 +5,6 @@ import type { QuestionStore } from "./store/types.ts";
 
 /** Every metric's name starts with this. */
 export const METRIC_PREFIX = "ask_user_bridge_";
-/** The pending gauge counts at most this many records per scrape (one bounded store query). */
-export const PENDING_COUNT_LIMIT = 10_000;
 
 /** One open WebSocket connection as /metrics and /readyz see it. */
 export interface ConnectionSnapshot {
@@ -24,7 +22,7 @@ const DELIVERY_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
 const STORE_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 
 /** The store methods timed by `timeStore` (what a scrape labels `operation`). */
-const TIMED_OPERATIONS = ["create", "get", "list", "resolve", "expireDue", "nextExpiryMs", "addDelivery", "mergePartial", "pendingAwaitingDelivery", "claimDelivery", "liveClaims", "setTargetState", "setRendered", "markReplySeen", "unmarkReplySeen", "pruneRepliesSeen", "followUpsDue", "nextFollowUpMs", "lateWindowsEnded", "markReminder", "markEscalated", "addReminderCopy", "setLateAnswer"] as const;
+const TIMED_OPERATIONS = ["create", "get", "list", "countPending", "resolve", "expireDue", "nextExpiryMs", "addDelivery", "mergePartial", "pendingAwaitingDelivery", "claimDelivery", "liveClaims", "setTargetState", "setRendered", "markReplySeen", "unmarkReplySeen", "pruneRepliesSeen", "followUpsDue", "nextFollowUpMs", "lateWindowsEnded", "markReminder", "markEscalated", "addReminderCopy", "setLateAnswer"] as const;
 
 /**
  * A gateway's Prometheus metrics, in a registry of its own (several gateways may run in one process). Counters move
@@ -48,10 +46,10 @@ export function createGatewayMetrics(options: { store: QuestionStore; connection
   const { store, connections } = options;
   new Gauge({
     name: name("questions_pending"),
-    help: `Pending questions in the store (every instance's), counted at scrape time up to ${PENDING_COUNT_LIMIT}.`,
+    help: "Pending questions in the store (every instance's), counted at scrape time.",
     registers: [register],
     async collect() {
-      this.set((await store.list({ status: "pending", limit: PENDING_COUNT_LIMIT })).length);
+      this.set(await store.countPending());
     },
   });
   new Gauge({

@@ -237,22 +237,6 @@ export function createQuestionService(options: QuestionServiceOptions) {
     }
   }
 
-  /**
-   * The pending quotas of callers other than the admin: per run, and per scoped agent credential. (Counted, then
-   * created: instances racing on the last place may each take it, so a quota can be passed by a few, never more.)
-   */
-  async function checkQuotas(runId: string | undefined, askedBy: string | undefined): Promise<void> {
-    const quotas = [
-      { max: options.maxPendingPerRun, filter: runId ? { runId } : undefined, what: `run ${runId}`, variable: "ASK_MAX_PENDING_PER_RUN" },
-      { max: options.maxPendingPerCredential, filter: askedBy ? { askedBy } : undefined, what: `credential ${askedBy}`, variable: "ASK_MAX_PENDING_PER_CREDENTIAL" },
-    ];
-    for (const { max, filter, what, variable } of quotas) {
-      if (max === undefined || !filter) continue;
-      const pending = await stored(store.list({ status: "pending", ...filter, limit: max }));
-      if (pending.length >= max) throw new GatewayError("QUOTA_EXCEEDED", `${what} already has ${pending.length} pending questions (${variable} is ${max})`);
-    }
-  }
-
   /** With ASK_ALLOWED_TARGETS, the targets (at `path`) that are not listed there. */
   function allowedTargetIssues(targets: readonly Target[], path: string): Array<{ path: string; message: string }> {
     const allowed = options.allowedTargets;
@@ -273,6 +257,12 @@ export function createQuestionService(options: QuestionServiceOptions) {
   function notPending(record: QuestionRecord): GatewayError {
     return new GatewayError("QUESTION_ALREADY_TERMINAL", `question ${record.id} is already ${record.status}`);
   }
+
+  /** A scoped agent's pending quotas (its records carry `askedBy`; the admin's have none and are not limited). */
+  const pendingLimits = {
+    ...(options.maxPendingPerRun !== undefined ? { perRun: options.maxPendingPerRun } : {}),
+    ...(options.maxPendingPerCredential !== undefined ? { perCredential: options.maxPendingPerCredential } : {}),
+  };
 
   const replyOnce = createReplyKeys({ store, now, log });
   const late = createLateAnswers({ store, now, holdsKnownSecret, finished, announce: (record) => events.emit("question.lateAnswered", record) });
@@ -378,7 +368,6 @@ export function createQuestionService(options: QuestionServiceOptions) {
       checkAllowedTargets(chosenTargets);
       const policy = followUpPolicy(params, normalized.value.timeoutSeconds, options.followUpDefaults ?? {}, allowedTargetIssues);
       const askedBy = asker.kind === "agent" ? asker.credentialId : undefined;
-      if (asker.kind !== "admin") await checkQuotas(runId, askedBy);
       const createdAtMs = now();
       const record: QuestionRecord = {
         id: newQuestionId(),
@@ -396,8 +385,9 @@ export function createQuestionService(options: QuestionServiceOptions) {
         ...(sessionKey ? { sessionKey } : {}),
         ...(askedBy ? { askedBy } : {}),
       };
-      // The store refuses a second pending question for one session (SessionBusyError), across instances too.
-      await stored(store.create(record));
+      // The store refuses a second pending question for one session (SessionBusyError), and a scoped agent's
+      // question past its quotas (QuotaExceededError, counted and inserted under one lock), across instances too.
+      await stored(store.create(record, pendingLimits));
       deadlines.expiresAt(record.expiresAtMs);
       deadlines.followUpAt(nextFollowUpMs(record));
       deadlines.watchDelivery(record);
