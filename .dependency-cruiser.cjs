@@ -31,7 +31,7 @@ module.exports = {
     forbid("gateway-not-to-web", folder("gateway"), folder("web"), "the gateway serves a web app it is handed; it never imports one"),
     forbid("store-is-below-the-gateway", "^src/gateway/store/", "^src/gateway/(?!store/)", "the store knows nothing of the gateway around it"),
     forbid("coding-agents-are-clients", folder("coding-agents"), "^src/(gateway|web|cli|bridge|frameworks)/", "the coding-agent rules ask through the client, like any agent; they load no server, CLI, bridge or framework"),
-    forbid("only-callers-load-coding-agents", "^src/(?!coding-agents/|cli/|frameworks/)", folder("coding-agents"), "only the CLI and the framework adapters use the coding-agent rules"),
+    forbid("only-callers-load-coding-agents", "^src/(?!coding-agents/|cli/|frameworks/|index\\.ts$)", folder("coding-agents"), "only the CLI, the framework adapters and the main entry (requireApproval) use the coding-agent rules"),
     forbid("frameworks-are-leaves", "^src/(?!frameworks/)", folder("frameworks"), "nothing in src/ loads an agent framework adapter (they are optional subpath exports)"),
     forbid("bots-not-to-server-or-cli", "^bots/", "^src/(gateway|web|cli)/", "a bot is a client of the gateway: bridge, client, render, parse, contract"),
     forbid("bots-stay-in-their-folder", "^bots/([^/]+)/", "^bots/(?!$1/|shared\\.ts$)", "a platform's folder imports only itself and bots/shared.ts"),

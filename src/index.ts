@@ -45,6 +45,7 @@ export {
   type LateAnsweredRecord,
 } from "./client/index.ts";
 export { askUser, createGatewayAsk, type AskUserOptions } from "./sdk.ts";
+export { requireApproval, type ApprovalRequest, type RequireApprovalOptions } from "./coding-agents/approval.ts";
 export { GatewayError, type ErrorCode } from "./errors.ts";
 export { parseTarget, parseTargetList, formatTarget } from "./targets.ts";
 export { loadConfig, ConfigError, type Config } from "./config.ts";

@@ -1,5 +1,5 @@
 /**
- * The framework tools stay optional: `ai`, `@langchain/core` and `@openai/agents` are imported only by their own
+ * The framework tools stay optional: `ai`, `@langchain/core`, `@openai/agents` and `@anthropic-ai/claude-agent-sdk` are imported only by their own
  * module in src/frameworks/, and nothing the main entry (src/index.ts) loads imports any of them.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
@@ -14,6 +14,7 @@ const FRAMEWORK_MODULES: Record<string, (specifier: string) => boolean> = {
   "src/frameworks/ai.ts": (s) => s === "ai" || s.startsWith("ai/"),
   "src/frameworks/langchain.ts": (s) => s.startsWith("@langchain/"),
   "src/frameworks/openai-agents.ts": (s) => s.startsWith("@openai/agents"),
+  "src/frameworks/claude-agent-sdk.ts": (s) => s.startsWith("@anthropic-ai/claude-agent-sdk"),
 };
 const isFramework = (s: string) => Object.values(FRAMEWORK_MODULES).some((matches) => matches(s));
 

@@ -15,7 +15,9 @@ Commands:
   list                       list question records
   get ID                     print one question record
   cancel ID                  cancel a pending question
-  mcp                        an MCP server on stdio (tools ask_user, ask_user_start, ask_user_wait)
+  mcp                        an MCP server on stdio (tools ask_user, ask_user_start, ask_user_wait,
+                             ask_user_late_answers, approve_tool_use)
+  hook claude-code           a Claude Code hook: its questions and permission prompts, asked through the gateway
   migrate                    bring the store's schema up to date (PostgreSQL at DATABASE_URL, else SQLite)
   token create|list|revoke   scoped credentials for agents and bots
   --version                  print the version
@@ -36,6 +38,7 @@ const COMMANDS: Record<string, (bots: BotLoaders) => Promise<Command>> = {
   get: async () => (await import("./ops.ts")).runGet,
   cancel: async () => (await import("./ops.ts")).runCancel,
   mcp: async () => (await import("./mcp/command.ts")).runMcp,
+  hook: async () => (await import("./hook.ts")).runHook,
   migrate: async () => (await import("./migrate.ts")).runMigrate,
   token: async () => (await import("./token.ts")).runToken,
   bot: async (bots) => (await import("./bot.ts")).createBotCommand(bots),

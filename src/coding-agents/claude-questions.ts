@@ -1,0 +1,105 @@
+import { z } from "zod";
+import type { AskUserResult } from "../contract/result.ts";
+import { LIMITS, type AskUserInputRaw } from "../contract/schema.ts";
+import { cutGraphemes, ellipsize, looseKey } from "../text.ts";
+
+/**
+ * Claude Code's `AskUserQuestion` input, as far as we read it (extra fields are kept and handed back): 1–4
+ * questions, each with a ≤ 12-character header, 2–4 options with descriptions, and `multiSelect`.
+ */
+export const claudeQuestionsSchema = z.looseObject({
+  questions: z
+    .array(
+      z.looseObject({
+        question: z.string().min(1),
+        header: z.string(),
+        options: z.array(z.looseObject({ label: z.string().min(1), description: z.string().optional() })).min(1),
+        multiSelect: z.boolean().optional(),
+      }),
+    )
+    .min(1)
+    .max(8),
+});
+export type ClaudeQuestions = z.infer<typeof claudeQuestionsSchema>;
+
+/** One ask_user question set and how its answers map back: our id and option labels → Claude's question and labels. */
+export interface QuestionSet {
+  input: AskUserInputRaw;
+  questions: Array<{ id: string; text: string; labels: Map<string, string> }>;
+}
+
+/** An authored "Other" (free text is always offered): Claude adds its own, so one from the model is dropped. */
+const AUTHORED_OTHER = /^other\s*[.…:?!]*\s*(\([^)]*\))?\s*[.…:?!]*$/u;
+
+/** A snake_case id from a header ("Auth method" → `auth_method`), unique within `taken`. */
+function idFor(header: string, index: number, taken: Set<string>): string {
+  const base =
+    header
+      .normalize("NFKD")
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, "_")
+      .replace(/^[^a-z]+|_+$/g, "")
+      .slice(0, 40) || `question_${index + 1}`;
+  let id = base;
+  for (let n = 2; taken.has(id); n++) id = `${base}_${n}`;
+  taken.add(id);
+  return id;
+}
+
+/** The header as shown, unique within `taken` after the contract's 12-character cut (case-insensitively). */
+function headerFor(header: string, index: number, taken: Set<string>): string {
+  const base = cutGraphemes(header.trim() || `Question ${index + 1}`, LIMITS.headerMaxGraphemes).trim();
+  let shown = base;
+  for (let n = 2; taken.has(shown.toLowerCase()); n++) shown = `${cutGraphemes(base, LIMITS.headerMaxGraphemes - 2).trim()} ${n}`;
+  taken.add(shown.toLowerCase());
+  return shown;
+}
+
+/**
+ * Claude's questions as ask_user question sets of at most 3 questions each (Claude allows 4: a fourth is asked in a
+ * second set, right after the first is answered, never dropped). Option labels are cut to the contract's 64
+ * characters and map back to Claude's own; an authored "Other" option is dropped when two others remain.
+ */
+export function claudeQuestionsToSets(input: ClaudeQuestions, timeoutSeconds?: number): QuestionSet[] {
+  const ids = new Set<string>();
+  const headers = new Set<string>();
+  const all = input.questions.map((q, index) => {
+    const kept = q.options.filter((o) => !AUTHORED_OTHER.test(looseKey(o.label)));
+    const options = kept.length >= LIMITS.minOptions ? kept : q.options;
+    const labels = new Map<string, string>();
+    const asked = options.slice(0, LIMITS.maxOptions).map((o) => {
+      const label = ellipsize(o.label.trim(), LIMITS.labelMaxGraphemes);
+      labels.set(label, o.label);
+      const description = o.description?.trim() ? ellipsize(o.description.trim(), LIMITS.descriptionMaxLength) : undefined;
+      return { label, ...(description ? { description } : {}) };
+    });
+    const id = idFor(q.header, index, ids);
+    return {
+      asked: { id, header: headerFor(q.header, index, headers), question: q.question, options: asked, ...(q.multiSelect ? { multiSelect: true } : {}) },
+      mapping: { id, text: q.question, labels },
+    };
+  });
+  const sets: QuestionSet[] = [];
+  for (let i = 0; i < all.length; i += LIMITS.maxQuestions) {
+    const chunk = all.slice(i, i + LIMITS.maxQuestions);
+    sets.push({
+      input: { questions: chunk.map((q) => q.asked), ...(timeoutSeconds !== undefined ? { timeoutSeconds } : {}) },
+      questions: chunk.map((q) => q.mapping),
+    });
+  }
+  return sets;
+}
+
+/**
+ * An answered set's values in Claude's shape: keyed by the exact question text (any other key makes Claude Code tell
+ * the model "The user did not answer the questions."), each value Claude's label, or the person's own words as typed;
+ * several (multi-select) joined with ", ".
+ */
+export function answersForClaude(set: QuestionSet, result: Extract<AskUserResult, { status: "answered" }>): Record<string, string> {
+  const answers: Record<string, string> = {};
+  for (const q of set.questions) {
+    const values = result.answers.answers[q.id] ?? [];
+    answers[q.text] = values.map((value) => q.labels.get(value) ?? value).join(", ");
+  }
+  return answers;
+}
