@@ -1,0 +1,183 @@
+/**
+ * Issue #25 §1: Claude Code's own questions and permission prompts, through the bridge, with the REAL Claude Code
+ * (the Agent SDK's bundled binary, and the `claude` CLI) against a fake Messages API (test/fakes/anthropic-api.ts).
+ * The questions reach the real grammY bot on the fake Telegram Bot API, a person presses a button there (or types
+ * their own words), and the model's next request carries what Claude Code made of the answer.
+ */
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { query } from "@anthropic-ai/claude-agent-sdk";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { connectGateway, type GatewayClient } from "../src/client/index.ts";
+import { createCanUseTool } from "../src/frameworks/claude-agent-sdk.ts";
+import { startFakeAnthropic, type FakeAnthropic, type ModelTurn } from "./fakes/anthropic-api.ts";
+import { createTelegramHarness, type TelegramHarness } from "./fakes/telegram-harness.ts";
+import { cleanup, tempDir, TOKEN } from "./helpers/gateway.ts";
+import type { PromptCopy } from "./scenarios/harness.ts";
+import { waitUntil } from "./scenarios/tools.ts";
+
+let h: TelegramHarness;
+let client: GatewayClient;
+beforeAll(async () => {
+  h = await createTelegramHarness();
+  client = await connectGateway({ url: h.gatewayUrl(), token: TOKEN });
+}, 60_000);
+afterAll(async () => {
+  client?.close();
+  await h?.close();
+  await cleanup();
+});
+
+/** The environment Claude Code runs in here: the fake model, a fresh HOME, nothing sent anywhere else. */
+function claudeEnv(model: FakeAnthropic): Record<string, string> {
+  return {
+    ...(process.env as Record<string, string>),
+    ANTHROPIC_BASE_URL: model.url,
+    ANTHROPIC_API_KEY: "sk-ant-fake",
+    HOME: tempDir("aub-claude-home-"),
+    DISABLE_TELEMETRY: "1",
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+    DISABLE_AUTOUPDATER: "1",
+  };
+}
+
+/** Questions already asked before this test: the prompt a test waits for is a newer one. */
+const askedSoFar = new Set<string>();
+
+/** The Telegram copy of the first question asked (and delivered) since the last call whose text shows `question`. */
+async function promptFor(question: string): Promise<PromptCopy> {
+  const record = await waitUntil(async () => {
+    const pending = await client.list({ status: "pending" });
+    return pending.find((r) => !askedSoFar.has(r.id) && r.questions.some((q) => q.question.includes(question)) && r.deliveries.length > 0);
+  }, `the question "${question}" in Telegram`, 60_000);
+  askedSoFar.add(record.id);
+  return h.copy(h.chat, record.deliveries[0]!.messageRef);
+}
+
+async function runQuery(script: ModelTurn[], options: NonNullable<Parameters<typeof query>[0]["options"]> = {}) {
+  const model = await startFakeAnthropic(script);
+  const cwd = options.cwd ?? tempDir("aub-claude-project-");
+  const messages: unknown[] = [];
+  const done = (async () => {
+    for await (const message of query({ prompt: "Do the task.", options: { cwd, env: claudeEnv(model), maxTurns: 6, ...options } })) messages.push(message);
+  })();
+  return { model, cwd, messages, done };
+}
+
+const DATABASE_QUESTION = {
+  questions: [
+    {
+      question: "Which database should we use?",
+      header: "Database",
+      options: [
+        { label: "PostgreSQL", description: "Scales, needs a server" },
+        { label: "SQLite", description: "A file, no server" },
+      ],
+      multiSelect: false,
+    },
+  ],
+};
+
+const canUseTool = () => createCanUseTool({ client, targets: [{ surface: "telegram", chat: h.chat }] });
+const lastResult = (model: FakeAnthropic) => model.toolResults().at(-1)!;
+
+/** A Bash call that writes (read-only commands are allowed by Claude Code itself and never ask). */
+const touch = (cwd: string, name: string): ModelTurn => ({ tool: "Bash", input: { command: `touch ${join(cwd, name)}`, description: "Create a marker file" } });
+
+describe("Claude Agent SDK: canUseTool", () => {
+  it("asks AskUserQuestion in Telegram; the pressed option reaches the model as the answer", async () => {
+    const run = await runQuery([{ tool: "AskUserQuestion", input: DATABASE_QUESTION }], { canUseTool: canUseTool() });
+    const prompt = await promptFor("Which database");
+    expect(prompt.text).toContain("Which database should we use?");
+    expect(prompt.buttons).toEqual(["PostgreSQL", "SQLite", "Other…", "Skip"]);
+    await h.press(prompt, 1, h.person);
+    await run.done;
+    expect(lastResult(run.model).content).toContain('"Which database should we use?"="SQLite"');
+    expect(lastResult(run.model).is_error).toBeUndefined();
+    await run.model.close();
+  }, 120_000);
+
+  it("gives the person's own words back as typed", async () => {
+    const run = await runQuery([{ tool: "AskUserQuestion", input: DATABASE_QUESTION }], { canUseTool: canUseTool() });
+    await h.answerOther(await promptFor("Which database"), h.person, "MySQL, it is what ops runs");
+    await run.done;
+    expect(lastResult(run.model).content).toContain('"Which database should we use?"="MySQL, it is what ops runs"');
+    await run.model.close();
+  }, 120_000);
+
+  it("asks a fourth question in a second set, never dropping it, and multi-select answers come back joined", async () => {
+    const q = (question: string, header: string, labels: string[], multiSelect = false) => ({
+      question,
+      header,
+      multiSelect,
+      options: labels.map((label) => ({ label, description: `${label} it is` })),
+    });
+    const input = {
+      questions: [
+        q("Which database should we use?", "Database", ["PostgreSQL", "SQLite"]),
+        q("Which checks should run?", "Checks", ["Lint", "Unit", "E2E"], true),
+        q("Which region?", "Region", ["EU", "US"]),
+        q("Which logger?", "Logger", ["pino", "winston"]),
+      ],
+    };
+    const run = await runQuery([{ tool: "AskUserQuestion", input }], { canUseTool: canUseTool() });
+    const first = await promptFor("Which region?");
+    expect(first.text).toContain("Which region?");
+    expect(first.text).not.toContain("Which logger?");
+    await h.type(h.chat, h.person, "1\nLint, E2E\nEU", { replyTo: first });
+    const second = await promptFor("Which logger?");
+    expect(second.text).toContain("Which logger?");
+    await h.press(second, 0, h.person);
+    await run.done;
+    const content = lastResult(run.model).content;
+    for (const pair of ['"Which database should we use?"="PostgreSQL"', '"Which checks should run?"="Lint, E2E"', '"Which region?"="EU"', '"Which logger?"="pino"']) {
+      expect(content).toContain(pair);
+    }
+    await run.model.close();
+  }, 120_000);
+
+  it.each([
+    ["expired", "nobody answered in time"],
+    ["skipped", "the person skipped the question"],
+  ])("never picks an option when nobody answers (%s): the model is told so, as the tool's error", async (how, why) => {
+    const asker = createCanUseTool({ client, targets: [{ surface: "telegram", chat: h.chat }], timeoutSeconds: how === "expired" ? 2 : 60 });
+    const run = await runQuery([{ tool: "AskUserQuestion", input: DATABASE_QUESTION }], { canUseTool: asker });
+    const prompt = await promptFor("Which database");
+    if (how === "skipped") await h.press(prompt, prompt.buttons.indexOf("Skip"), h.person);
+    await run.done;
+    const result = lastResult(run.model);
+    expect(result.is_error).toBe(true);
+    expect(result.content).toContain(`The person did not answer: ${why}.`);
+    expect(result.content).toContain("Do not pick an answer for them");
+    expect(result.content).not.toMatch(/PostgreSQL|SQLite/);
+    await run.model.close();
+  }, 120_000);
+
+  it.each([
+    ["Allow", true, undefined],
+    ["Deny", false, "The person denied this."],
+    ["own words", false, 'wrote instead: "Not in this folder, use /tmp"'],
+  ] as const)("asks a permission request (Bash that writes) as Allow/Deny: %s", async (choice, runs, message) => {
+    const model = await startFakeAnthropic([]);
+    const cwd = tempDir("aub-claude-project-");
+    const script = [touch(cwd, "made-by-claude.txt")];
+    await model.close();
+    const run = await runQuery(script, { canUseTool: canUseTool(), cwd });
+    const prompt = await promptFor("Allow Claude Code to use Bash");
+    expect(prompt.text).toContain(`Allow Claude Code to use Bash: "touch ${join(cwd, "made-by-claude.txt")}"?`);
+    expect(prompt.buttons[0]).toBe("Allow");
+    expect(prompt.buttons).toContain("Deny");
+    if (choice === "own words") await h.answerOther(prompt, h.person, "Not in this folder, use /tmp");
+    else await h.press(prompt, prompt.buttons.indexOf(choice), h.person);
+    await run.done;
+    expect(existsSync(join(cwd, "made-by-claude.txt"))).toBe(runs);
+    const result = lastResult(run.model);
+    if (message) {
+      expect(result.is_error).toBe(true);
+      expect(result.content).toContain(message);
+    } else {
+      expect(result.is_error).toBeUndefined();
+    }
+    await run.model.close();
+  }, 120_000);
+});
