@@ -1,4 +1,4 @@
-import { BOT_SECRETS, type Config } from "../config.ts";
+import { deploymentSecrets, type BOT_SECRETS, type Config } from "../config.ts";
 import { preparePrivateDir } from "../data-dir.ts";
 import { createTokenCheck } from "./auth.ts";
 import { createAuthBackoff, createGuardedTokenCheck, type TokenVerdict } from "./auth-backoff.ts";
@@ -85,7 +85,8 @@ export async function startGateway(
     ...(extras.log ? { log: extras.log } : {}),
     deliveryTimeoutMs: config.DELIVERY_TIMEOUT_SECONDS * 1000,
     defaultTargets: config.ASK_DEFAULT_TARGETS,
-    knownSecrets: [token, ...BOT_SECRETS.map((key) => config[key])],
+    // The one list of this deployment's secrets (the metrics token too), with the token in use, generated or not.
+    knownSecrets: deploymentSecrets({ ...config, GATEWAY_TOKEN: token }),
     ...(config.ASK_ALLOWED_TARGETS?.length ? { allowedTargets: config.ASK_ALLOWED_TARGETS } : {}),
     ...(config.ASK_MAX_PENDING_PER_RUN ? { maxPendingPerRun: config.ASK_MAX_PENDING_PER_RUN } : {}),
     ...(config.ASK_MAX_PENDING_PER_CREDENTIAL ? { maxPendingPerCredential: config.ASK_MAX_PENDING_PER_CREDENTIAL } : {}),
