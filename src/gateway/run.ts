@@ -8,7 +8,7 @@ import { createGatewayServer, type HttpRoute, type RequestAuthenticator } from "
 import { createEventHub, createQuestionService } from "./service.ts";
 import { createMemoryStore, createSqliteStore, type QuestionStore } from "./store/index.ts";
 import { ensureGatewayToken } from "../token-file.ts";
-import { logCallback, type Logger } from "../log.ts";
+import { logCallback, redactAlso, type Logger } from "../log.ts";
 import { createLifecycleLog } from "./lifecycle-log.ts";
 
 export interface RunningGateway {
@@ -64,6 +64,8 @@ export async function startGateway(
   const dataDir = preparePrivateDir(config.DATA_DIR);
   if (dataDir.warning) (extras.log ?? ((message: string) => console.warn(`[gateway] ${message}`)))(dataDir.warning);
   const { token, generated } = ensureGatewayToken(config.GATEWAY_TOKEN, config.DATA_DIR);
+  // A token from DATA_DIR (generated now or by an earlier start) is as secret as a configured one.
+  if (extras.logger) redactAlso(extras.logger, [token]);
   const store = await openStore(config, extras.log);
   let credentials: CredentialStore;
   try {
