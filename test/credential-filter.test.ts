@@ -368,6 +368,11 @@ describe("looksLikeCredential: invisible characters and fullwidth forms (issue #
     }
     expect(looksLikeCredential("Ship it 👩‍💻👨‍👩‍👧 ✌️ in a family of ascii 🏳️‍🌈 today")).toBe(false);
     expect(looksLikeCredential("npm install then npm_config_cache and glp at the end, sk is fine")).toBe(false);
+    // A word and a dash-led piece, or a bare prefix before a hash or a UUID: what fuzzed sentences once read as keys.
+    expect(looksLikeCredential("xoxb --dry-run 01HZX3K8Q9M2N4P6R8T0V2W4Y6 later")).toBe(false);
+    expect(looksLikeCredential("xoxb -----BEGIN OPS-4821 12:30 v2.4.0")).toBe(false);
+    expect(looksLikeCredential("glpat- 550e8400-e29b-41d4-a716-446655440000 flow")).toBe(false);
+    expect(looksLikeCredential("npm_ 4f3e2a1b9c8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f Ask")).toBe(false);
   });
 
   it("stays fast on hostile input made of invisible, fullwidth and prefix pieces", () => {
