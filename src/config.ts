@@ -185,7 +185,10 @@ export function requireConfig<K extends keyof Config>(config: Config, keys: K[])
  */
 export const BOT_SECRETS = ["TELEGRAM_BOT_TOKEN", "TELEGRAM_WEBHOOK_SECRET", "DISCORD_BOT_TOKEN", "SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "SLACK_SIGNING_SECRET"] as const;
 
-/** The secrets a log line must never hold: the gateway token when set, and the bots' (see createLogger). */
+/**
+ * This deployment's secrets: the gateway token, the metrics token and the bots'. No log line may hold one
+ * (createLogger), and no answer (the gateway's knownSecrets, with the token it uses, generated or not).
+ */
 export function deploymentSecrets(config: Partial<Pick<Config, "GATEWAY_TOKEN" | "METRICS_TOKEN" | (typeof BOT_SECRETS)[number]>>): (string | undefined)[] {
   return [config.GATEWAY_TOKEN, config.METRICS_TOKEN, ...BOT_SECRETS.map((key) => config[key])];
 }

@@ -5,7 +5,8 @@
  *   (pino-pretty, in this thread: no worker, so nothing is lost when a process exits at once).
  * - `LOG_LEVEL` (default `info`). Question and answer text are logged at `debug` only, by the callers.
  * - The deployment's own secrets (gateway token, bot tokens, signing secrets) never appear: every string logged,
- *   including an error's message and stack, has them replaced with `[redacted]`.
+ *   including an error's message and stack, has them replaced with `[redacted]`. A secret known only once the
+ *   logger exists (the token the gateway generates under DATA_DIR) is added with redactAlso.
  */
 import { createRequire } from "node:module";
 import { pino, type DestinationStream, type Logger } from "pino";
@@ -36,11 +37,35 @@ export interface LoggerOptions {
 
 const REDACTED = "[redacted]";
 
-/** Replaces every occurrence of a secret in `text`. */
-function redactor(secrets: readonly (string | undefined)[]): (text: string) => string {
-  const needles = [...new Set(secrets.map((s) => s?.trim() ?? "").filter((s) => s.length >= 8))].sort((a, b) => b.length - a.length);
-  if (needles.length === 0) return (text) => text;
-  return (text) => (needles.some((n) => text.includes(n)) ? needles.reduce((t, n) => t.split(n).join(REDACTED), text) : text);
+/** Replaces every occurrence of a secret in `text`; `add` takes more secrets, for the lines logged from then on. */
+interface Redactor {
+  redact: (text: string) => string;
+  add: (secrets: readonly (string | undefined)[]) => void;
+}
+
+function createRedactor(secrets: readonly (string | undefined)[]): Redactor {
+  let needles: string[] = [];
+  const add = (more: readonly (string | undefined)[]) => {
+    const fresh = more.map((s) => s?.trim() ?? "").filter((s) => s.length >= 8);
+    needles = [...new Set([...needles, ...fresh])].sort((a, b) => b.length - a.length);
+  };
+  add(secrets);
+  return {
+    redact: (text) => (needles.some((n) => text.includes(n)) ? needles.reduce((t, n) => t.split(n).join(REDACTED), text) : text),
+    add,
+  };
+}
+
+/** Each logger createLogger made, and its redactor (its child loggers share it). */
+const redactors = new WeakMap<Logger, Redactor>();
+
+/**
+ * Adds secrets that `logger` (one createLogger returned) and its children must never write, from the next line on:
+ * for a secret that exists only after the logger does, such as the token the gateway generates when GATEWAY_TOKEN is
+ * unset. A logger that createLogger did not make is left as it is.
+ */
+export function redactAlso(logger: Logger, secrets: readonly (string | undefined)[]): void {
+  redactors.get(logger)?.add(secrets);
 }
 
 /** Deep copy of a log object with every string redacted; an error stays an error of its class (for pino's `err`). */
@@ -61,14 +86,15 @@ function scrub(value: unknown, redact: (text: string) => string, depth = 0): unk
 export function createLogger(name: string, options: LoggerOptions = {}): Logger {
   const fd = options.fd ?? 1;
   const level = options.level ?? logLevelFrom(process.env.LOG_LEVEL);
-  const redact = redactor(options.secrets ?? []);
+  const redactor = createRedactor(options.secrets ?? []);
+  const { redact } = redactor;
   const isTerminal = (fd === 1 ? process.stdout : process.stderr).isTTY === true;
   const destination =
     options.destination ??
     ((options.pretty ?? isTerminal)
       ? loadPretty()({ destination: fd, sync: true, colorize: isTerminal, translateTime: "SYS:HH:MM:ss.l", ignore: "pid,hostname", messageKey: "msg" })
       : pino.destination({ dest: fd, sync: true }));
-  return pino(
+  const logger = pino(
     {
       name,
       level,
@@ -83,6 +109,8 @@ export function createLogger(name: string, options: LoggerOptions = {}): Logger 
     },
     destination,
   );
+  redactors.set(logger, redactor);
+  return logger;
 }
 
 /**

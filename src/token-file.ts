@@ -3,12 +3,13 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { preparePrivateDir } from "./data-dir.ts";
 
-const FILE = "gateway-token";
+/** The file under DATA_DIR that holds the generated token. */
+export const TOKEN_FILE_NAME = "gateway-token";
 
 /** The token the gateway wrote under DATA_DIR when GATEWAY_TOKEN was unset, if any. */
 export function readTokenFile(dataDir: string): string | undefined {
   try {
-    return readFileSync(join(dataDir, FILE), "utf8").trim() || undefined;
+    return readFileSync(join(dataDir, TOKEN_FILE_NAME), "utf8").trim() || undefined;
   } catch {
     return undefined;
   }
@@ -21,6 +22,6 @@ export function ensureGatewayToken(configured: string | undefined, dataDir: stri
   if (existing) return { token: existing, generated: false };
   const token = randomBytes(24).toString("hex");
   preparePrivateDir(dataDir);
-  writeFileSync(join(dataDir, FILE), `${token}\n`, { mode: 0o600 });
+  writeFileSync(join(dataDir, TOKEN_FILE_NAME), `${token}\n`, { mode: 0o600 });
   return { token, generated: true };
 }

@@ -279,3 +279,110 @@ describe("the deployment's own secrets", () => {
     expect(validateAnswers([labelled], { notes: DEPLOYMENT.gatewayToken }, holds)).toEqual({ notes: [DEPLOYMENT.gatewayToken] });
   });
 });
+
+// ------------------------------------------------------------------ issue #24 item 7: separators, invisible and fullwidth forms
+
+/** Characters nobody sees: format characters (Cf) and other default-ignorable code points (U+034F is Mn, U+3164 Lo). */
+const INVISIBLE: Array<[string, string]> = [
+  ["U+200B zero-width space", "\u200B"],
+  ["U+200C zero-width non-joiner", "\u200C"],
+  ["U+200D zero-width joiner", "\u200D"],
+  ["U+200E left-to-right mark", "\u200E"],
+  ["U+202E right-to-left override", "\u202E"],
+  ["U+2060 word joiner", "\u2060"],
+  ["U+2063 invisible separator", "\u2063"],
+  ["U+FEFF byte order mark", "\uFEFF"],
+  ["U+00AD soft hyphen", "\u00AD"],
+  ["U+034F combining grapheme joiner", "\u034F"],
+  ["U+FE0F variation selector", "\uFE0F"],
+  ["U+3164 Hangul filler", "\u3164"],
+  ["U+E0020 tag space", "\u{E0020}"],
+];
+/** The fullwidth form of every printable ASCII character (what an IME, or an attacker, types). */
+const fullwidth = (text: string) => text.replace(/[!-~]/gu, (c) => String.fromCharCode(c.charCodeAt(0) + 0xfee0));
+/** The four key shapes the review found passing when split by one space, each a made-up value. */
+const SPLIT_BY_ONE_SPACE: Array<[string, string]> = [
+  ["a Stripe secret key", `${"sk"}_live_${pick(ALNUM, 24)}`],
+  ["a Stripe restricted key of the newer length", `${"rk"}_live_${pick(ALNUM, 99)}`],
+  ["a GitLab token", `glpat-${pick(B64URL, 20)}`],
+  ["an npm token", `npm_${pick(ALNUM, 36)}`],
+  ["a Google API key", `AIza${pick(B64URL, 35)}`],
+];
+
+describe("the deployment's own secrets, with anything inserted between their pieces (issue #24)", () => {
+  const holds = createKnownSecretMatcher(SECRETS);
+  const gaps: Array<[string, string]> = [["+", "+"], ["~", "~"], ["*", "*"], ["=", "="], ["#", "#"], ["( )", ") ("], ...INVISIBLE];
+
+  it.each(Object.entries(DEPLOYMENT))("%s: refused with each separator and each invisible character between its chunks", (_name, secret) => {
+    for (const [what, gap] of gaps) {
+      expect(holds(split(secret, 6, gap)), what).toBe(true);
+      expect(holds(`use ${split(secret, 4, gap)} for it`), what).toBe(true);
+    }
+  });
+
+  it.each(Object.entries(DEPLOYMENT))("%s: refused in fullwidth forms, and with a combining mark on each chunk", (_name, secret) => {
+    expect(holds(fullwidth(secret))).toBe(true);
+    expect(holds(`here: ${fullwidth(split(secret, 8, " "))}`)).toBe(true);
+    expect(holds(split(secret, 5, "\u0301"))).toBe(true);
+  });
+
+  it("still matches other secrets only in their own case, and not part of one", () => {
+    const swapped = [...DEPLOYMENT.telegramWebhookSecret].map((c) => (c === c.toUpperCase() ? c.toLowerCase() : c.toUpperCase())).join("");
+    expect(holds(fullwidth(swapped))).toBe(false);
+    expect(holds(split(DEPLOYMENT.gatewayToken.slice(0, 40), 4, "\u2063"))).toBe(false);
+  });
+});
+
+describe("looksLikeCredential: invisible characters and fullwidth forms (issue #24)", () => {
+  const shapes: Array<[string, string]> = [
+    ["an sk-proj- key", sk],
+    ["a JWT", jwt],
+    ["an ASIA session key id", asia],
+    ["an AWS access key id", `AKIA${pick(UPPER + "0123456789", 16)}`],
+    ["a Discord bot token", DEPLOYMENT.discordBotToken],
+    ["a Telegram bot token", DEPLOYMENT.telegramBotToken],
+    ...SPLIT_BY_ONE_SPACE,
+  ];
+
+  it.each(shapes)("%s: refused with each invisible character between its chunks", (_name, key) => {
+    for (const [what, gap] of INVISIBLE) expect(looksLikeCredential(`the key: ${split(key, 5, gap)}`), what).toBe(true);
+  });
+
+  it.each(shapes)("%s: refused in fullwidth forms", (_name, key) => {
+    expect(looksLikeCredential(fullwidth(key))).toBe(true);
+    expect(looksLikeCredential(`key ${fullwidth(key)} ok`)).toBe(true);
+  });
+
+  it.each(SPLIT_BY_ONE_SPACE)("%s: refused when split by one space anywhere", (_name, key) => {
+    for (let at = 1; at < key.length; at++) {
+      const text = `${key.slice(0, at)} ${key.slice(at)}`;
+      expect(looksLikeCredential(text), text).toBe(true);
+      expect(looksLikeCredential(`my key is ${text} thanks`), text).toBe(true);
+    }
+  });
+
+  it("but not the ordinary answers in fullwidth forms, nor with a zero-width joiner in their emoji", () => {
+    for (const [, answer] of ORDINARY) {
+      expect(looksLikeCredential(fullwidth(answer)), answer).toBe(false);
+      expect(looksLikeCredential(answer.replaceAll(" ", "\u3000")), answer).toBe(false);
+    }
+    expect(looksLikeCredential("Ship it 👩‍💻👨‍👩‍👧 ✌️ in a family of ascii 🏳️‍🌈 today")).toBe(false);
+    expect(looksLikeCredential("npm install then npm_config_cache and glp at the end, sk is fine")).toBe(false);
+    // A word and a dash-led piece, or a bare prefix before a hash or a UUID: what fuzzed sentences once read as keys.
+    expect(looksLikeCredential("xoxb --dry-run 01HZX3K8Q9M2N4P6R8T0V2W4Y6 later")).toBe(false);
+    expect(looksLikeCredential("xoxb -----BEGIN OPS-4821 12:30 v2.4.0")).toBe(false);
+    expect(looksLikeCredential("glpat- 550e8400-e29b-41d4-a716-446655440000 flow")).toBe(false);
+    expect(looksLikeCredential("npm_ 4f3e2a1b9c8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f Ask")).toBe(false);
+  });
+
+  it("stays fast on hostile input made of invisible, fullwidth and prefix pieces", () => {
+    const hostile = ["\u2063".repeat(20_000), `a${"\u034F".repeat(5)}`.repeat(3_000), fullwidth("sk- ").repeat(2_500), "glp at- ".repeat(2_000), "npm _".repeat(3_000), "sk _live_ ".repeat(1_500), "AIza ".repeat(3_000)];
+    for (const reply of hostile) {
+      const started = performance.now();
+      looksLikeCredential(reply);
+      createKnownSecretMatcher(SECRETS)(reply);
+      parseReply([free, second], reply);
+      expect(performance.now() - started).toBeLessThan(250);
+    }
+  });
+});

@@ -1,6 +1,6 @@
 import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { createLogger, logCallback, logLevelFrom } from "../src/log.ts";
+import { createLogger, logCallback, logLevelFrom, redactAlso } from "../src/log.ts";
 
 function capture() {
   const lines: string[] = [];
@@ -44,6 +44,26 @@ describe("structured logs", () => {
     const [warned] = out.records();
     expect(warned).toMatchObject({ level: "warn", err: { type: "Error" } });
     expect(String((warned!.err as { message: string }).message)).toContain("/bot[redacted]/sendMessage");
+  });
+
+  it("redacts a secret added after the logger was made (a generated token), in its children too, from then on", () => {
+    const out = capture();
+    const configured = "configured-gateway-token-0123456789";
+    const generated = "3f9a2c1e7b4d4e9ab2c61d5f8e3a9b7c0d1e2f3a4b5c6d7e";
+    const logger = createLogger("gateway", { destination: out.destination, level: "debug", secrets: [configured] });
+    const child = logger.child({ child: "bot:slack" });
+    logger.debug(`before: ${generated}`);
+    redactAlso(logger, [generated]);
+    logger.debug({ question: `the token is ${generated}, or ${configured}` }, "asked: text");
+    child.info(`relayed ${generated}`);
+    logCallback(logger)("failed", new Error(`bad token ${generated}`));
+    const [before, ...after] = out.records();
+    expect(before!.msg).toBe(`before: ${generated}`);
+    expect(after).toHaveLength(3);
+    expect(JSON.stringify(after)).not.toContain(generated);
+    expect(JSON.stringify(after)).not.toContain(configured);
+    expect(after[0]).toMatchObject({ question: "the token is [redacted], or [redacted]" });
+    expect(after[1]).toMatchObject({ child: "bot:slack", msg: "relayed [redacted]" });
   });
 
   it("refuses an unknown LOG_LEVEL with the list", () => {

@@ -1,14 +1,14 @@
-import { BOT_SECRETS, type Config } from "../config.ts";
-import { preparePrivateDir } from "../data-dir.ts";
+import { deploymentSecrets, type BOT_SECRETS, type Config } from "../config.ts";
+import { describeModeChanges, tightenPrivateDir } from "../data-dir.ts";
 import { createTokenCheck } from "./auth.ts";
 import { createAuthBackoff, createGuardedTokenCheck, type TokenVerdict } from "./auth-backoff.ts";
 import { openCredentialStore, type CredentialStore } from "./credentials/store.ts";
 import { createGatewayMetrics, type ConnectionSnapshot } from "./metrics.ts";
 import { createGatewayServer, type HttpRoute, type RequestAuthenticator } from "./server.ts";
 import { createEventHub, createQuestionService } from "./service.ts";
-import { createMemoryStore, createSqliteStore, type QuestionStore } from "./store/index.ts";
-import { ensureGatewayToken } from "../token-file.ts";
-import { logCallback, type Logger } from "../log.ts";
+import { createMemoryStore, createSqliteStore, SQLITE_FILE_NAME, type QuestionStore } from "./store/index.ts";
+import { ensureGatewayToken, TOKEN_FILE_NAME } from "../token-file.ts";
+import { logCallback, redactAlso, type Logger } from "../log.ts";
 import { createLifecycleLog } from "./lifecycle-log.ts";
 
 export interface RunningGateway {
@@ -39,6 +39,9 @@ export interface GatewayWebApp {
   authenticate?: RequestAuthenticator;
 }
 
+/** Every file the gateway keeps in DATA_DIR: the SQLite database, the files SQLite puts beside it, the generated token. */
+const DATA_DIR_FILES = [SQLITE_FILE_NAME, ...["-wal", "-shm", "-journal"].map((suffix) => `${SQLITE_FILE_NAME}${suffix}`), TOKEN_FILE_NAME];
+
 /** PostgreSQL when DATABASE_URL is set (its driver loads only then), else SQLite under DATA_DIR, or memory. */
 export async function openStore(config: Pick<Config, "DATABASE_URL" | "STORE" | "DATA_DIR">, log?: (message: string, error?: unknown) => void): Promise<QuestionStore> {
   if (config.DATABASE_URL) {
@@ -61,9 +64,14 @@ export async function startGateway(
   } = {},
 ): Promise<RunningGateway> {
   if (extras.logger && !extras.log) extras = { ...extras, log: logCallback(extras.logger) };
-  const dataDir = preparePrivateDir(config.DATA_DIR);
-  if (dataDir.warning) (extras.log ?? ((message: string) => console.warn(`[gateway] ${message}`)))(dataDir.warning);
+  const warn = (message: string) =>
+    extras.logger ? extras.logger.warn(message) : (extras.log ?? ((line: string) => console.warn(`[gateway] ${line}`)))(message);
+  // Before anything opens them: a database, WAL or token file an earlier release left 0644 is made 0600.
+  const tightened = tightenPrivateDir(config.DATA_DIR, DATA_DIR_FILES);
+  if (tightened.length > 0) warn(describeModeChanges(tightened));
   const { token, generated } = ensureGatewayToken(config.GATEWAY_TOKEN, config.DATA_DIR);
+  // A token from DATA_DIR (generated now or by an earlier start) is as secret as a configured one.
+  if (extras.logger) redactAlso(extras.logger, [token]);
   const store = await openStore(config, extras.log);
   let credentials: CredentialStore;
   try {
@@ -85,7 +93,8 @@ export async function startGateway(
     ...(extras.log ? { log: extras.log } : {}),
     deliveryTimeoutMs: config.DELIVERY_TIMEOUT_SECONDS * 1000,
     defaultTargets: config.ASK_DEFAULT_TARGETS,
-    knownSecrets: [token, ...BOT_SECRETS.map((key) => config[key])],
+    // The one list of this deployment's secrets (the metrics token too), with the token in use, generated or not.
+    knownSecrets: deploymentSecrets({ ...config, GATEWAY_TOKEN: token }),
     ...(config.ASK_ALLOWED_TARGETS?.length ? { allowedTargets: config.ASK_ALLOWED_TARGETS } : {}),
     ...(config.ASK_MAX_PENDING_PER_RUN ? { maxPendingPerRun: config.ASK_MAX_PENDING_PER_RUN } : {}),
     ...(config.ASK_MAX_PENDING_PER_CREDENTIAL ? { maxPendingPerCredential: config.ASK_MAX_PENDING_PER_CREDENTIAL } : {}),

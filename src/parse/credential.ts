@@ -1,9 +1,11 @@
 /**
  * Credential detection (parser rule 3). Bots reuse it to refuse, and delete, a pasted secret.
  * Every pattern is anchored on a left boundary so that each scan stays linear on long input.
- * Two passes: the known shapes and the entropy rule over the text as written, then the prefixed shapes again over the
- * text with its whitespace removed (./split-credential.ts), for a key pasted in pieces.
+ * Both passes read the text folded (./fold.ts: invisible characters removed, fullwidth and other compatibility forms
+ * made plain), never the text as recorded: the known shapes and the entropy rule first, then the prefixed shapes again
+ * over the text with its whitespace removed (./split-credential.ts), for a key pasted in pieces.
  */
+import { foldForMatching } from "./fold.ts";
 import { holdsSplitCredential } from "./split-credential.ts";
 
 /** Known token shapes. Each is searched anywhere in the text, after a non-token character. */
@@ -131,12 +133,14 @@ function entropyTokens(text: string): string[] {
  * (sk-, xox?-, xapp-, gh?_, github_pat_, AKIA, ASIA, a Telegram or Discord bot token, AIza, sk_live_, glpat-, npm_,
  * a PEM private key, a JWT, a Slack or Discord webhook URL), one of the prefixed shapes split by whitespace, or a token
  * of 32+ characters mixing upper case, lower case and digits with at least 4 bits of entropy per character that does
- * not read as words (outside the path of a URL).
+ * not read as words (outside the path of a URL); all of them also with invisible characters inside or in fullwidth
+ * forms (foldForMatching).
  * UUIDs, git SHAs and ordinary words never are. Never throws; a non-string is not a credential.
  */
 export function looksLikeCredential(text: string): boolean {
   if (typeof text !== "string" || text.length === 0) return false;
-  if (KNOWN_SHAPES.some((shape) => shape.test(text))) return true;
-  if (entropyTokens(text).some(isHighEntropyToken)) return true;
-  return holdsSplitCredential(text);
+  const folded = foldForMatching(text);
+  if (KNOWN_SHAPES.some((shape) => shape.test(folded))) return true;
+  if (entropyTokens(folded).some(isHighEntropyToken)) return true;
+  return holdsSplitCredential(folded);
 }

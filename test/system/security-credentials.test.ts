@@ -1,11 +1,13 @@
 /**
- * Issue #17 §3, against the real gateway process (`ask-user-bridge gateway`, configured through its environment as
- * `start` configures it from one .env): the deployment's own secrets, and the credential shapes the filter used to
- * miss, are refused through both ways an answer reaches the store, `question.reply` (typed replies, parsed by the
- * gateway) and `question.resolve` (buttons, modals, the API). Each secret goes in as is, inside a sentence, split by
- * spaces, split across lines and glued with dashes; nothing of it reaches the record, the store files under DATA_DIR,
- * a response, or the gateway's log. The other direction: every ordinary answer of the corpus
- * (test/fixtures/credentials/ordinary-answers.json) is recorded through both methods.
+ * Issue #17 §3 and issue #24 item 7, against the real gateway process (`ask-user-bridge gateway`, configured through
+ * its environment as `start` configures it from one .env): the deployment's own secrets (METRICS_TOKEN too), and the
+ * credential shapes the filter used to miss, are refused through both ways an answer reaches the store,
+ * `question.reply` (typed replies, parsed by the gateway) and `question.resolve` (buttons, modals, the API). Each
+ * secret goes in as is, inside a sentence, split by spaces, split across lines, glued with dashes, `+`, `~` or `*`,
+ * with each of the invisible characters the review used inside, and in fullwidth forms; nothing of it reaches the
+ * record, the store files under DATA_DIR, a response, or the gateway's log. The other direction: every ordinary
+ * answer of the corpus (test/fixtures/credentials/ordinary-answers.json), and ordinary answers holding invisible or
+ * fullwidth characters, are recorded through both methods exactly as written.
  *
  * Then with the bots as processes (test/system/system-harness.ts): a person who pastes one of the bots' secrets or
  * the gateway token, as a typed reply or as own words, is told to use the secrets flow and their message is deleted.
@@ -38,6 +40,7 @@ const split = (value: string, size: number, gap = " ") => value.match(new RegExp
 /** The environment of one deployment: the gateway token and every bot secret (issue #17 §3's list, and the rest). */
 const DEPLOYMENT = {
   GATEWAY_TOKEN: hex(24),
+  METRICS_TOKEN: hex(24),
   SLACK_SIGNING_SECRET: hex(16),
   DISCORD_BOT_TOKEN: discordToken(),
   TELEGRAM_BOT_TOKEN: `7${pick(DIGITS, 9)}:AA${pick(B64URL, 33)}`,
@@ -46,13 +49,46 @@ const DEPLOYMENT = {
   TELEGRAM_WEBHOOK_SECRET: pick(B64URL, 40),
 };
 
-/** How people paste a secret, and how the issue slipped them through. */
+/** The invisible characters issue #24 slipped secrets through with: format characters (Cf), and U+034F (Mn). */
+const INVISIBLE: Array<[string, string]> = [
+  ["U+200B", "\u200B"],
+  ["U+200E", "\u200E"],
+  ["U+2063", "\u2063"],
+  ["U+034F", "\u034F"],
+  ["U+FEFF", "\uFEFF"],
+  ["U+2060", "\u2060"],
+];
+/** The fullwidth form of every printable ASCII character. */
+const fullwidth = (text: string) => text.replace(/[!-~]/gu, (c) => String.fromCharCode(c.charCodeAt(0) + 0xfee0));
+
+/** How people paste a secret, and how issues #17 and #24 slipped them through. */
 const variants = (secret: string): Array<[string, string]> => [
   ["as is", secret],
   ["in a sentence", `here it is: ${secret} — thanks`],
   ["split by spaces", split(secret, 8)],
   ["split across lines", split(secret, 16, "\n")],
   ["glued with dashes", split(secret, 6, "-")],
+  ...["+", "~", "*"].map((gap): [string, string] => [`glued with ${gap}`, split(secret, 6, gap)]),
+  ...INVISIBLE.map(([name, gap]): [string, string] => [`with ${name} between its chunks`, split(secret, 5, gap)]),
+  ["in fullwidth forms", fullwidth(secret)],
+];
+
+/** A made-up key of each shape issue #24 found passing when split by one space (its body mixes cases and digits). */
+const mixed = (alphabet: string, n: number) => `aZ9${pick(alphabet, n - 3)}`;
+const ONE_SPACE_KEYS: Array<[string, string]> = [
+  ["a Stripe secret key", `${"sk"}_live_${mixed(ALNUM, 24)}`],
+  ["a GitLab token", `glpat-${mixed(B64URL, 20)}`],
+  ["an npm token", `npm_${mixed(ALNUM, 36)}`],
+  ["a Google API key", `AIza${mixed(B64URL, 35)}`],
+];
+/** Ordinary answers with invisible and fullwidth characters in them: recorded as written, never folded. */
+const ORDINARY_UNUSUAL = [
+  "ｙｅｓ、ステージングでお願いします",
+  "Ship it 👩‍💻👨‍👩‍👧 ✌️",
+  "cafe\u0301 at 9, then deploy",
+  "\u200Fשלום, go ahead\u200F",
+  "ok\u00A0then, staging\u2060first",
+  "Ｐｒｏｄｕｃｔｉｏｎ ｐｌｅａｓｅ",
 ];
 
 /** The shapes issue #17 §3 found missing, each a fresh made-up value whose every word is under 32 characters. */
@@ -62,10 +98,21 @@ const SHAPES: Array<[string, string]> = [
   ["a Slack webhook URL", `https://hooks.slack.com/services/T${pick(UPPER + DIGITS, 10)}/B${pick(UPPER + DIGITS, 10)}/${pick(ALNUM, 24)}`],
   ["sk-proj- split by spaces", split(`sk-proj-${pick(ALNUM, 20)}9aZ${pick(ALNUM, 25)}`, 8)],
   ["a Discord bot token (not this deployment's, 27-character HMAC)", discordToken(27)],
+  ...ONE_SPACE_KEYS.flatMap(([what, key]): Array<[string, string]> => [
+    [`${what} split by one space in its body`, `${key.slice(0, 12)} ${key.slice(12)}`],
+    [`${what} split by one space in its prefix`, `${key.slice(0, 2)} ${key.slice(2)}`],
+    [`${what} split by one space before its last two characters`, `${key.slice(0, -2)} ${key.slice(-2)}`],
+    [`${what} with U+2063 inside`, split(key, 7, "\u2063")],
+    [`${what} in fullwidth forms`, `key: ${fullwidth(key)}`],
+  ]),
 ];
 
-/** Normalised like the matcher: what is left of a value once whitespace, separators and JSON escapes are gone. */
-const squeeze = (text: string) => text.replace(/\\[ntr]|\\u200b|[\s._:;,|/\\'"`-]+/giu, "");
+/**
+ * Normalised like the matcher: what is left of a value once compatibility forms are folded (NFKC) and JSON escapes,
+ * invisible characters, whitespace and separators are gone.
+ */
+const squeeze = (text: string) =>
+  text.normalize("NFKC").replace(/\\u[0-9a-f]{4}|\\[ntr]|[\p{Default_Ignorable_Code_Point}\p{Cf}]|[\s._:;,|/\\'"`+~*-]+/giu, "");
 
 const single = (extra: Record<string, unknown> = {}) => ({
   questions: [{ id: "notes", header: "Notes", question: "Anything else we should know?", options: [{ label: "Nothing" }, { label: "Later" }] }],
@@ -127,7 +174,7 @@ describe("the gateway process refuses its deployment's secrets and the missing s
     gateway = await spawnGatewayProcess({ ...DEPLOYMENT, DATA_DIR: dataDir, GATEWAY_PORT: String(await freePort()) });
   }, 60_000);
 
-  it.each(Object.entries(DEPLOYMENT))("%s: refused as is, in a sentence, split by spaces or lines, glued with dashes", async (name, secret) => {
+  it.each(Object.entries(DEPLOYMENT))("%s: refused as is, in a sentence, split by spaces or lines, glued with -, +, ~ or *, with invisible characters inside, in fullwidth forms", async (name, secret) => {
     for (const [how, text] of variants(secret)) await expectRefused(`${name} ${how}`, text);
   });
 
@@ -135,18 +182,21 @@ describe("the gateway process refuses its deployment's secrets and the missing s
     await expectRefused(what, text);
   });
 
-  it("records every ordinary answer of the corpus, through reply and resolve", async () => {
+  it("records every ordinary answer of the corpus, and ones with invisible or fullwidth characters, as written, through reply and resolve", async () => {
     const corpus = JSON.parse(readFileSync(join(import.meta.dirname, "..", "fixtures", "credentials", "ordinary-answers.json"), "utf8")) as Record<string, unknown>;
     const answers = Object.values(corpus).filter(Array.isArray).flat() as string[];
     expect(answers.length).toBeGreaterThanOrEqual(150);
     await Promise.all(
-      answers.map(async (answer) => {
+      [...answers, ...ORDINARY_UNUSUAL].map(async (answer) => {
         const replied = (await ok("question.request", single())).id;
         const outcome = await ok("question.reply", { id: replied, text: answer });
-        expect(outcome.kind, answer).not.toBe("invalid");
+        expect(outcome.kind, answer).toBe("answered");
+        // Own words are kept as typed (trimmed); the folding is only for matching.
+        if (outcome.readAs.notes[0].via === "text") expect(outcome.answers.notes, answer).toEqual([answer.trim()]);
         const resolved = (await ok("question.request", single())).id;
         const record = await ok("question.resolve", { id: resolved, answers: { notes: [answer] } });
         expect(record.status, answer).toBe("answered");
+        expect(record.answers.notes, answer).toEqual([answer]);
       }),
     );
   }, 60_000);

@@ -1,15 +1,29 @@
 /**
- * Data at rest (issue #17 §4), against the real gateway process: a DATA_DIR it creates is 0700 and every file in
- * it (the SQLite database, its -wal and -shm, the generated token) is 0600; an existing DATA_DIR that others can
- * read is named in a warning at start-up; an existing world-readable database file is made owner-only.
+ * Data at rest (issue #17 §4, issue #24 item 9), against the real gateway process: a DATA_DIR it creates is 0700 and
+ * every file in it (the SQLite database, its -wal and -shm, the generated token) is 0600. What an earlier release
+ * left readable by others (the directory 0755, the database, its WAL, which holds question text, its -shm and
+ * -journal, the token file 0644) is made 0700 and 0600 at start, in one warning naming each path and its old mode;
+ * a start with everything already private says nothing.
  */
-import { chmodSync, mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { readFileSync } from "node:fs";
-import { cleanup, freePort, oneQuestion, rpcOk, spawnGateway, tempDir } from "../helpers/gateway.ts";
+import { spawnGatewayProcess, type ChildGateway } from "../helpers/cli.ts";
+import { cleanup, freePort, oneQuestion, rpc, rpcOk, spawnGateway, tempDir } from "../helpers/gateway.ts";
 
 const modeOf = (path: string) => statSync(path).mode & 0o777;
+const DB = "ask-user-bridge.sqlite";
+/** Every file the gateway keeps in DATA_DIR. */
+const GATEWAY_FILES = [DB, `${DB}-wal`, `${DB}-shm`, `${DB}-journal`, "gateway-token"];
+
+/** The warn lines a gateway wrote (JSON lines on stdout). */
+const warnings = (gateway: ChildGateway) =>
+  gateway.run
+    .stdout()
+    .split("\n")
+    .filter((line) => line.startsWith("{"))
+    .map((line) => JSON.parse(line) as { level: string; msg: string })
+    .filter((line) => line.level === "warn");
 
 afterAll(cleanup);
 
@@ -32,25 +46,49 @@ describe("data at rest", () => {
     await gateway.kill("SIGTERM");
   });
 
-  it("warns, naming the path, when an existing DATA_DIR is readable by others, and makes its database owner-only", async () => {
+  it("makes what an earlier release left readable by others private at start, in one warning naming each path and its old mode", async () => {
     const dataDir = tempDir();
+    // An earlier start without GATEWAY_TOKEN: the token file, and a question whose text is still in the WAL when the
+    // process dies.
+    const earlier = await spawnGatewayProcess({ DATA_DIR: dataDir, GATEWAY_PORT: String(await freePort()) });
+    const token = readFileSync(join(dataDir, "gateway-token"), "utf8").trim();
+    const asked = await rpc(earlier.url, "question.request", oneQuestion(), { token });
+    if (!asked.body.ok) throw new Error(asked.body.error.code);
+    await earlier.kill("SIGKILL");
+    expect(existsSync(join(dataDir, `${DB}-wal`))).toBe(true);
+    // As that release left them: every file 0644, the directory 0755 (and a stale rollback journal).
+    writeFileSync(join(dataDir, `${DB}-journal`), "");
+    for (const file of GATEWAY_FILES) chmodSync(join(dataDir, file), 0o644);
     chmodSync(dataDir, 0o755);
-    writeFileSync(join(dataDir, "ask-user-bridge.sqlite"), "", { mode: 0o644 });
-    chmodSync(join(dataDir, "ask-user-bridge.sqlite"), 0o644);
-    const gateway = await spawnGateway({ DATA_DIR: dataDir, GATEWAY_PORT: String(await freePort()) });
-    expect(gateway.run.stdout() + gateway.run.stderr()).toContain(`DATA_DIR ${dataDir} is readable by other users (mode 755)`);
-    await rpcOk(gateway.url, "question.list", {});
-    expect(modeOf(dataDir)).toBe(0o755); // the owner's decision: warned about, not changed
-    expect(modeOf(join(dataDir, "ask-user-bridge.sqlite"))).toBe(0o600);
+
+    const gateway = await spawnGatewayProcess({ DATA_DIR: dataDir, GATEWAY_PORT: String(await freePort()) });
+    expect(modeOf(dataDir).toString(8)).toBe("700");
+    for (const file of GATEWAY_FILES) expect([file, modeOf(join(dataDir, file)).toString(8)]).toEqual([file, "600"]);
+    const lines = warnings(gateway).filter((line) => line.msg.includes("DATA_DIR"));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]!.msg).toContain(`${dataDir} (was 755, now 700)`);
+    for (const file of GATEWAY_FILES) expect(lines[0]!.msg).toContain(`${join(dataDir, file)} (was 644, now 600)`);
+    // Nothing was lost: the question asked before is there, with the same token.
+    const kept = await rpc(gateway.url, "question.get", { id: asked.body.payload.id }, { token });
+    expect(kept.body).toMatchObject({ ok: true, payload: { status: "pending" } });
     await gateway.kill("SIGTERM");
-  });
+
+    // The next start finds everything private already, and says nothing.
+    const next = await spawnGatewayProcess({ DATA_DIR: dataDir, GATEWAY_PORT: String(await freePort()) });
+    await rpc(next.url, "question.list", {}, { token });
+    expect(warnings(next)).toEqual([]);
+    expect(next.run.stdout() + next.run.stderr()).not.toContain("was 644");
+    await next.kill("SIGTERM");
+  }, 60_000);
 
   it("says nothing about a private DATA_DIR", async () => {
     const dataDir = tempDir();
     mkdirSync(join(dataDir, "inner"), { mode: 0o700 });
     chmodSync(dataDir, 0o700);
     const gateway = await spawnGateway({ DATA_DIR: dataDir, GATEWAY_PORT: String(await freePort()) });
-    expect(gateway.run.stdout() + gateway.run.stderr()).not.toContain("readable by other users");
+    await rpcOk(gateway.url, "question.list", {});
+    expect(warnings(gateway)).toEqual([]);
+    expect(modeOf(dataDir)).toBe(0o700);
     await gateway.kill("SIGTERM");
   });
 });
