@@ -6,9 +6,11 @@ import type { Target } from "../../record.ts";
 import { formatTarget, parseTarget } from "../../targets.ts";
 import { parseCommandArgs, UsageError } from "../args.ts";
 import { connectFromConfig, gatewayToken, gatewayUrl } from "../../client/from-config.ts";
+import { DEFAULT_TASK_POLL_INTERVAL_MS } from "./ask-task.ts";
 import { DEFAULT_PROGRESS_INTERVAL_MS } from "./progress.ts";
 import { createMcpServer } from "./server.ts";
 import { createMcpSession } from "./session.ts";
+import { AskTaskStore } from "./task-store.ts";
 
 export const MCP_HELP = `Usage: ask-user-bridge mcp [--to TARGET]...
 
@@ -20,12 +22,16 @@ Tools:
   ask_user_late_answers
                   the answers people gave after this session's questions expired, since its last call
 
+A client with MCP tasks (protocol 2025-11-25) may call ask_user as a task: it gets the task at once and polls it
+(tasks/get, tasks/result) for as long as the person takes, with no tool-call timeout; tasks/cancel cancels the
+question. Any other client gets the plain call.
+
   --to TARGET   where to ask; repeatable. SURFACE:CHAT or SURFACE:CHAT:USER+USER or web
                 (e.g. telegram:123456789, slack:C0123ABCD, discord:987654321098765432).
                 Default: the gateway's ASK_DEFAULT_TARGETS, else the web Control UI.
 
 Talks to the gateway at GATEWAY_URL with GATEWAY_TOKEN. One server process is one session: it holds at most
-one pending question, and a cancelled call or a closed client cancels it (reason "aborted").
+one pending question, and a cancelled call or task, or a closed client, cancels it (reason "aborted").
 stdout carries the MCP protocol; logs go to stderr.`;
 
 export interface McpCommandOptions {
@@ -33,12 +39,15 @@ export interface McpCommandOptions {
   stdout?: Writable;
   /** Default: ASK_MCP_PROGRESS_INTERVAL_MS, else 10 s. */
   progressIntervalMs?: number;
+  /** The poll interval a task suggests. Default: ASK_MCP_TASK_POLL_INTERVAL_MS, else 2 s. */
+  taskPollIntervalMs?: number;
 }
 
-function progressIntervalFromEnv(value: string | undefined): number {
-  if (value === undefined || value.trim() === "") return DEFAULT_PROGRESS_INTERVAL_MS;
+function msFromEnv(name: string, fallback: number): number {
+  const value = process.env[name];
+  if (value === undefined || value.trim() === "") return fallback;
   const ms = Number(value);
-  if (!Number.isFinite(ms) || ms <= 0) throw new ConfigError([`ASK_MCP_PROGRESS_INTERVAL_MS: "${value}" is not a positive number of milliseconds`]);
+  if (!Number.isFinite(ms) || ms <= 0) throw new ConfigError([`${name}: "${value}" is not a positive number of milliseconds`]);
   return ms;
 }
 
@@ -64,7 +73,8 @@ export async function runMcp(
   } catch (error) {
     throw new ConfigError([(error as Error).message]);
   }
-  const progressIntervalMs = options.progressIntervalMs ?? progressIntervalFromEnv(process.env.ASK_MCP_PROGRESS_INTERVAL_MS);
+  const progressIntervalMs = options.progressIntervalMs ?? msFromEnv("ASK_MCP_PROGRESS_INTERVAL_MS", DEFAULT_PROGRESS_INTERVAL_MS);
+  const taskPollIntervalMs = options.taskPollIntervalMs ?? msFromEnv("ASK_MCP_TASK_POLL_INTERVAL_MS", DEFAULT_TASK_POLL_INTERVAL_MS);
   const sessionKey = `mcp-${randomBytes(8).toString("hex")}`;
   const log = (message: string) => io.err(`ask-user-bridge mcp: ${message}`);
 
@@ -75,7 +85,8 @@ export async function runMcp(
     progressIntervalMs,
     log,
   });
-  const server = createMcpServer(session);
+  const taskStore = new AskTaskStore();
+  const server = createMcpServer(session, { taskStore, taskPollIntervalMs, log });
   const stdin = options.stdin ?? process.stdin;
   const stdout = options.stdout ?? process.stdout;
   const closed = new Promise<void>((resolve) => (server.onclose = resolve));
@@ -96,9 +107,11 @@ export async function runMcp(
     log(`ready (session ${sessionKey}; gateway ${gatewayUrl(config)}; asking ${where})`);
     await closed;
     log("client disconnected; cancelling any pending question");
+    taskStore.abortAll();
     await session.shutdown();
     return 0;
   } finally {
+    taskStore.cleanup(); // its TTL timers would keep the process alive
     stdin.off("end", close);
     stdin.off("close", close);
     process.off("SIGINT", close);

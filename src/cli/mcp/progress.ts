@@ -1,5 +1,6 @@
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js";
+import type { QuestionRecord } from "../../record.ts";
 
 export type ToolCallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
@@ -25,4 +26,20 @@ export function startWaitProgress(extra: ToolCallExtra, intervalMs: number): () 
       .catch(() => {}); // the client went away; the close handling cancels the question
   }, intervalMs);
   return () => clearInterval(timer);
+}
+
+/**
+ * A task's statusMessage while its question waits: until when, and where the question went (delivered copies, the
+ * Control UI, targets retrying or failed with the platform's reason). Without a record yet, only the question's id.
+ */
+export function waitingStatusText(question: { id: string; expiresAtMs: number }, record?: QuestionRecord): string {
+  const until = `Waiting for the answer until ${new Date(question.expiresAtMs).toISOString()}`;
+  if (!record) return `${until} (question ${question.id}).`;
+  const delivered = [...new Set(record.deliveries.map((d) => `${d.surface}:${d.chat}`))];
+  const parts = [
+    ...(delivered.length ? [`delivered to ${delivered.join(", ")}`] : []),
+    ...(record.targets.some((t) => t.surface === "web") ? ["shown in the Control UI"] : []),
+    ...(record.targetStates ?? []).map((s) => `${s.surface}:${s.chat} ${s.state === "failed" ? "cannot receive it" : "is retrying"} (${s.reason})`),
+  ];
+  return parts.length ? `${until}: ${parts.join("; ")}.` : `${until} (question ${question.id}, not delivered yet).`;
 }

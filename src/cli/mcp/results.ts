@@ -77,6 +77,24 @@ export function errorToToolResult(tool: string, error: unknown, hint = ""): Call
   return toolError(`${tool} failed: ${message}`, { status: "error", code: "INTERNAL", message });
 }
 
+/**
+ * A finished task's statusMessage, from the result its tasks/result returns: the outcome in a few words, or the
+ * error's text (invalid input names each field).
+ */
+export function resultToStatusMessage(result: CallToolResult): string {
+  const outcome = result.structuredContent as { status?: string; reason?: string } | undefined;
+  switch (outcome?.status) {
+    case "answered":
+      return "Answered.";
+    case "no_answer":
+      return `No answer (${outcome.reason}).`;
+    case "delivery_failed":
+      return `The question could not be delivered: ${outcome.reason}.`;
+    default:
+      return result.content.map((c) => (c.type === "text" ? c.text : "")).join("\n");
+  }
+}
+
 /** One late answer as ask_user_late_answers returns it. */
 export interface LateAnswerEntry {
   id: string;

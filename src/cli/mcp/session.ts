@@ -2,7 +2,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { GatewayClient } from "../../client/index.ts";
 import { formatPath, normalizeAskUserInput } from "../../contract/normalize.ts";
 import { GatewayError } from "../../errors.ts";
-import type { Target } from "../../record.ts";
+import type { QuestionRecord, Target } from "../../record.ts";
 import { askUser } from "../../sdk.ts";
 import { startWaitProgress, type ToolCallExtra } from "./progress.ts";
 import {
@@ -26,9 +26,29 @@ export interface McpSessionOptions {
   log?: (message: string) => void;
 }
 
+/** One ask_user call: the plain call's own request, or a task's background work. */
+export interface AskUserCall {
+  /** Aborted: the question is cancelled (reason aborted). */
+  signal: AbortSignal;
+  /** The request that asked: progress notifications go to its progress token, if it gave one. */
+  extra: ToolCallExtra;
+  /** Called once the gateway has accepted the question. */
+  onRequested?: (question: { id: string; expiresAtMs: number }) => void;
+  /**
+   * Called with the pending question's record once it is asked, then each time it changes (a copy delivered, a
+   * target retrying or failed).
+   */
+  onUpdate?: (record: QuestionRecord) => void;
+}
+
 export interface McpSession {
   callTool(name: McpToolName, args: unknown, extra: ToolCallExtra): Promise<CallToolResult>;
-  /** The client went away: waits for running calls (their signals are aborted), cancels open questions (reason aborted). */
+  /** ask_user for a task: the call's signal and listeners are the task's; the result is the plain call's. */
+  askUser(args: unknown, call: AskUserCall): Promise<CallToolResult>;
+  /**
+   * The client went away: waits for running calls (their signals are aborted: the SDK aborts plain calls, and the
+   * caller aborts tasks first with AskTaskStore.abortAll), then cancels open questions (reason aborted).
+   */
   shutdown(): Promise<void>;
 }
 
@@ -76,22 +96,33 @@ export function createMcpSession(options: McpSessionOptions): McpSession {
     openIds.delete(id);
   }
 
-  async function runAskUser(args: unknown, extra: ToolCallExtra): Promise<CallToolResult> {
+  async function runAskUser(args: unknown, { signal, extra, onRequested, onUpdate }: AskUserCall): Promise<CallToolResult> {
     const normalized = normalizeAskUserInput(args);
     if (!normalized.ok) return invalidInputToToolResult("ask_user", normalized.issues);
     const stopProgress = startWaitProgress(extra, progressIntervalMs);
     let askedId: string | undefined;
+    let updated = false;
+    const update =
+      onUpdate &&
+      ((record: QuestionRecord) => {
+        updated = true;
+        onUpdate(record);
+      });
     try {
       const client = await gateway();
       const result = await askUser(client, args, {
-        signal: extra.signal,
+        signal,
         sessionKey,
         ...(targets ? { targets } : {}),
-        onRequested: ({ id }) => {
-          askedId = id;
-          openIds.add(id);
-          log(`asked ${id}; waiting`);
+        onRequested: (question) => {
+          askedId = question.id;
+          openIds.add(question.id);
+          log(`asked ${question.id}; waiting`);
+          onRequested?.(question);
+          // The record as asked, unless an update (newer) comes first.
+          if (update) client.get(question.id).then((record) => updated || update(record), () => {});
         },
+        ...(update ? { onUpdate: update } : {}),
       });
       if (askedId) openIds.delete(askedId);
       const expired = askedId && result.status === "no_answer" && result.reason === "expired";
@@ -180,20 +211,23 @@ export function createMcpSession(options: McpSessionOptions): McpSession {
   }
 
   const tools: Record<McpToolName, (args: unknown, extra: ToolCallExtra) => Promise<CallToolResult>> = {
-    ask_user: runAskUser,
+    ask_user: (args, extra) => runAskUser(args, { signal: extra.signal, extra }),
     ask_user_start: runAskUserStart,
     ask_user_wait: runAskUserWait,
     ask_user_late_answers: runLateAnswers,
   };
 
+  /** Keeps a running call until it settles, so shutdown can wait for it. */
+  const track = (call: Promise<CallToolResult>) => {
+    running.add(call);
+    const done = () => void running.delete(call);
+    call.then(done, done);
+    return call;
+  };
+
   return {
-    callTool(name, args, extra) {
-      const call = tools[name](args ?? {}, extra);
-      running.add(call);
-      const done = () => void running.delete(call);
-      call.then(done, done);
-      return call;
-    },
+    callTool: (name, args, extra) => track(tools[name](args ?? {}, extra)),
+    askUser: (args, call) => track(runAskUser(args ?? {}, call)),
 
     async shutdown() {
       await withTimeout(Promise.allSettled([...running]), SHUTDOWN_WAIT_MS);

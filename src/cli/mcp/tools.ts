@@ -43,7 +43,7 @@ const ASK_USER_WAIT_DESCRIPTION = [
   "Cancelling this call only stops this wait; the question stays open.",
 ].join("\n");
 
-/** The tools this server lists. ask_user and ask_user_start share the SDK tool's JSON Schema. */
+/** The tools this server lists. ask_user and ask_user_start share the SDK tool's JSON Schema; only ask_user runs as a task. */
 export const MCP_TOOLS: Tool[] = [
   {
     name: "ask_user",
@@ -51,6 +51,8 @@ export const MCP_TOOLS: Tool[] = [
     description: ASK_USER_DESCRIPTION,
     inputSchema: askUserInputJsonSchema as Tool["inputSchema"],
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+    // A host with MCP tasks (2025-11-25) may call it as a task and poll for as long as the person takes.
+    execution: { taskSupport: "optional" },
   },
   {
     name: "ask_user_start",
@@ -77,4 +79,10 @@ export const MCP_TOOLS: Tool[] = [
 
 export function isMcpToolName(name: string): name is McpToolName {
   return (MCP_TOOL_NAMES as readonly string[]).includes(name);
+}
+
+/** True when the tool says a client may call it as a task (`execution.taskSupport`). */
+export function runsAsTask(name: McpToolName): boolean {
+  const support = MCP_TOOLS.find((t) => t.name === name)?.execution?.taskSupport;
+  return support === "optional" || support === "required";
 }
