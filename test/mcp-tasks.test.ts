@@ -70,6 +70,7 @@ describe("ask_user as an MCP task, over stdio: one session, in order", () => {
       ["ask_user_start", undefined],
       ["ask_user_wait", undefined],
       ["ask_user_late_answers", undefined],
+      ["approve_tool_use", undefined],
     ]);
     expect(client.getServerCapabilities()?.tasks).toEqual({ list: {}, cancel: {}, requests: { tools: { call: {} } } });
   });

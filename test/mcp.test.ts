@@ -104,7 +104,7 @@ describe("ask-user-bridge mcp over stdio: one session, in order", () => {
   it("lists ask_user, ask_user_start and ask_user_wait with the contract's JSON Schema and the model guidance", async () => {
     const { client } = shared;
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name)).toEqual(["ask_user", "ask_user_start", "ask_user_wait", "ask_user_late_answers"]);
+    expect(tools.map((t) => t.name)).toEqual(["ask_user", "ask_user_start", "ask_user_wait", "ask_user_late_answers", "approve_tool_use"]);
     const [ask, start, wait] = tools;
     expect(ask!.description).toBe(ASK_USER_DESCRIPTION);
     expect(ask!.inputSchema).toEqual(askUserInputJsonSchema);

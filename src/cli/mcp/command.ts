@@ -21,6 +21,9 @@ Tools:
   ask_user_wait   waits up to 50 s for the answer to a started question: "pending" or the final result
   ask_user_late_answers
                   the answers people gave after this session's questions expired, since its last call
+  approve_tool_use
+                  Claude Code's permission prompt tool (claude -p --permission-prompt-tool
+                  mcp__<server>__approve_tool_use): an Allow/Deny question; no answer never allows
 
 A client with MCP tasks (protocol 2025-11-25) may call ask_user as a task: it gets the task at once and polls it
 (tasks/get, tasks/result) for as long as the person takes, with no tool-call timeout; tasks/cancel cancels the

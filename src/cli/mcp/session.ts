@@ -13,7 +13,8 @@ import {
   resultToToolResult,
   startedToToolResult,
 } from "./results.ts";
-import { ASK_USER_WAIT_MAX_SECONDS, askUserLateAnswersInputSchema, askUserWaitInputSchema, type McpToolName } from "./tools.ts";
+import { createClaudeCodeAsker } from "../../coding-agents/claude-code.ts";
+import { approveToolUseInputSchema, ASK_USER_WAIT_MAX_SECONDS, askUserLateAnswersInputSchema, askUserWaitInputSchema, type McpToolName } from "./tools.ts";
 
 export interface McpSessionOptions {
   /** Opens the gateway link; called on first use, and again after a failed attempt. */
@@ -210,11 +211,33 @@ export function createMcpSession(options: McpSessionOptions): McpSession {
     }
   }
 
+  /**
+   * Claude Code's permission prompt tool: one Allow/Deny question, answered with the decision JSON as text. Nothing
+   * (no answer, a gateway it cannot reach) ever allows. Not bound to the session's one pending question: Claude Code
+   * may ask about several tool uses at once.
+   */
+  async function runApproveToolUse(args: unknown, extra: ToolCallExtra): Promise<CallToolResult> {
+    const parsed = approveToolUseInputSchema.safeParse(args);
+    const decide = (decision: object): CallToolResult => ({ content: [{ type: "text", text: JSON.stringify(decision) }] });
+    if (!parsed.success) {
+      const what = parsed.error.issues.map((i) => `${formatPath(i.path)}: ${i.message}`).join("; ");
+      return decide({ behavior: "deny", message: `approve_tool_use could not read the request (${what.slice(0, 500)}), so it was not approved.` });
+    }
+    try {
+      const asker = createClaudeCodeAsker({ client: await gateway(), ...(targets ? { targets } : {}) });
+      return decide((await asker.approve(parsed.data.tool_name, parsed.data.input, { signal: extra.signal }))!);
+    } catch (error) {
+      const why = error instanceof GatewayError ? `${error.code}: ${error.message}` : (error as Error).message;
+      return decide({ behavior: "deny", message: `The person could not be asked (${why}), so this was not approved. Continue without it.` });
+    }
+  }
+
   const tools: Record<McpToolName, (args: unknown, extra: ToolCallExtra) => Promise<CallToolResult>> = {
     ask_user: (args, extra) => runAskUser(args, { signal: extra.signal, extra }),
     ask_user_start: runAskUserStart,
     ask_user_wait: runAskUserWait,
     ask_user_late_answers: runLateAnswers,
+    approve_tool_use: runApproveToolUse,
   };
 
   /** Keeps a running call until it settles, so shutdown can wait for it. */

@@ -6,7 +6,7 @@ import { ASK_USER_DESCRIPTION } from "../../tool.ts";
 /** The longest one ask_user_wait call waits: below the ~60 s after which many MCP clients give up on a request. */
 export const ASK_USER_WAIT_MAX_SECONDS = 50;
 
-export const MCP_TOOL_NAMES = ["ask_user", "ask_user_start", "ask_user_wait", "ask_user_late_answers"] as const;
+export const MCP_TOOL_NAMES = ["ask_user", "ask_user_start", "ask_user_wait", "ask_user_late_answers", "approve_tool_use"] as const;
 export type McpToolName = (typeof MCP_TOOL_NAMES)[number];
 
 export const askUserWaitInputSchema = z.strictObject({
@@ -19,6 +19,19 @@ export const askUserWaitInputSchema = z.strictObject({
     .optional()
     .describe(`Integer seconds to wait for the answer; default and maximum ${ASK_USER_WAIT_MAX_SECONDS}.`),
 });
+
+/** What `claude -p --permission-prompt-tool` sends: the tool Claude Code wants to run, and its input. */
+export const approveToolUseInputSchema = z.looseObject({
+  tool_name: z.string().min(1).max(200).describe("The tool Claude Code wants to use (Bash, Write, an mcp__ tool …)."),
+  input: z.record(z.string(), z.unknown()).describe("The tool's input, as Claude Code would run it."),
+  tool_use_id: z.string().max(200).optional(),
+});
+
+const APPROVE_TOOL_USE_DESCRIPTION = [
+  "Claude Code's permission prompt tool (claude -p --permission-prompt-tool mcp__<server>__approve_tool_use): asks a person",
+  "to Allow or Deny a tool use, wherever they are, and answers with the JSON Claude Code expects:",
+  '{"behavior":"allow","updatedInput":{...}} or {"behavior":"deny","message":"..."}. No answer never allows. Not for the model to call.',
+].join("\n");
 
 /** ask_user_late_answers takes no input. */
 export const askUserLateAnswersInputSchema = z.strictObject({});
@@ -74,6 +87,13 @@ export const MCP_TOOLS: Tool[] = [
     description: ASK_USER_LATE_ANSWERS_DESCRIPTION,
     inputSchema: z.toJSONSchema(askUserLateAnswersInputSchema, { target: "draft-2020-12" }) as Tool["inputSchema"],
     annotations: { readOnlyHint: true, idempotentHint: false, openWorldHint: true },
+  },
+  {
+    name: "approve_tool_use",
+    title: "Approve a tool use (Claude Code's permission prompt)",
+    description: APPROVE_TOOL_USE_DESCRIPTION,
+    inputSchema: z.toJSONSchema(approveToolUseInputSchema, { target: "draft-2020-12" }) as Tool["inputSchema"],
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   },
 ];
 
