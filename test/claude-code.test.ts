@@ -4,6 +4,7 @@
  * The questions reach the real grammY bot on the fake Telegram Bot API, a person presses a button there (or types
  * their own words), and the model's next request carries what Claude Code made of the answer.
  */
+import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { query } from "@anthropic-ai/claude-agent-sdk";
@@ -12,7 +13,7 @@ import { connectGateway, type GatewayClient } from "../src/client/index.ts";
 import { createCanUseTool } from "../src/frameworks/claude-agent-sdk.ts";
 import { startFakeAnthropic, type FakeAnthropic, type ModelTurn } from "./fakes/anthropic-api.ts";
 import { createTelegramHarness, type TelegramHarness } from "./fakes/telegram-harness.ts";
-import { cleanup, tempDir, TOKEN } from "./helpers/gateway.ts";
+import { BIN, cleanup, ROOT, spawnCli, tempDir, TOKEN } from "./helpers/gateway.ts";
 import type { PromptCopy } from "./scenarios/harness.ts";
 import { waitUntil } from "./scenarios/tools.ts";
 
@@ -54,12 +55,13 @@ async function promptFor(question: string): Promise<PromptCopy> {
   return h.copy(h.chat, record.deliveries[0]!.messageRef);
 }
 
-async function runQuery(script: ModelTurn[], options: NonNullable<Parameters<typeof query>[0]["options"]> = {}) {
+async function runQuery(script: ModelTurn[], options: NonNullable<Parameters<typeof query>[0]["options"]> = {}, extraEnv: Record<string, string> = {}) {
   const model = await startFakeAnthropic(script);
   const cwd = options.cwd ?? tempDir("aub-claude-project-");
   const messages: unknown[] = [];
+  const env = { ...claudeEnv(model), ...extraEnv };
   const done = (async () => {
-    for await (const message of query({ prompt: "Do the task.", options: { cwd, env: claudeEnv(model), maxTurns: 6, ...options } })) messages.push(message);
+    for await (const message of query({ prompt: "Do the task.", options: { cwd, env, maxTurns: 6, ...options } })) messages.push(message);
   })();
   return { model, cwd, messages, done };
 }
@@ -179,5 +181,127 @@ describe("Claude Agent SDK: canUseTool", () => {
       expect(result.is_error).toBeUndefined();
     }
     await run.model.close();
+  }, 120_000);
+});
+
+/** The gateway, for the hook and MCP processes Claude Code starts (they inherit its environment). */
+const bridgeEnv = () => ({ GATEWAY_URL: h.gatewayUrl(), GATEWAY_TOKEN: TOKEN, DATA_DIR: tempDir("aub-claude-bridge-") });
+
+/** `.claude/settings.json` in `cwd`, as `hook claude-code --print-settings` prints it. */
+async function writeProjectSettings(cwd: string): Promise<object> {
+  const printed = await spawnCli(["hook", "claude-code", "--print-settings", "--to", `telegram:${h.chat}`, "--timeout", "120"], bridgeEnv()).exited;
+  expect(printed.code, printed.stderr).toBe(0);
+  const settings = JSON.parse(printed.stdout) as object;
+  mkdirSync(join(cwd, ".claude"), { recursive: true });
+  writeFileSync(join(cwd, ".claude", "settings.json"), JSON.stringify(settings, null, 2));
+  return settings;
+}
+
+/** The real `claude` CLI, in print mode, with stdin closed (it waits for stdin otherwise). */
+function runClaudeCli(args: string[], model: FakeAnthropic, cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(join(ROOT, "node_modules", ".bin", "claude"), ["-p", "Do the task.", "--max-turns", "6", ...args], {
+    cwd,
+    env: { ...claudeEnv(model), ...bridgeEnv() },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+  return new Promise((resolve) => child.on("close", (code) => resolve({ code, stdout, stderr })));
+}
+
+describe("Claude Code hooks (hook claude-code)", () => {
+  it("prints the settings block: both hooks, this binary, a hook timeout longer than the question's", async () => {
+    const settings = (await writeProjectSettings(tempDir("aub-claude-project-"))) as { hooks: Record<string, Array<{ matcher: string; hooks: Array<{ command: string; timeout: number }> }>> };
+    expect(Object.keys(settings.hooks)).toEqual(["PreToolUse", "PermissionRequest"]);
+    expect(settings.hooks.PreToolUse![0]!.matcher).toBe("AskUserQuestion");
+    expect(settings.hooks.PermissionRequest![0]!.matcher).toBe("*");
+    const hook = settings.hooks.PreToolUse![0]!.hooks[0]!;
+    expect(hook.command).toContain(`hook claude-code --to telegram:${h.chat} --timeout 120`);
+    expect(hook.command).not.toContain("npx");
+    expect(hook.timeout).toBe(180);
+  });
+
+  it("answers AskUserQuestion from a project PreToolUse hook (settingSources: project), before canUseTool is asked", async () => {
+    const cwd = tempDir("aub-claude-project-");
+    await writeProjectSettings(cwd);
+    const asked: string[] = [];
+    const run = await runQuery(
+      [{ tool: "AskUserQuestion", input: DATABASE_QUESTION }],
+      {
+        cwd,
+        settingSources: ["project"],
+        canUseTool: async (tool) => {
+          asked.push(tool);
+          return { behavior: "deny", message: "canUseTool was asked" };
+        },
+      },
+      bridgeEnv(),
+    );
+    await h.press(await promptFor("Which database"), 0, h.person);
+    await run.done;
+    expect(lastResult(run.model).content).toContain('"Which database should we use?"="PostgreSQL"');
+    expect(asked).not.toContain("AskUserQuestion");
+    await run.model.close();
+  }, 120_000);
+
+  it("denies AskUserQuestion from the hook when nobody answers, saying why", async () => {
+    const cwd = tempDir("aub-claude-project-");
+    await writeProjectSettings(cwd);
+    const run = await runQuery(
+      [{ tool: "AskUserQuestion", input: DATABASE_QUESTION }],
+      { cwd, settingSources: ["project"], canUseTool: async () => ({ behavior: "deny", message: "canUseTool was asked" }) },
+      bridgeEnv(),
+    );
+    await h.press(await promptFor("Which database"), 3, h.person); // Skip
+    await run.done;
+    const result = lastResult(run.model);
+    expect(result.is_error).toBe(true);
+    expect(result.content).toContain("The person did not answer: the person skipped the question.");
+    await run.model.close();
+  }, 120_000);
+
+  it.each([
+    ["Allow", true],
+    ["Deny", false],
+  ] as const)("asks a PermissionRequest of `claude -p` (Bash that writes) from the hook: %s", async (choice, runs) => {
+    const cwd = tempDir("aub-claude-project-");
+    await writeProjectSettings(cwd);
+    const model = await startFakeAnthropic([touch(cwd, "hooked.txt")]);
+    const cli = runClaudeCli([], model, cwd);
+    const prompt = await promptFor("Allow Claude Code to use Bash");
+    await h.press(prompt, prompt.buttons.indexOf(choice), h.person);
+    const { code, stderr } = await cli;
+    expect(code, stderr).toBe(0);
+    expect(existsSync(join(cwd, "hooked.txt"))).toBe(runs);
+    if (!runs) expect(lastResult(model).content).toContain("The person denied this.");
+    await model.close();
+  }, 120_000);
+});
+
+describe("claude -p --permission-prompt-tool mcp__aub__approve_tool_use", () => {
+  const mcpConfig = (cwd: string) => {
+    const file = join(cwd, "mcp.json");
+    const server = { command: process.execPath, args: [BIN, "mcp", "--to", `telegram:${h.chat}`], env: bridgeEnv() };
+    writeFileSync(file, JSON.stringify({ mcpServers: { aub: server } }));
+    return file;
+  };
+
+  it.each([
+    ["Allow", true, undefined],
+    ["own words", false, 'wrote instead: "Use the scratch folder"'],
+  ] as const)("the person decides a Bash call from their phone: %s", async (choice, runs, message) => {
+    const cwd = tempDir("aub-claude-project-");
+    const model = await startFakeAnthropic([touch(cwd, "prompted.txt")]);
+    const cli = runClaudeCli(["--mcp-config", mcpConfig(cwd), "--permission-prompt-tool", "mcp__aub__approve_tool_use"], model, cwd);
+    const prompt = await promptFor("Allow Claude Code to use Bash");
+    if (choice === "own words") await h.answerOther(prompt, h.person, "Use the scratch folder");
+    else await h.press(prompt, prompt.buttons.indexOf(choice), h.person);
+    const { code, stderr } = await cli;
+    expect(code, stderr).toBe(0);
+    expect(existsSync(join(cwd, "prompted.txt"))).toBe(runs);
+    if (message) expect(lastResult(model).content).toContain(message);
+    await model.close();
   }, 120_000);
 });
