@@ -36,6 +36,7 @@ function idFor(header: string, index: number, taken: Set<string>): string {
   const base =
     header
       .normalize("NFKD")
+      .replace(/\p{M}/gu, "")
       .toLowerCase()
       .replace(/[^a-z0-9]+/g, "_")
       .replace(/^[^a-z]+|_+$/g, "")
