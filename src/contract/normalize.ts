@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { cutGraphemes, graphemeLength, hiddenCharacters, isBlankText, looseLabelKey } from "../text.ts";
-import { createIssueList, MAX_ISSUES, type ContractIssue, type IssueList } from "./issues.ts";
+import { createIssueList, MAX_ISSUES, tooManyFields, type ContractIssue, type IssueList } from "./issues.ts";
 import { askUserInputSchema, LIMITS, optionSchema, questionSchema, type AskUserInput, type AskUserQuestion } from "./schema.ts";
 
 export { formatIssues, type ContractIssue } from "./issues.ts";
@@ -86,7 +86,12 @@ function zodIssueMessage(issue: z.core.$ZodIssue, path: PropertyKey[], value: un
 }
 
 /** Checks `input` against one level of the schema, adding what is wrong to `issues`; true when nothing is. */
-function checkLevel(schema: z.ZodType, input: unknown, root: unknown, prefix: PropertyKey[], issues: IssueList): boolean {
+function checkLevel({ schema, fields }: Level, input: unknown, root: unknown, prefix: PropertyKey[], issues: IssueList): boolean {
+  const wide = tooManyFields(input, fields);
+  if (wide) {
+    issues.addEach(wide.count, (k) => ({ path: formatPath([...prefix, wide.first[k]!]), message: "unknown field" }));
+    return false;
+  }
   const result = schema.safeParse(input);
   if (result.success) return true;
   for (const issue of result.error.issues) addZodIssue(issues, issue, root, prefix);
@@ -99,8 +104,11 @@ function checkLevel(schema: z.ZodType, input: unknown, root: unknown, prefix: Pr
  * reported twice, and a long array costs little: only its first ITEMS_CHECKED items are read. Past those, the count's
  * own issue says how many there are.
  */
-const inputLevel = askUserInputSchema.extend({ questions: z.array(z.unknown()).min(LIMITS.minQuestions).max(LIMITS.maxQuestions) });
-const questionLevel = questionSchema.extend({ options: z.array(z.unknown()).min(LIMITS.minOptions).max(LIMITS.maxOptions) });
+const level = (schema: z.ZodObject) => ({ schema, fields: new Set(Object.keys(schema.shape)) });
+const INPUT = level(askUserInputSchema.extend({ questions: z.array(z.unknown()).min(LIMITS.minQuestions).max(LIMITS.maxQuestions) }));
+const QUESTION = level(questionSchema.extend({ options: z.array(z.unknown()).min(LIMITS.minOptions).max(LIMITS.maxOptions) }));
+const OPTION = level(optionSchema);
+type Level = ReturnType<typeof level>;
 const ITEMS_CHECKED = { questions: LIMITS.maxQuestions + MAX_ISSUES, options: LIMITS.maxOptions + MAX_ISSUES };
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -121,13 +129,13 @@ export function normalizeAskUserInput(input: unknown, options: NormalizeOptions 
 
 function normalize(input: unknown, options: NormalizeOptions): NormalizeResult {
   const issues = createIssueList();
-  let structurallyValid = checkLevel(inputLevel, input, input, [], issues);
+  let structurallyValid = checkLevel(INPUT, input, input, [], issues);
   const rawQuestions = isRecord(input) && Array.isArray(input.questions) ? input.questions.slice(0, ITEMS_CHECKED.questions) : [];
   rawQuestions.forEach((q, qi) => {
-    structurallyValid = checkLevel(questionLevel, q, input, ["questions", qi], issues) && structurallyValid;
+    structurallyValid = checkLevel(QUESTION, q, input, ["questions", qi], issues) && structurallyValid;
     if (!isRecord(q) || !Array.isArray(q.options)) return;
     q.options.slice(0, ITEMS_CHECKED.options).forEach((o, oi) => {
-      structurallyValid = checkLevel(optionSchema, o, input, ["questions", qi, "options", oi], issues) && structurallyValid;
+      structurallyValid = checkLevel(OPTION, o, input, ["questions", qi, "options", oi], issues) && structurallyValid;
     });
   });
 
