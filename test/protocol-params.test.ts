@@ -122,17 +122,16 @@ describe("bounded errors (issue 24 item 6)", () => {
     expect(ms).toBeLessThan(300);
   });
 
-  it.each<[string, MethodName, unknown, string, string]>([
-    ["300,000 targets", "question.request", { questions: [ask], targets: Array.from({ length: 300_000 }, () => ({})) }, "targets", "must have at most 20 items (got 300000)"],
-    ["300,000 users", "question.request", { questions: [ask], targets: [{ surface: "web", users: Array.from({ length: 300_000 }, () => 1) }] }, "targets[0].users", "must have at most 100 items (got 300000)"],
-    ["300,000 reminders", "question.request", { questions: [ask], reminders: Array.from({ length: 300_000 }, () => "x") }, "reminders", "must have at most 5 items (got 300000)"],
-    ["300,000 escalation steps", "question.request", { questions: [ask], escalate: Array.from({ length: 300_000 }, () => ({})) }, "escalate", "must have at most 3 items (got 300000)"],
-    ["300,000 answer values", "question.resolve", { id: "q1", answers: { a: Array.from({ length: 300_000 }, () => 1) } }, "", "Invalid input"],
-    // question.resolve is a union of two shapes; zod names neither branch's problem when both fail (as before).
-    ["80,000 answers", "question.resolve", { id: "q1", answers: keys(80_000) }, "", "Invalid input"],
+  it.each<[string, MethodName, unknown, string, string | RegExp]>([
+    // zod checks an array's length before it reads the items; a record it reads entry by entry, so its count is checked first.
+    ["300,000 targets", "question.request", { questions: [ask], targets: Array.from({ length: 300_000 }, () => ({})) }, "targets", /<=20 items/],
+    ["300,000 users", "question.request", { questions: [ask], targets: [{ surface: "web", users: Array.from({ length: 300_000 }, () => 1) }] }, "targets[0].users", /<=100 items/],
+    ["300,000 reminders", "question.request", { questions: [ask], reminders: Array.from({ length: 300_000 }, () => "x") }, "reminders", /<=5 items/],
+    ["300,000 escalation steps", "question.request", { questions: [ask], escalate: Array.from({ length: 300_000 }, () => ({})) }, "escalate", /<=3 items/],
+    ["80,000 answers", "question.resolve", { id: "q1", answers: keys(80_000) }, "answers", "must have at most 64 entries (got 80000)"],
   ])("%s are refused by their count, their items unread", (_name, method, params, path, message) => {
     const [error, ms] = timed(() => invalidParams(method, params));
-    expect(error.issues).toEqual([{ path, message }]);
+    expect(error.issues).toEqual([{ path, message: typeof message === "string" ? message : expect.stringMatching(message) }]);
     expect(ms).toBeLessThan(100);
   });
 
@@ -146,13 +145,16 @@ describe("bounded errors (issue 24 item 6)", () => {
     expect(wide).toEqual([...Array.from({ length: MAX_ISSUES }, (_, i) => ({ path: `k${i}`, message: "unknown field" })), { path: "", message: "and 1 more" }]);
   });
 
-  it("events.subscribe counts its events first too", () => {
-    expect(() => parseSubscribeParams({ events: Array.from({ length: 100_000 }, () => "question.requested") })).toThrow(/must have at most 6 items \(got 100000\)/);
+  it.each<[string, unknown, Array<{ path: string; message: unknown }>]>([
+    ["an answer that is not a record", { id: "q1", answers: 5 }, [{ path: "answers", message: expect.any(String) }]],
+    ["a bad cancel reason", { id: "q1", cancel: true, reason: "bored" }, [{ path: "reason", message: expect.any(String) }]],
+    ["neither answers nor cancel", { id: "q1" }, [{ path: "answers", message: expect.any(String) }]],
+  ])("question.resolve names the problem of the shape it comes closest to: %s", (_name, params, issues) => {
+    expect(invalidParams("question.resolve", params).issues).toEqual(issues);
   });
 
-  it("a small overflow still lists the items' problems", () => {
-    const error = invalidParams("question.request", { questions: [ask], targets: Array.from({ length: 21 }, () => ({ surface: "telegram" })) });
-    expect(error.issues![0]).toEqual({ path: "targets", message: "must have at most 20 items (got 21)" });
+  it("events.subscribe counts its events first too", () => {
+    expect(() => parseSubscribeParams({ events: Array.from({ length: 100_000 }, () => "question.requested") })).toThrow(/events: .*<=6 items/);
   });
 
   describe("GatewayError bounds every error it carries", () => {
