@@ -111,3 +111,29 @@ const SEPARATOR_RUN = /[\s,;\uFF0C\uFF1B]+/u;
 export function isBlankText(text: string): boolean {
   return text.split(SEPARATOR_RUN).every((piece) => looseKey(piece) === "");
 }
+
+/**
+ * Characters that change how text reads without being seen, so that two options look alike or a label shows another
+ * word (`\u202EoN\u202C` shows as "No"): the bidi embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069),
+ * the bidi marks (U+200E LRM, U+200F RLM, U+061C ALM), and the zero-width characters (U+200B, U+200C, U+200D, U+2060,
+ * U+FEFF).
+ */
+const HIDDEN = /[\u061C\u200B-\u200F\u202A-\u202E\u2060\u2066-\u2069\uFEFF]/g;
+const ZWJ = "\u200D";
+/** An emoji, maybe with a skin tone or an emoji presentation selector, just before a ZWJ. */
+const EMOJI_BEFORE = /\p{Extended_Pictographic}[\u{1F3FB}-\u{1F3FF}\uFE0F]?$/u;
+const EMOJI_AFTER = /^\p{Extended_Pictographic}/u;
+
+/**
+ * The hidden characters in `text` (see HIDDEN), each once, as `U+XXXX`, in order of first appearance. A ZWJ between
+ * two emoji is not hidden: it joins them into one ("👩‍💻").
+ */
+export function hiddenCharacters(text: string): string[] {
+  const found = new Set<string>();
+  for (const match of text.matchAll(HIDDEN)) {
+    const at = match.index;
+    if (match[0] === ZWJ && EMOJI_BEFORE.test(text.slice(Math.max(0, at - 4), at)) && EMOJI_AFTER.test(text.slice(at + 1, at + 3))) continue;
+    found.add(`U+${match[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}`);
+  }
+  return [...found];
+}

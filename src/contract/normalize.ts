@@ -1,20 +1,9 @@
-import type { z } from "zod";
-import { isBlankText } from "../text.ts";
-import { cutGraphemes, graphemeLength, looseLabelKey } from "../text.ts";
-import {
-  askUserInputSchema,
-  LIMITS,
-  optionSchema,
-  questionSchema,
-  type AskUserInput,
-  type AskUserQuestion,
-} from "./schema.ts";
+import { z } from "zod";
+import { cutGraphemes, graphemeLength, hiddenCharacters, isBlankText, looseLabelKey } from "../text.ts";
+import { createIssueList, MAX_ISSUES, tooManyFields, type ContractIssue, type IssueList } from "./issues.ts";
+import { askUserInputSchema, LIMITS, optionSchema, questionSchema, type AskUserInput, type AskUserQuestion } from "./schema.ts";
 
-export interface ContractIssue {
-  /** Where the problem is, e.g. `questions[1].options[0].label`. */
-  path: string;
-  message: string;
-}
+export { formatIssues, type ContractIssue } from "./issues.ts";
 
 export type NormalizeResult = { ok: true; value: AskUserInput } | { ok: false; issues: ContractIssue[] };
 
@@ -56,47 +45,71 @@ function valueAt(root: unknown, path: ReadonlyArray<PropertyKey>): unknown {
 
 const COUNT_NOUN: Record<string, string> = { questions: "questions", options: "options" };
 
-function zodIssueToContract(issue: z.core.$ZodIssue, root: unknown, prefix: PropertyKey[]): ContractIssue[] {
+function addZodIssue(issues: IssueList, issue: z.core.$ZodIssue, root: unknown, prefix: PropertyKey[]): void {
   const path = [...prefix, ...issue.path];
-  const at = formatPath(path);
-  const value = valueAt(root, path);
+  if (issue.code === "unrecognized_keys") {
+    // 80,000 unknown fields are one zod issue; only the first few become messages.
+    issues.addEach(issue.keys.length, (k) => ({ path: formatPath([...path, issue.keys[k]!]), message: "unknown field" }));
+    return;
+  }
+  issues.add({ path: formatPath(path), message: zodIssueMessage(issue, path, valueAt(root, path)) });
+}
+
+function zodIssueMessage(issue: z.core.$ZodIssue, path: PropertyKey[], value: unknown): string {
   switch (issue.code) {
-    case "unrecognized_keys":
-      return issue.keys.map((key) => ({ path: formatPath([...path, key]), message: "unknown field" }));
     case "too_small":
     case "too_big": {
       if (issue.origin === "array") {
         const field = String(path[path.length - 1] ?? "");
         const [min, max] = field === "options" ? [LIMITS.minOptions, LIMITS.maxOptions] : [LIMITS.minQuestions, LIMITS.maxQuestions];
         const got = Array.isArray(value) ? value.length : "?";
-        return [{ path: at, message: `must have ${min} to ${max} ${COUNT_NOUN[field] ?? "items"} (got ${got})` }];
+        return `must have ${min} to ${max} ${COUNT_NOUN[field] ?? "items"} (got ${got})`;
       }
       if (issue.code === "too_big" && issue.origin === "string" && typeof value === "string") {
         // A label's limit people read is in characters (checked in normalize); this cap only stops stacked marks.
         const field = String(path[path.length - 1] ?? "");
-        if (field === "label") return [{ path: at, message: `must be at most ${LIMITS.labelMaxGraphemes} characters (got ${value.length} UTF-16 code units)` }];
-        return [{ path: at, message: `must be at most ${String(issue.maximum)} characters (got ${value.length})` }];
+        if (field === "label") return `must be at most ${LIMITS.labelMaxGraphemes} characters (got ${value.length} UTF-16 code units)`;
+        return `must be at most ${String(issue.maximum)} characters (got ${value.length})`;
       }
-      return [{ path: at, message: issue.message }];
+      return issue.message;
     }
     case "invalid_type":
-      if (value === undefined) return [{ path: at, message: "is required" }];
-      if (issue.expected === "int") return [{ path: at, message: `must be an integer (got ${String(value)})` }];
-      if (issue.expected === "number" && typeof value === "number") return [{ path: at, message: `must be a finite number (got ${String(value)})` }];
-      return [{ path: at, message: `must be ${issue.expected === "object" ? "an object" : `a ${issue.expected}`} (got ${typeName(value)})` }];
+      if (value === undefined) return "is required";
+      if (issue.expected === "int") return `must be an integer (got ${String(value)})`;
+      if (issue.expected === "number" && typeof value === "number") return `must be a finite number (got ${String(value)})`;
+      return `must be ${issue.expected === "object" ? "an object" : `a ${issue.expected}`} (got ${typeName(value)})`;
     case "invalid_format":
-      return [{ path: at, message: "must be snake_case: a lower-case letter, then lower-case letters, digits or _" }];
+      return "must be snake_case: a lower-case letter, then lower-case letters, digits or _";
     default:
-      return [{ path: at, message: issue.message }];
+      return issue.message;
   }
 }
 
-function collectZodIssues(schema: z.ZodType, input: unknown, root: unknown, prefix: PropertyKey[], out: ContractIssue[]): boolean {
+/** Checks `input` against one level of the schema, adding what is wrong to `issues`; true when nothing is. */
+function checkLevel({ schema, fields }: Level, input: unknown, root: unknown, prefix: PropertyKey[], issues: IssueList): boolean {
+  const wide = tooManyFields(input, fields);
+  if (wide) {
+    issues.addEach(wide.count, (k) => ({ path: formatPath([...prefix, wide.first[k]!]), message: "unknown field" }));
+    return false;
+  }
   const result = schema.safeParse(input);
   if (result.success) return true;
-  for (const issue of result.error.issues) out.push(...zodIssueToContract(issue, root, prefix));
+  for (const issue of result.error.issues) addZodIssue(issues, issue, root, prefix);
   return false;
 }
+
+/**
+ * The schema one level at a time: the input with its questions unread, each question with its options unread, each
+ * option. So a count out of range hides none of the items' problems (plain zod stops at the count), no problem is
+ * reported twice, and a long array costs little: only its first ITEMS_CHECKED items are read. Past those, the count's
+ * own issue says how many there are.
+ */
+const level = (schema: z.ZodObject) => ({ schema, fields: new Set(Object.keys(schema.shape)) });
+const INPUT = level(askUserInputSchema.extend({ questions: z.array(z.unknown()).min(LIMITS.minQuestions).max(LIMITS.maxQuestions) }));
+const QUESTION = level(questionSchema.extend({ options: z.array(z.unknown()).min(LIMITS.minOptions).max(LIMITS.maxOptions) }));
+const OPTION = level(optionSchema);
+type Level = ReturnType<typeof level>;
+const ITEMS_CHECKED = { questions: LIMITS.maxQuestions + MAX_ISSUES, options: LIMITS.maxOptions + MAX_ISSUES };
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -115,19 +128,16 @@ export function normalizeAskUserInput(input: unknown, options: NormalizeOptions 
 }
 
 function normalize(input: unknown, options: NormalizeOptions): NormalizeResult {
-  const issues: ContractIssue[] = [];
-  const structurallyValid = collectZodIssues(askUserInputSchema, input, input, [], issues);
-
-  // zod stops at an out-of-range count, so the items are checked on their own as well.
-  const rawQuestions = isRecord(input) && Array.isArray(input.questions) ? input.questions : [];
-  if (!structurallyValid) {
-    rawQuestions.forEach((q, qi) => {
-      collectZodIssues(questionSchema, q, input, ["questions", qi], issues);
-      if (isRecord(q) && Array.isArray(q.options)) {
-        q.options.forEach((o, oi) => collectZodIssues(optionSchema, o, input, ["questions", qi, "options", oi], issues));
-      }
+  const issues = createIssueList();
+  let structurallyValid = checkLevel(INPUT, input, input, [], issues);
+  const rawQuestions = isRecord(input) && Array.isArray(input.questions) ? input.questions.slice(0, ITEMS_CHECKED.questions) : [];
+  rawQuestions.forEach((q, qi) => {
+    structurallyValid = checkLevel(QUESTION, q, input, ["questions", qi], issues) && structurallyValid;
+    if (!isRecord(q) || !Array.isArray(q.options)) return;
+    q.options.slice(0, ITEMS_CHECKED.options).forEach((o, oi) => {
+      structurallyValid = checkLevel(OPTION, o, input, ["questions", qi, "options", oi], issues) && structurallyValid;
     });
-  }
+  });
 
   const seenIds = new Map<string, number>();
   const seenHeaders = new Map<string, number>();
@@ -136,50 +146,60 @@ function normalize(input: unknown, options: NormalizeOptions): NormalizeResult {
   rawQuestions.forEach((q, qi) => {
     if (!isRecord(q)) return;
     const at = (...rest: PropertyKey[]) => formatPath(["questions", qi, ...rest]);
+    /** Text over its length cap was reported above; it is neither searched nor segmented into characters (slow on long text). */
+    const readable = (value: unknown, maxLength: number): value is string => typeof value === "string" && value.length <= maxLength;
+    const refuseHidden = (text: string, ...rest: PropertyKey[]) => {
+      const hidden = hiddenCharacters(text);
+      if (hidden.length > 0) issues.add({ path: at(...rest), message: `must not contain invisible or bidi control characters (${hidden.join(", ")})` });
+    };
 
     if (typeof q.id === "string") {
       const prev = seenIds.get(q.id);
-      if (prev !== undefined) issues.push({ path: at("id"), message: `duplicate id "${q.id}" (also questions[${prev}].id)` });
+      if (prev !== undefined) issues.add({ path: at("id"), message: `duplicate id "${q.id}" (also questions[${prev}].id)` });
       else seenIds.set(q.id, qi);
     }
 
-    // Text over its length cap was reported above; it is not segmented into characters (slow on long text).
     let header = "";
-    if (typeof q.header === "string" && q.header.length <= LIMITS.headerMaxLength) {
+    if (readable(q.header, LIMITS.headerMaxLength)) {
+      refuseHidden(q.header, "header");
       header = cutGraphemes(q.header.trim(), LIMITS.headerMaxGraphemes).trim();
-      if (!header) issues.push({ path: at("header"), message: "must not be empty" });
+      if (!header) issues.add({ path: at("header"), message: "must not be empty" });
       else {
         const key = header.toLocaleLowerCase();
         const prev = seenHeaders.get(key);
         if (prev !== undefined) {
-          issues.push({ path: at("header"), message: `duplicate header "${header}" after cutting to ${LIMITS.headerMaxGraphemes} characters (also questions[${prev}].header)` });
+          issues.add({ path: at("header"), message: `duplicate header "${header}" after cutting to ${LIMITS.headerMaxGraphemes} characters (also questions[${prev}].header)` });
         } else seenHeaders.set(key, qi);
       }
     }
 
     const question = typeof q.question === "string" ? q.question.trim() : "";
-    if (typeof q.question === "string" && !question) issues.push({ path: at("question"), message: "must not be empty" });
+    if (readable(q.question, LIMITS.questionMaxLength)) refuseHidden(q.question, "question");
+    if (typeof q.question === "string" && !question) issues.add({ path: at("question"), message: "must not be empty" });
 
     const seenLabels = new Map<string, number>();
     const opts: AskUserQuestion["options"] = [];
-    const rawOptions = Array.isArray(q.options) ? q.options : [];
+    const rawOptions = Array.isArray(q.options) ? q.options.slice(0, ITEMS_CHECKED.options) : [];
     rawOptions.forEach((o, oi) => {
-      if (!isRecord(o) || typeof o.label !== "string" || o.label.length > LIMITS.labelMaxLength) return;
+      if (!isRecord(o)) return;
+      if (readable(o.description, LIMITS.descriptionMaxLength)) refuseHidden(o.description, "options", oi, "description");
+      if (!readable(o.label, LIMITS.labelMaxLength)) return;
+      refuseHidden(o.label, "options", oi, "label");
       const label = o.label.trim();
       if (!label) {
-        issues.push({ path: at("options", oi, "label"), message: "must not be empty" });
+        issues.add({ path: at("options", oi, "label"), message: "must not be empty" });
         return;
       }
       if (isBlankText(label) || !looseLabelKey(label)) {
-        issues.push({ path: at("options", oi, "label"), message: `"${label}" cannot be typed as a reply: it is only punctuation or separators` });
+        issues.add({ path: at("options", oi, "label"), message: `"${label}" cannot be typed as a reply: it is only punctuation or separators` });
         return;
       }
       const length = graphemeLength(label);
       if (length > LIMITS.labelMaxGraphemes) {
-        issues.push({ path: at("options", oi, "label"), message: `must be at most ${LIMITS.labelMaxGraphemes} characters (got ${length})` });
+        issues.add({ path: at("options", oi, "label"), message: `must be at most ${LIMITS.labelMaxGraphemes} characters (got ${length})` });
       }
       if (AUTHORED_OTHER.test(label.toLocaleLowerCase())) {
-        issues.push({
+        issues.add({
           path: at("options", oi, "label"),
           message: `"${label}" is an authored Other option; remove it: free text is always added automatically`,
         });
@@ -187,7 +207,7 @@ function normalize(input: unknown, options: NormalizeOptions): NormalizeResult {
       const key = looseLabelKey(label);
       const prev = seenLabels.get(key);
       if (prev !== undefined) {
-        issues.push({
+        issues.add({
           path: at("options", oi, "label"),
           message: `"${label}" cannot be typed apart from options[${prev}] (labels must differ beyond case, spacing, quotes, trailing punctuation and " (Recommended)")`,
         });
@@ -199,25 +219,10 @@ function normalize(input: unknown, options: NormalizeOptions): NormalizeResult {
     questions.push({ id: String(q.id), header, question, options: opts, multiSelect: q.multiSelect === true });
   });
 
-  if (issues.length > 0 || !structurallyValid) return { ok: false, issues: dedupe(issues) };
+  if (issues.size > 0 || !structurallyValid) return { ok: false, issues: issues.list() };
 
   const raw = input as { timeoutSeconds?: number };
   const floor = options.minTimeoutSeconds ?? LIMITS.minTimeoutSeconds;
   const timeoutSeconds = Math.min(LIMITS.maxTimeoutSeconds, Math.max(floor, raw.timeoutSeconds ?? LIMITS.defaultTimeoutSeconds));
   return { ok: true, value: { questions, timeoutSeconds } };
-}
-
-function dedupe(issues: ContractIssue[]): ContractIssue[] {
-  const seen = new Set<string>();
-  return issues.filter((i) => {
-    const key = `${i.path}\u0000${i.message}`;
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
-}
-
-/** One line per issue: `path: message`. */
-export function formatIssues(issues: ContractIssue[]): string {
-  return issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join("\n");
 }

@@ -83,7 +83,8 @@ export function decodeListCursor(cursor: unknown): ListPosition | undefined {
   const { v, t, id, ...rest } = decoded as Record<string, unknown>;
   if (v !== CURSOR_VERSION || Object.keys(rest).length > 0) return undefined;
   if (typeof t !== "number" || !Number.isSafeInteger(t) || t < 0) return undefined;
-  if (typeof id !== "string" || id.length === 0 || id.length > 128) return undefined;
+  // No record id holds a NUL, and PostgreSQL could not compare one: such a cursor is not one of ours.
+  if (typeof id !== "string" || id.length === 0 || id.length > 128 || id.includes("\u0000")) return undefined;
   return { createdAtMs: t, id };
 }
 
