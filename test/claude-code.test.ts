@@ -11,6 +11,7 @@ import { query } from "@anthropic-ai/claude-agent-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectGateway, type GatewayClient } from "../src/client/index.ts";
 import { createCanUseTool } from "../src/frameworks/claude-agent-sdk.ts";
+import { requireApproval } from "../src/index.ts";
 import { startFakeAnthropic, type FakeAnthropic, type ModelTurn } from "./fakes/anthropic-api.ts";
 import { createTelegramHarness, type TelegramHarness } from "./fakes/telegram-harness.ts";
 import { BIN, cleanup, ROOT, spawnCli, tempDir, TOKEN } from "./helpers/gateway.ts";
@@ -304,4 +305,32 @@ describe("claude -p --permission-prompt-tool mcp__aub__approve_tool_use", () => 
     if (message) expect(lastResult(model).content).toContain(message);
     await model.close();
   }, 120_000);
+});
+
+describe("Allow for this session, and requireApproval", () => {
+  it("Allow for this session hands Claude Code its suggested rules, so the same command is not asked again", async () => {
+    const cwd = tempDir("aub-claude-project-");
+    const twice = touch(cwd, "again.txt");
+    const run = await runQuery([twice, { ...twice }], { canUseTool: canUseTool(), cwd });
+    const prompt = await promptFor("Allow Claude Code to use Bash");
+    expect(prompt.buttons).toContain("Allow for this session");
+    await h.press(prompt, prompt.buttons.indexOf("Allow for this session"), h.person);
+    await run.done;
+    const results = run.model.toolResults();
+    expect(results).toHaveLength(2);
+    expect(results.every((r) => !r.is_error)).toBe(true);
+    const asked = (await client.list({})).filter((r) => r.questions[0]!.question.includes(join(cwd, "again.txt")));
+    expect(asked).toHaveLength(1);
+    await run.model.close();
+  }, 120_000);
+
+  it.each([
+    ["Allow", { approved: true }],
+    ["Deny", { approved: false, message: expect.stringContaining("The person denied this.") }],
+  ])("requireApproval(client, { action, details, targets }) → %s", async (choice, expected) => {
+    const decided = requireApproval(client, { action: "the deploy to production", details: "v1.2.3 to eu-west-1", targets: [{ surface: "telegram", chat: h.chat }] });
+    const prompt = await promptFor('Allow the deploy to production: "v1.2.3 to eu-west-1"?');
+    await h.press(prompt, prompt.buttons.indexOf(choice), h.person);
+    expect(await decided).toEqual(expected);
+  }, 60_000);
 });

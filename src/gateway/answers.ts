@@ -1,3 +1,4 @@
+import { formatIssues } from "../contract/issues.ts";
 import { LIMITS, type AskUserQuestion } from "../contract/schema.ts";
 import { GatewayError } from "../errors.ts";
 import { looksLikeCredential } from "../parse/index.ts";
@@ -43,7 +44,7 @@ export function validateAnswers(
     throw new GatewayError("CREDENTIAL_REFUSED", credentials.map((i) => `${i.path}: ${i.message}`).join("; "), { issues: credentials });
   }
   if (issues.length > 0) {
-    throw new GatewayError("QUESTION_INVALID_ANSWER", issues.map((i) => `${i.path}: ${i.message}`).join("; "), { issues });
+    throw new GatewayError("QUESTION_INVALID_ANSWER", formatIssues(issues, "; "), { issues });
   }
   return answers;
 }

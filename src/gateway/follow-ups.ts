@@ -1,3 +1,4 @@
+import { formatIssues } from "../contract/issues.ts";
 import { GatewayError } from "../errors.ts";
 import type { MethodParams } from "../protocol/methods.ts";
 import type { EscalationStep, QuestionRecord, Target } from "../record.ts";
@@ -51,7 +52,7 @@ export function followUpPolicy(
     }
     issues.push(...checkTargets(step.targets, `escalate[${index}].targets`));
   });
-  if (issues.length > 0) throw new GatewayError("INVALID_PARAMS", issues.map((i) => `${i.path}: ${i.message}`).join("; "), { issues });
+  if (issues.length > 0) throw new GatewayError("INVALID_PARAMS", formatIssues(issues, "; "), { issues });
   const escalate = params.escalate?.length ? params.escalate.map((s) => ({ afterSeconds: s.afterSeconds, targets: s.targets })) : undefined;
   return {
     reminders: params.reminders ?? defaultReminders(timeoutSeconds, defaults.reminders),

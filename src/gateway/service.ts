@@ -1,3 +1,4 @@
+import { formatIssues } from "../contract/issues.ts";
 import { randomBytes } from "node:crypto";
 import { normalizeAskUserInput } from "../contract/normalize.ts";
 import { GatewayError } from "../errors.ts";
@@ -251,7 +252,7 @@ export function createQuestionService(options: QuestionServiceOptions) {
   /** With ASK_ALLOWED_TARGETS, a request may only reach the chats listed there (any users within them). */
   function checkAllowedTargets(targets: readonly Target[]): void {
     const issues = allowedTargetIssues(targets, "targets");
-    if (issues.length > 0) throw new GatewayError("INVALID_PARAMS", issues.map((i) => `${i.path}: ${i.message}`).join("; "), { issues });
+    if (issues.length > 0) throw new GatewayError("INVALID_PARAMS", formatIssues(issues, "; "), { issues });
   }
 
   function notPending(record: QuestionRecord): GatewayError {
@@ -361,7 +362,7 @@ export function createQuestionService(options: QuestionServiceOptions) {
         options.minTimeoutSeconds === undefined ? {} : { minTimeoutSeconds: options.minTimeoutSeconds },
       );
       if (!normalized.ok) {
-        const lines = normalized.issues.map((i) => `${i.path}: ${i.message}`).join("; ");
+        const lines = formatIssues(normalized.issues, "; ");
         throw new GatewayError("INVALID_PARAMS", `invalid ask_user input: ${lines}`, { issues: normalized.issues });
       }
       const chosenTargets = targets ?? defaultTargets;

@@ -24,7 +24,7 @@ export interface FakeAnthropic {
   url: string;
   /** Every request of the main loop, in order. */
   readonly loopRequests: MessagesRequest[];
-  /** The tool_result blocks of the loop requests, in order (what Claude Code told the model about each tool). */
+  /** Every tool_result the loop requests carried, once each, in order (what Claude Code told the model of each tool). */
   toolResults(): Array<{ tool_use_id: string; content: string; is_error?: boolean }>;
   /** Resolves once `count` loop requests have arrived. */
   waitForLoopRequests(count: number, timeoutMs?: number): Promise<void>;
@@ -126,17 +126,20 @@ export async function startFakeAnthropic(script: ModelTurn[]): Promise<FakeAnthr
     url: `http://127.0.0.1:${port}`,
     loopRequests,
     toolResults() {
-      return loopRequests.flatMap((request) => {
-        const last = request.messages[request.messages.length - 1];
-        if (!last || last.role !== "user" || typeof last.content === "string") return [];
-        return last.content
-          .filter((block) => block.type === "tool_result")
-          .map((block) => {
+      // Each request repeats the conversation so far: take every tool_result once, in the order they first appear.
+      const seen = new Map<string, { tool_use_id: string; content: string; is_error?: boolean }>();
+      for (const request of loopRequests) {
+        for (const message of request.messages) {
+          if (message.role !== "user" || typeof message.content === "string") continue;
+          for (const block of message.content) {
+            if (block.type !== "tool_result" || seen.has(String(block.tool_use_id))) continue;
             const content = block.content;
             const text = typeof content === "string" ? content : Array.isArray(content) ? content.map((c: { text?: string }) => c.text ?? "").join("") : "";
-            return { tool_use_id: String(block.tool_use_id), content: text, ...(block.is_error ? { is_error: true } : {}) };
-          });
-      });
+            seen.set(String(block.tool_use_id), { tool_use_id: String(block.tool_use_id), content: text, ...(block.is_error ? { is_error: true } : {}) });
+          }
+        }
+      }
+      return [...seen.values()];
     },
     waitForLoopRequests(count, timeoutMs = 60_000) {
       return new Promise((resolve, reject) => {
