@@ -1,7 +1,8 @@
 import { z } from "zod";
 import type { AskUserResult } from "../contract/result.ts";
 import { LIMITS, type AskUserInputRaw } from "../contract/schema.ts";
-import { cutGraphemes, ellipsize, looseKey } from "../text.ts";
+import { isAuthoredOther } from "../contract/normalize.ts";
+import { cutGraphemes, ellipsize } from "../text.ts";
 
 /**
  * Claude Code's `AskUserQuestion` input, as far as we read it (extra fields are kept and handed back): 1–4
@@ -28,8 +29,6 @@ export interface QuestionSet {
   questions: Array<{ id: string; text: string; labels: Map<string, string> }>;
 }
 
-/** An authored "Other" (free text is always offered): Claude adds its own, so one from the model is dropped. */
-const AUTHORED_OTHER = /^other\s*[.…:?!]*\s*(\([^)]*\))?\s*[.…:?!]*$/u;
 
 /** A snake_case id from a header ("Auth method" → `auth_method`), unique within `taken`. */
 function idFor(header: string, index: number, taken: Set<string>): string {
@@ -65,7 +64,8 @@ export function claudeQuestionsToSets(input: ClaudeQuestions, timeoutSeconds?: n
   const ids = new Set<string>();
   const headers = new Set<string>();
   const all = input.questions.map((q, index) => {
-    const kept = q.options.filter((o) => !AUTHORED_OTHER.test(looseKey(o.label)));
+    // An authored "Other" is refused by the contract (free text is always offered), so one from the model is dropped.
+    const kept = q.options.filter((o) => !isAuthoredOther(o.label.trim()));
     const options = kept.length >= LIMITS.minOptions ? kept : q.options;
     const labels = new Map<string, string>();
     const asked = options.slice(0, LIMITS.maxOptions).map((o) => {

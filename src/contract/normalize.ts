@@ -18,6 +18,9 @@ export interface NormalizeOptions {
 /** Matches an authored "Other" option: the word alone, maybe with punctuation and/or a parenthetical. */
 const AUTHORED_OTHER = /^other\s*[.…:?!]*\s*(\([^)]*\))?\s*[.…:?!]*$/u;
 
+/** Whether a (trimmed) label is an authored "Other" option, which the contract refuses (free text is automatic). */
+export const isAuthoredOther = (label: string): boolean => AUTHORED_OTHER.test(label.toLocaleLowerCase());
+
 export function formatPath(path: ReadonlyArray<PropertyKey>): string {
   let out = "";
   for (const key of path) {
@@ -198,7 +201,7 @@ function normalize(input: unknown, options: NormalizeOptions): NormalizeResult {
       if (length > LIMITS.labelMaxGraphemes) {
         issues.add({ path: at("options", oi, "label"), message: `must be at most ${LIMITS.labelMaxGraphemes} characters (got ${length})` });
       }
-      if (AUTHORED_OTHER.test(label.toLocaleLowerCase())) {
+      if (isAuthoredOther(label)) {
         issues.add({
           path: at("options", oi, "label"),
           message: `"${label}" is an authored Other option; remove it: free text is always added automatically`,
