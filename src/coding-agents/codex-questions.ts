@@ -7,7 +7,7 @@
 import { normalizeAskUserInput } from "../contract/normalize.ts";
 import type { AskUserResult } from "../contract/result.ts";
 import { LIMITS, type AskUserInputRaw } from "../contract/schema.ts";
-import { cutGraphemes, looseLabelKey } from "../text.ts";
+import { cutGraphemes, ellipsize, looseLabelKey } from "../text.ts";
 import type { CodexQuestion, CodexUserInputResponse } from "./codex-protocol.ts";
 import { quoteForPrompt } from "./prompt-text.ts";
 
@@ -17,6 +17,9 @@ export const NO_PREFERENCE = "No preference";
 export const LEAVE_UNANSWERED = "Leave unanswered";
 /** How Codex's own UI sends words typed beside the choices of a question that takes no free-form answer. */
 export const USER_NOTE_PREFIX = "user_note: ";
+
+/** Characters at most for the options past the fourth, named after the question. */
+const MORE_MAX = 300;
 
 const PADDING: Record<string, string> = {
   [NONE_OF_THE_ABOVE]: "Or type your own answer",
@@ -55,7 +58,7 @@ export function codexQuestionsToSets(questions: CodexQuestion[], timeoutSeconds?
       const id = uniqueId(question.id, ids);
       const { options, more, meta } = fitOptions(question);
       asked.set(id, { codexId: question.id, ...meta });
-      const also = more.length > 0 ? ` (You can also type: ${more.join(", ")}.)` : "";
+      const also = more.length > 0 ? ` (You can also type: ${ellipsize(more.join(", "), MORE_MAX)}.)` : "";
       const header = uniqueHeader(question.header, headers);
       const text = quoteForPrompt(question.question, LIMITS.questionMaxLength - also.length) || header;
       return { id, header, question: text + also, options };
@@ -93,9 +96,7 @@ function fitOptions(question: CodexQuestion) {
     description: quoteForPrompt(option.description ?? "", LIMITS.descriptionMaxLength),
     codexLabel: option.label,
   }));
-  // The contract's own check names the labels it would refuse ("Other", duplicates, only punctuation).
-  const check = normalizeAskUserInput({ questions: [{ id: "q", header: "q", question: "q", options: candidates.map(({ label }) => ({ label })) }] });
-  const refused = new Set(check.ok ? [] : check.issues.map((issue) => /^questions\[0\]\.options\[(\d+)\]\.label$/.exec(issue.path)?.[1]).filter((i) => i !== undefined).map(Number));
+  const refused = refusedLabels(candidates.map(({ label }) => label));
   const usable = candidates.filter((_, i) => !refused.has(i));
   const shown = usable.slice(0, LIMITS.maxOptions);
   const padding = new Set<string>();
@@ -116,6 +117,17 @@ function fitOptions(question: CodexQuestion) {
     freeText: question.isOther === true || codexOptions.length === 0,
   };
   return { options, more: usable.slice(LIMITS.maxOptions).map(({ label }) => label), meta };
+}
+
+/** The indexes of the labels the contract's own check refuses ("Other", a repeat of another, only punctuation). */
+function refusedLabels(labels: string[]): Set<number> {
+  const check = normalizeAskUserInput({ questions: [{ id: "q", header: "q", question: "q", options: labels.map((label) => ({ label })) }] });
+  const refused = new Set<number>();
+  for (const issue of check.ok ? [] : check.issues) {
+    const index = /^questions\[0\]\.options\[(\d+)\]\.label$/.exec(issue.path)?.[1];
+    if (index !== undefined) refused.add(Number(index));
+  }
+  return refused;
 }
 
 /** A snake_case id for a Codex question id, unique in its set. */
