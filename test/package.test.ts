@@ -145,6 +145,35 @@ describe("installed in a fresh project", () => {
     expect(failed).toMatch(/consumer\.ts\(\d+,\d+\): error TS2/);
   }, 120_000);
 
+  it("the coding-agent entries work from outside the repo: the hook's settings and the hook itself, the SDK subpaths", async () => {
+    const printed = await run(bin(), ["hook", "claude-code", "--print-settings", "--to", "telegram:123456789"], { cwd: dir, env: cleanEnv(), timeout: 60_000 });
+    const settings = JSON.parse(printed.stdout) as { hooks: Record<string, Array<{ matcher: string; hooks: Array<{ command: string; timeout: number }> }>> };
+    const command = settings.hooks.PreToolUse![0]!.hooks[0]!.command;
+    expect(command.startsWith(process.execPath)).toBe(true);
+    expect(command).toMatch(/node_modules\/(\.bin\/ask-user-bridge|ask-user-bridge\/dist\/bin\/ask-user-bridge\.js) hook claude-code --to telegram:123456789$/);
+    expect(command).not.toContain("npx");
+    // The pasted command, run by a shell as Claude Code runs it: an event it does not handle prints nothing; a
+    // question with no gateway to ask prints nothing either (Claude Code then asks in its terminal), and says why.
+    const hook = (event: object) =>
+      new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+        const child = execFile("/bin/sh", ["-c", command], { cwd: dir, env: cleanEnv({ GATEWAY_URL: "http://127.0.0.1:9", GATEWAY_TOKEN: "t".repeat(32) }) }, (error, stdout, stderr) =>
+          resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+        );
+        child.stdin!.end(JSON.stringify(event));
+      });
+    expect(await hook({ hook_event_name: "Stop", session_id: "s" })).toEqual({ code: 0, stdout: "", stderr: "" });
+    const unreachable = await hook({ hook_event_name: "PreToolUse", tool_name: "AskUserQuestion", tool_input: { questions: [] }, session_id: "s" });
+    expect(unreachable).toMatchObject({ code: 0, stdout: "" });
+    expect(unreachable.stderr).toMatch(/cannot reach the gateway/);
+
+    const entries = await nodeIn(`
+      const { createCanUseTool } = await import("ask-user-bridge/claude-agent-sdk");
+      const { createCodexServerRequestHandler } = await import("ask-user-bridge/codex");
+      const { requireApproval } = await import("ask-user-bridge");
+      console.log(JSON.stringify([typeof createCanUseTool, typeof createCodexServerRequestHandler, typeof requireApproval]));`);
+    expect(JSON.parse(entries)).toEqual(["function", "function", "function"]);
+  }, 120_000);
+
   it("npx ask-user-bridge --help and --version work", async () => {
     const help = await run("npx", ["--offline", "ask-user-bridge", "--help"], { cwd: dir, env: cleanEnv(), timeout: 60_000 });
     expect(help.stdout).toMatch(/^ask-user-bridge: let an AI agent ask a person/);
@@ -177,7 +206,7 @@ describe("installed in a fresh project", () => {
       }
       await client.connect(transport);
       const { tools } = await client.listTools();
-      expect(tools.map((t) => t.name).sort()).toEqual(["ask_user", "ask_user_late_answers", "ask_user_start", "ask_user_wait"]);
+      expect(tools.map((t) => t.name).sort()).toEqual(["approve_tool_use", "ask_user", "ask_user_late_answers", "ask_user_start", "ask_user_wait"]);
 
       const question = { id: "deploy_target", header: "Deploy", question: "Where should I deploy?", options: [{ label: "Staging" }, { label: "Production" }] };
       const started = await client.callTool({ name: "ask_user_start", arguments: { questions: [question] } });

@@ -38,6 +38,7 @@ describe("README framework snippets", () => {
     ["Vercel AI SDK", "frameworks-ai.test.ts"],
     ["LangChain.js", "frameworks-langchain.test.ts"],
     ["OpenAI Agents SDK", "frameworks-openai-agents.test.ts"],
+    ["Codex", "codex-app-server.test.ts"],
   ])("%s is the code %s runs", (heading, file) => {
     expect(readmeSnippet(heading)).toEqual(testBlock(file, heading));
   });
