@@ -40,7 +40,7 @@ describe("Codex questions as ask_user questions", () => {
     ["a question that fits the contract is asked as it is", {}, { id: "db", header: "Database", question: "Which database?", options: [option("Postgres"), option("SQLite")] }],
     ["an id that is not snake_case becomes snake_case", { id: "Deploy-Target!" }, { id: "deploy_target" }],
     ["an id that starts with a digit gets a letter", { id: "1st choice" }, { id: "q_1st_choice" }],
-    ["an id with no letters at all still becomes one", { id: "--" }, { id: "q" }],
+    ["an id with no letters at all still becomes one", { id: "--" }, { id: "question" }],
     ["a header is cut to 12 characters", { header: "Deployment target" }, { header: "Deployment t" }],
     ["an empty header reads Question", { header: "  " }, { header: "Question" }],
     ["an empty question asks the header", { question: "" }, { question: "Database" }],

@@ -32,7 +32,7 @@ describe("Claude Code's AskUserQuestion as ask_user", () => {
 
   it.each([
     ["", "question_1"],
-    ["123", "question_1"],
+    ["123", "q_123"],
     ["🚀 Launch", "launch"],
   ])("an id for header %j is %s", (header, id) => {
     const [set] = claudeQuestionsToSets({ questions: [q(header, "Go?", ["Yes", "No"])] });

@@ -2,7 +2,8 @@ import { z } from "zod";
 import type { AskUserResult } from "../contract/result.ts";
 import { LIMITS, type AskUserInputRaw } from "../contract/schema.ts";
 import { isAuthoredOther } from "../contract/normalize.ts";
-import { cutGraphemes, ellipsize } from "../text.ts";
+import { quoteForPrompt } from "./prompt-text.ts";
+import { uniqueHeader, uniqueId } from "./question-keys.ts";
 
 /**
  * Claude Code's `AskUserQuestion` input, as far as we read it (extra fields are kept and handed back): 1–4
@@ -30,31 +31,6 @@ export interface QuestionSet {
 }
 
 
-/** A snake_case id from a header ("Auth method" → `auth_method`), unique within `taken`. */
-function idFor(header: string, index: number, taken: Set<string>): string {
-  const base =
-    header
-      .normalize("NFKD")
-      .replace(/\p{M}/gu, "")
-      .toLowerCase()
-      .replace(/[^a-z0-9]+/g, "_")
-      .replace(/^[^a-z]+|_+$/g, "")
-      .slice(0, 40) || `question_${index + 1}`;
-  let id = base;
-  for (let n = 2; taken.has(id); n++) id = `${base}_${n}`;
-  taken.add(id);
-  return id;
-}
-
-/** The header as shown, unique within `taken` after the contract's 12-character cut (case-insensitively). */
-function headerFor(header: string, index: number, taken: Set<string>): string {
-  const base = cutGraphemes(header.trim() || `Question ${index + 1}`, LIMITS.headerMaxGraphemes).trim();
-  let shown = base;
-  for (let n = 2; taken.has(shown.toLowerCase()); n++) shown = `${cutGraphemes(base, LIMITS.headerMaxGraphemes - 2).trim()} ${n}`;
-  taken.add(shown.toLowerCase());
-  return shown;
-}
-
 /**
  * Claude's questions as ask_user question sets of at most 3 questions each (Claude allows 4: a fourth is asked in a
  * second set, right after the first is answered, never dropped). Option labels are cut to the contract's 64
@@ -69,14 +45,14 @@ export function claudeQuestionsToSets(input: ClaudeQuestions, timeoutSeconds?: n
     const options = kept.length >= LIMITS.minOptions ? kept : q.options;
     const labels = new Map<string, string>();
     const asked = options.slice(0, LIMITS.maxOptions).map((o) => {
-      const label = ellipsize(o.label.trim(), LIMITS.labelMaxGraphemes);
+      const label = quoteForPrompt(o.label, LIMITS.labelMaxGraphemes);
       labels.set(label, o.label);
-      const description = o.description?.trim() ? ellipsize(o.description.trim(), LIMITS.descriptionMaxLength) : undefined;
+      const description = o.description?.trim() ? quoteForPrompt(o.description, LIMITS.descriptionMaxLength) : undefined;
       return { label, ...(description ? { description } : {}) };
     });
-    const id = idFor(q.header, index, ids);
+    const id = uniqueId(q.header, ids, `question_${index + 1}`);
     return {
-      asked: { id, header: headerFor(q.header, index, headers), question: q.question, options: asked, ...(q.multiSelect ? { multiSelect: true } : {}) },
+      asked: { id, header: uniqueHeader(q.header, headers, `Question ${index + 1}`), question: quoteForPrompt(q.question, LIMITS.questionMaxLength), options: asked, ...(q.multiSelect ? { multiSelect: true } : {}) },
       mapping: { id, text: q.question, labels },
     };
   });

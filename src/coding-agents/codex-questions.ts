@@ -7,9 +7,10 @@
 import { normalizeAskUserInput } from "../contract/normalize.ts";
 import type { AskUserResult } from "../contract/result.ts";
 import { LIMITS, type AskUserInputRaw } from "../contract/schema.ts";
-import { cutGraphemes, ellipsize, looseLabelKey } from "../text.ts";
+import { ellipsize, looseLabelKey } from "../text.ts";
 import type { CodexQuestion, CodexUserInputResponse } from "./codex-protocol.ts";
 import { quoteForPrompt } from "./prompt-text.ts";
+import { uniqueHeader, uniqueId } from "./question-keys.ts";
 
 /** Codex's own label for the free-form choice it adds to a question (its UI's "None of the above"). */
 export const NONE_OF_THE_ABOVE = "None of the above";
@@ -55,11 +56,11 @@ export function codexQuestionsToSets(questions: CodexQuestion[], timeoutSeconds?
     const headers = new Set<string>();
     const asked = new Map<string, AskedQuestion>();
     const chunk = askable.slice(i, i + LIMITS.maxQuestions).map((question) => {
-      const id = uniqueId(question.id, ids);
+      const id = uniqueId(question.id, ids, "question");
       const { options, more, meta } = fitOptions(question);
       asked.set(id, { codexId: question.id, ...meta });
       const also = more.length > 0 ? ` (You can also type: ${ellipsize(more.join(", "), MORE_MAX)}.)` : "";
-      const header = uniqueHeader(question.header, headers);
+      const header = uniqueHeader(question.header, headers, "Question");
       const text = quoteForPrompt(question.question, LIMITS.questionMaxLength - also.length) || header;
       return { id, header, question: text + also, options };
     });
@@ -128,26 +129,4 @@ function refusedLabels(labels: string[]): Set<number> {
     if (index !== undefined) refused.add(Number(index));
   }
   return refused;
-}
-
-/** A snake_case id for a Codex question id, unique in its set. */
-function uniqueId(codexId: string, taken: Set<string>): string {
-  const words = codexId.normalize("NFKD").toLowerCase().replace(/[^a-z0-9]+/g, "_").replace(/^_+|_+$/g, "");
-  const base = (/^[a-z]/.test(words) ? words : `q_${words}`).slice(0, LIMITS.idMaxLength - 4).replace(/_+$/, "");
-  let id = base;
-  for (let n = 2; taken.has(id); n++) id = `${base}_${n}`;
-  taken.add(id);
-  return id;
-}
-
-/** The header cut to 12 characters, numbered when another header in the set reads the same. */
-function uniqueHeader(header: string, taken: Set<string>): string {
-  const cut = cutGraphemes(quoteForPrompt(header, LIMITS.headerMaxLength), LIMITS.headerMaxGraphemes).trim() || "Question";
-  let candidate = cut;
-  for (let n = 2; taken.has(candidate.toLocaleLowerCase()); n++) {
-    const suffix = ` ${n}`;
-    candidate = cutGraphemes(cut, LIMITS.headerMaxGraphemes - suffix.length).trim() + suffix;
-  }
-  taken.add(candidate.toLocaleLowerCase());
-  return candidate;
 }
