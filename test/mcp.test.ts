@@ -5,21 +5,22 @@
  * question (reason aborted); an unreachable gateway is a clear tool error.
  */
 import { spawn } from "node:child_process";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../src/config.ts";
 import { askUserInputJsonSchema } from "../src/contract/schema.ts";
 import { runMcp } from "../src/cli/mcp/command.ts";
 import { ASK_USER_DESCRIPTION } from "../src/tool.ts";
-import { BIN, cleanup, freePort, rpcOk, sleep, startTestGateway, tempDir, TOKEN, type TestGateway } from "./helpers/gateway.ts";
-
-/**
- * How the server is started. Once `mcp` is wired into the CLI this can become
- * `{ command: process.execPath, args: [BIN, "mcp"] }` (BIN from ./helpers/gateway.ts).
- */
-const MCP_SERVER = { command: process.execPath, args: [BIN, "mcp"] };
+import { BIN, cleanup, freePort, rpcOk, sleep, startTestGateway, tempDir, type TestGateway } from "./helpers/gateway.ts";
+import {
+  closeMcpClients,
+  deployQuestion,
+  pendingRecord as pendingRecordOn,
+  startMcp as startMcpFor,
+  terminalRecord as terminalRecordOn,
+  textOf,
+  type McpRun,
+} from "./helpers/mcp.ts";
 
 let gateway: TestGateway;
 /** One server process (one session) for the tests that run in order; each leaves no question pending. */
@@ -35,69 +36,16 @@ beforeAll(async () => {
   unreachable.catch(() => {});
   shared = await startMcp();
 }, 60_000);
-const clients = new Set<Client>();
 afterAll(async () => {
-  await Promise.all([...clients].map((c) => c.close().catch(() => {})));
+  await closeMcpClients();
   await gateway.close();
   await cleanup();
 });
 
-interface McpRun {
-  client: Client;
-  transport: StdioClientTransport;
-  stderr: () => string;
-}
-
-/** Spawns the server with GATEWAY_URL / GATEWAY_TOKEN for the test gateway and connects an MCP client to it. */
-async function startMcp(args: string[] = [], env: Record<string, string> = {}): Promise<McpRun> {
-  const transport = new StdioClientTransport({
-    ...MCP_SERVER,
-    args: [...MCP_SERVER.args, ...args],
-    cwd: tempDir("aub-cwd-"),
-    env: { GATEWAY_URL: gateway.url, GATEWAY_TOKEN: TOKEN, DATA_DIR: tempDir("aub-mcp-"), ASK_MCP_PROGRESS_INTERVAL_MS: "200", ...env },
-    stderr: "pipe",
-  });
-  let stderr = "";
-  transport.stderr?.on("data", (d) => (stderr += d));
-  const client = new Client({ name: "ask-user-bridge-test", version: "0.0.0" });
-  clients.add(client);
-  await client.connect(transport);
-  return { client, transport, stderr: () => stderr };
-}
-
-/** One single-select question with a text unique to the test, so concurrent tests find their own record. */
-function deployQuestion(question: string, extra: Record<string, unknown> = {}) {
-  return {
-    questions: [{ id: "deploy_target", header: "Deployment target", question, options: [{ label: "Staging (Recommended)" }, { label: "Production" }] }],
-    ...extra,
-  };
-}
-
-/** Polls question.list until a pending record whose first question is `question` appears. */
-async function pendingRecord(question: string, timeoutMs = 10_000): Promise<any> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const { questions } = await rpcOk(gateway.url, "question.list", { status: "pending" });
-    const found = questions.find((r: any) => r.questions[0]?.question === question);
-    if (found) return found;
-    if (Date.now() > deadline) throw new Error(`no pending question "${question}" within ${timeoutMs} ms`);
-    await sleep(50);
-  }
-}
-
-/** Polls question.get until the record is no longer pending. */
-async function terminalRecord(id: string, timeoutMs = 10_000): Promise<any> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const record = await rpcOk(gateway.url, "question.get", { id });
-    if (record.status !== "pending") return record;
-    if (Date.now() > deadline) throw new Error(`question ${id} still pending after ${timeoutMs} ms`);
-    await sleep(50);
-  }
-}
-
-const textOf = (result: CallToolResult | Record<string, unknown>) =>
-  (result.content as CallToolResult["content"]).map((c) => (c.type === "text" ? c.text : "")).join("\n");
+/** The server for this file's gateway, with progress every 200 ms. */
+const startMcp = (args: string[] = [], env: Record<string, string> = {}) => startMcpFor(gateway.url, args, { ASK_MCP_PROGRESS_INTERVAL_MS: "200", ...env });
+const pendingRecord = (question: string, timeoutMs?: number) => pendingRecordOn(gateway.url, question, timeoutMs);
+const terminalRecord = (id: string, timeoutMs?: number) => terminalRecordOn(gateway.url, id, timeoutMs);
 const answer = (id: string, answers: Record<string, string | string[]>) => rpcOk(gateway.url, "question.resolve", { id, answers });
 
 describe("ask-user-bridge mcp over stdio: one session, in order", () => {
@@ -310,7 +258,7 @@ describe.concurrent("ask-user-bridge mcp over stdio: routing, disconnect, errors
   });
 
   it("exits 1 naming GATEWAY_TOKEN when there is no token", async () => {
-    const child = spawn(MCP_SERVER.command, MCP_SERVER.args, {
+    const child = spawn(process.execPath, [BIN, "mcp"], {
       cwd: tempDir("aub-cwd-"),
       env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", GATEWAY_URL: gateway.url, DATA_DIR: tempDir("aub-mcp-") },
       stdio: ["pipe", "pipe", "pipe"],
