@@ -9,7 +9,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../src/config.ts";
 import { askUserInputJsonSchema } from "../src/contract/schema.ts";
-import { runMcp } from "../src/cli/mcp/command.ts";
+import { runMcp } from "../src/cli/mcp.ts";
 import { ASK_USER_DESCRIPTION } from "../src/tool.ts";
 import { BIN, cleanup, freePort, rpcOk, sleep, startTestGateway, tempDir, type TestGateway } from "./helpers/gateway.ts";
 import {

@@ -37,7 +37,7 @@ const COMMANDS: Record<string, (bots: BotLoaders) => Promise<Command>> = {
   list: async () => (await import("./ops.ts")).runList,
   get: async () => (await import("./ops.ts")).runGet,
   cancel: async () => (await import("./ops.ts")).runCancel,
-  mcp: async () => (await import("./mcp/command.ts")).runMcp,
+  mcp: async () => (await import("./mcp.ts")).runMcp,
   hook: async () => (await import("./hook.ts")).runHook,
   migrate: async () => (await import("./migrate.ts")).runMigrate,
   token: async () => (await import("./token.ts")).runToken,

@@ -1,16 +1,16 @@
 import { randomBytes } from "node:crypto";
 import type { Readable, Writable } from "node:stream";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import { ConfigError, type Config } from "../../config.ts";
-import type { Target } from "../../record.ts";
-import { formatTarget, parseTarget } from "../../targets.ts";
-import { parseCommandArgs, UsageError } from "../args.ts";
-import { connectFromConfig, gatewayToken, gatewayUrl } from "../../client/from-config.ts";
-import { DEFAULT_TASK_POLL_INTERVAL_MS } from "./ask-task.ts";
-import { DEFAULT_PROGRESS_INTERVAL_MS } from "./progress.ts";
-import { createMcpServer } from "./server.ts";
-import { createMcpSession } from "./session.ts";
-import { AskTaskStore } from "./task-store.ts";
+import { ConfigError, type Config } from "../config.ts";
+import type { Target } from "../record.ts";
+import { formatTarget, parseTarget } from "../targets.ts";
+import { parseCommandArgs, UsageError } from "./args.ts";
+import { connectFromConfig, gatewayToken, gatewayUrl } from "../client/from-config.ts";
+import { DEFAULT_TASK_POLL_INTERVAL_MS } from "./mcp/ask-task.ts";
+import { DEFAULT_PROGRESS_INTERVAL_MS } from "./mcp/progress.ts";
+import { createMcpServer } from "./mcp/server.ts";
+import { createMcpSession } from "./mcp/session.ts";
+import { AskTaskStore } from "./mcp/task-store.ts";
 
 export const MCP_HELP = `Usage: ask-user-bridge mcp [--to TARGET]...
 
