@@ -7,7 +7,7 @@
 import type { IncomingMessage } from "node:http";
 import { afterAll, describe, expect, it } from "vitest";
 import { WebSocket, WebSocketServer } from "ws";
-import { addressKey, createAuthBackoff, createGuardedTokenCheck, MAX_DELAY_MS } from "../src/gateway/auth-backoff.ts";
+import { addressKey, createAuthBackoff, createGuardedTokenCheck, MAX_DELAY_MS } from "../src/gateway/credentials/auth-backoff.ts";
 import { createConnectionCounter, setFrameLimit } from "../src/gateway/limits.ts";
 import { ADMIN, WEB } from "../src/gateway/credentials/principal.ts";
 import { isCrossOrigin } from "../src/gateway/origin.ts";

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
-import { bearerToken, createTokenCheck } from "./auth.ts";
-import { createGuardedTokenCheck, retryAfterSeconds, type AuthBackoff } from "./auth-backoff.ts";
+import { bearerToken, createTokenCheck } from "./credentials/auth.ts";
+import { createGuardedTokenCheck, retryAfterSeconds, type AuthBackoff } from "./credentials/auth-backoff.ts";
 import type { ConnectionSnapshot } from "./metrics.ts";
 
 /** A readiness probe waits this long for the store before calling it down. */

@@ -3,8 +3,8 @@ import type { AddressInfo, Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import { WebSocketServer } from "ws";
 import { GatewayError, type ErrorBody } from "../errors.ts";
-import { bearerToken } from "./auth.ts";
-import { createAuthBackoff, lockoutMessage, retryAfterSeconds, type AuthBackoff } from "./auth-backoff.ts";
+import { bearerToken } from "./credentials/auth.ts";
+import { createAuthBackoff, lockoutMessage, retryAfterSeconds, type AuthBackoff } from "./credentials/auth-backoff.ts";
 import { createCredentialCheck, CREDENTIAL_RECHECK_MS, REVOKED_MESSAGE, type AuthVerdict } from "./credentials/check.ts";
 import { WEB } from "./credentials/principal.ts";
 import type { CredentialStore } from "./credentials/store.ts";
@@ -100,7 +100,7 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
 export function createGatewayServer(options: GatewayServerOptions) {
   const { service } = options;
   const log = options.log ?? ((message, error) => console.error(`[gateway] ${message}`, error ?? ""));
-  // Every token check goes through the per-address backoff (auth-backoff.ts).
+  // Every token check goes through the per-address backoff (credentials/auth-backoff.ts).
   const backoff = options.backoff ?? createAuthBackoff();
   const credentialCheck = createCredentialCheck({
     adminToken: options.token,

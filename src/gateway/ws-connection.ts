@@ -3,7 +3,7 @@ import { GatewayError, type ErrorBody } from "../errors.ts";
 import { toErrorBody, type Dispatch } from "./dispatch.ts";
 import { isRequestFrame, parseSubscribeParams, requestFrameSchema } from "../protocol/methods.ts";
 import type { GatewayEventName } from "../protocol/methods.ts";
-import { lockoutMessage } from "./auth-backoff.ts";
+import { lockoutMessage } from "./credentials/auth-backoff.ts";
 import { REVOKED_MESSAGE, type AuthVerdict } from "./credentials/check.ts";
 import type { Principal } from "./credentials/principal.ts";
 import { canSee } from "./credentials/scope.ts";

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { createTokenCheck } from "../gateway/auth.ts";
+import { createTokenCheck } from "../gateway/credentials/auth.ts";
 import type { HttpRoute } from "../gateway/server.ts";
 import { createHostCheck, hostRefusal } from "./host-check.ts";
 import { renderLoginPage, type LoginProblem } from "./login-page.ts";

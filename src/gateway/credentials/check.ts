@@ -1,5 +1,5 @@
-import type { AuthBackoff } from "../auth-backoff.ts";
-import { createTokenCheck } from "../auth.ts";
+import type { AuthBackoff } from "./auth-backoff.ts";
+import { createTokenCheck } from "./auth.ts";
 import { ADMIN, hashToken, principalFor, SCOPED_TOKEN_PATTERN, type Principal } from "./principal.ts";
 import type { Credential, CredentialStore } from "./store.ts";
 
