@@ -7,7 +7,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { backoffDelay } from "../src/client/backoff.ts";
+import { backoffDelay } from "../src/kernel/backoff.ts";
 import { GatewayError, type ErrorBody } from "../src/errors.ts";
 import type { QuestionRecord } from "../src/record.ts";
 import { recordedText } from "../src/render/recorded-text.ts";

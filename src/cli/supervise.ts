@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { backoffDelay } from "../client/backoff.ts";
+import { backoffDelay } from "../kernel/backoff.ts";
 import type { Logger } from "../log.ts";
 import { EXIT_UNRECOVERABLE } from "./shutdown.ts";
 

@@ -3,7 +3,7 @@ import { GatewayError } from "../errors.ts";
 import type { MethodName } from "../protocol/methods.ts";
 import type { GatewayEventName } from "../protocol/methods.ts";
 import type { QuestionRecord } from "../record.ts";
-import { backoffDelay } from "./backoff.ts";
+import { backoffDelay } from "../kernel/backoff.ts";
 import { listAll } from "./list-pages.ts";
 import { createPendingCalls, parseFrame } from "./pending-calls.ts";
 

@@ -10,7 +10,7 @@ export { summarizeRecord, SUMMARY_ICONS, type AnswerSummary, type RecordSummary,
 export { acceptsLateAnswer } from "../late-window.ts";
 export { REMINDER_ICON } from "../render/reminder.ts";
 export { recordHistory, reminderMarks, type HistoryLine, type ReminderMark } from "./record-history.ts";
-export { backoffDelay } from "../client/backoff.ts";
+export { backoffDelay } from "../kernel/backoff.ts";
 export { createPendingCalls, parseFrame } from "../client/pending-calls.ts";
 export { listAll, listPages, type CallMethod } from "../client/list-pages.ts";
 export { GatewayError, type ErrorBody, type ErrorCode } from "../errors.ts";

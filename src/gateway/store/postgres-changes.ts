@@ -1,4 +1,4 @@
-import { backoffDelay } from "../../client/backoff.ts";
+import { backoffDelay } from "../../kernel/backoff.ts";
 import { startPostgresListener } from "./postgres-listener.ts";
 import { POSTGRES_CHANNEL } from "./postgres-schema.ts";
 import type { StoreChange } from "./types.ts";
