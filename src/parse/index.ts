@@ -17,4 +17,4 @@ export type {
   ReadAs,
   ReadValue,
   ReadVia,
-} from "./outcome.ts";
+} from "../contract/parse-outcome.ts";

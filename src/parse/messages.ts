@@ -1,5 +1,5 @@
 import type { AskUserQuestion } from "../contract/schema.ts";
-import type { InvalidOutcome, InvalidReason } from "./outcome.ts";
+import type { InvalidOutcome, InvalidReason } from "../contract/parse-outcome.ts";
 
 /** The person-facing explanation for each invalid reason. None of them quotes the reply. */
 export const INVALID_MESSAGES: Record<InvalidReason, string> = {

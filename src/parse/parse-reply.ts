@@ -5,7 +5,7 @@ import { createKeyedLineReader, type KeyedLine } from "./keyed-line.ts";
 import { splitLines } from "./lines.ts";
 import { createOptionMatcher, isSkipText } from "./match-option.ts";
 import { invalidOutcome, notOpenMessage, tooManyLinesMessage } from "./messages.ts";
-import type { ParseOutcome, ReadAs } from "./outcome.ts";
+import type { ParseOutcome, ReadAs } from "../contract/parse-outcome.ts";
 import { readValue } from "./read-value.ts";
 
 export interface ParseOptions {

@@ -1,7 +1,7 @@
 import type { AskUserQuestion } from "../contract/schema.ts";
 import { looseKey } from "../text.ts";
 import { createOptionMatcher, type OptionMatcher } from "./match-option.ts";
-import type { ReadValue } from "./outcome.ts";
+import type { ReadValue } from "../contract/parse-outcome.ts";
 import { isNumberList, maxPieceCount, splitChoices } from "./split-choices.ts";
 
 /** Re-joined spans are never longer than this many times the longest label (plus slack), which keeps the search linear. */

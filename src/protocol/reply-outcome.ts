@@ -1,4 +1,4 @@
-import type { ParseOutcome } from "../parse/index.ts";
+import type { ParseOutcome } from "../contract/parse-outcome.ts";
 import type { QuestionRecord } from "../record.ts";
 
 /** What a typed reply did: the parse outcome, plus the record after it (absent for invalid replies). */

@@ -1,4 +1,7 @@
-/** What `parseReply` returns (issue 3). A union, never an exception. */
+/**
+ * What `parseReply` (src/parse) returns (issue 3). A union, never an exception. It lives in the contract because the
+ * protocol carries it too (ReplyOutcome), and the protocol may not import the parser.
+ */
 
 /** How one value was read: an option number, an option label, or the person's own words. */
 export type ReadVia = "number" | "label" | "text";
