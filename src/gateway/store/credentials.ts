@@ -22,12 +22,14 @@ export interface Credential {
  * one PostgreSQL database knows the same credentials, and the CLI manages them without a running gateway.
  */
 export interface CredentialStore {
+  /** Refuses (throws) a token hash or an id the store already holds. */
   add(credential: Credential, tokenHash: string): Promise<void>;
   /**
    * The credentials with these token hashes, revoked ones included (a revoked credential is refused, but it is not a
    * wrong guess), keyed by hash. One round trip, so open connections are re-checked in a batch.
    */
   findByHashes(tokenHashes: readonly string[]): Promise<Map<string, Credential>>;
+  /** Every credential, revoked ones included, oldest first (ties by id). */
   list(): Promise<Credential[]>;
   /** Revokes by id or by name (every live credential of that name); returns what it revoked. */
   revoke(idOrName: string, nowMs: number): Promise<Credential[]>;

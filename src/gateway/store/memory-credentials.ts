@@ -6,6 +6,9 @@ export function createMemoryCredentialStore(): CredentialStore {
   const live = (c: Credential) => c.revokedAtMs === undefined;
   return {
     async add(credential, tokenHash) {
+      // As the SQL stores' PRIMARY KEY and UNIQUE constraints do.
+      if (rows.has(credential.id)) throw new Error(`a credential with id ${credential.id} already exists`);
+      if ([...rows.values()].some((row) => row.hash === tokenHash)) throw new Error("a credential with this token hash already exists");
       rows.set(credential.id, { credential: { ...credential }, hash: tokenHash });
     },
     async findByHashes(tokenHashes) {
@@ -15,7 +18,9 @@ export function createMemoryCredentialStore(): CredentialStore {
       return found;
     },
     async list() {
-      return [...rows.values()].map(({ credential }) => ({ ...credential }));
+      return [...rows.values()]
+        .map(({ credential }) => ({ ...credential }))
+        .sort((a, b) => a.createdAtMs - b.createdAtMs || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     },
     async revoke(idOrName, nowMs) {
       const revoked: Credential[] = [];
