@@ -2,11 +2,13 @@ import { deploymentSecrets, type BOT_SECRETS, type Config } from "../config.ts";
 import { describeModeChanges, tightenPrivateDir } from "../data-dir.ts";
 import { createTokenCheck } from "./auth.ts";
 import { createAuthBackoff, createGuardedTokenCheck, type TokenVerdict } from "./auth-backoff.ts";
-import { openCredentialStore, type CredentialStore } from "./credentials/store.ts";
+import type { CredentialStore } from "./credentials/store.ts";
 import { createGatewayMetrics, type ConnectionSnapshot } from "./metrics.ts";
 import { createGatewayServer, type HttpRoute, type RequestAuthenticator } from "./server.ts";
 import { createEventHub, createQuestionService } from "./service.ts";
-import { createMemoryStore, createSqliteStore, SQLITE_FILE_NAME, type QuestionStore } from "./store/index.ts";
+import { openStores } from "./store/open-stores.ts";
+import { SQLITE_FILES } from "./store/sqlite-file.ts";
+import type { QuestionStore } from "./store/types.ts";
 import { ensureGatewayToken, TOKEN_FILE_NAME } from "../token-file.ts";
 import { logCallback, redactAlso, type Logger } from "../log.ts";
 import { createLifecycleLog } from "./lifecycle-log.ts";
@@ -40,16 +42,7 @@ export interface GatewayWebApp {
 }
 
 /** Every file the gateway keeps in DATA_DIR: the SQLite database, the files SQLite puts beside it, the generated token. */
-const DATA_DIR_FILES = [SQLITE_FILE_NAME, ...["-wal", "-shm", "-journal"].map((suffix) => `${SQLITE_FILE_NAME}${suffix}`), TOKEN_FILE_NAME];
-
-/** PostgreSQL when DATABASE_URL is set (its driver loads only then), else SQLite under DATA_DIR, or memory. */
-export async function openStore(config: Pick<Config, "DATABASE_URL" | "STORE" | "DATA_DIR">, log?: (message: string, error?: unknown) => void): Promise<QuestionStore> {
-  if (config.DATABASE_URL) {
-    const { createPostgresStore } = await import("./store/postgres-store.ts");
-    return createPostgresStore({ connectionString: config.DATABASE_URL, ...(log ? { log } : {}) });
-  }
-  return config.STORE === "memory" ? createMemoryStore() : createSqliteStore({ dataDir: config.DATA_DIR });
-}
+const DATA_DIR_FILES = [...SQLITE_FILES, TOKEN_FILE_NAME];
 
 /** Opens the store, expires what passed while down, and serves the protocol. */
 export async function startGateway(
@@ -72,15 +65,8 @@ export async function startGateway(
   const { token, generated } = ensureGatewayToken(config.GATEWAY_TOKEN, config.DATA_DIR);
   // A token from DATA_DIR (generated now or by an earlier start) is as secret as a configured one.
   if (extras.logger) redactAlso(extras.logger, [token]);
-  const store = await openStore(config, extras.log);
-  let credentials: CredentialStore;
-  try {
-    credentials = await openCredentialStore(config);
-  } catch (error) {
-    await store.close();
-    throw error;
-  }
-  const closeStores = () => Promise.all([store.close(), credentials.close()]);
+  // The backend's driver loads only here: PostgreSQL (DATABASE_URL), SQLite under DATA_DIR, or memory.
+  const { store, credentials, close: closeStores } = await openStores(config, extras.log);
   const events = createEventHub();
   // /metrics: the store's calls timed, the service's events counted, the server's connections read at scrape time.
   let connectionSnapshots: () => ConnectionSnapshot[] = () => [];

@@ -1,13 +1,9 @@
 import { createHash, randomBytes } from "node:crypto";
-import { BOT_NAMES, type BotName } from "../../surfaces.ts";
+import type { BotName } from "../../surfaces.ts";
+import type { Role } from "../store/credentials.ts";
 
-/** The roles a scoped credential can have (`ask-user-bridge token create --role …`). */
-export const ROLES = ["agent", ...BOT_NAMES.map((name) => `bot:${name}` as const)] as const;
-export type Role = "agent" | `bot:${BotName}`;
-
-export function isRole(value: string): value is Role {
-  return (ROLES as readonly string[]).includes(value);
-}
+// The roles live with the credential record they are stored in (src/gateway/store/credentials.ts).
+export { isRole, ROLES, type Role } from "../store/credentials.ts";
 
 /**
  * Who is calling, decided by the gateway from the credential, never from the request:

@@ -1,3 +1,7 @@
+/**
+ * Everything the store has, every backend included, for tests and benchmarks: importing this loads both drivers.
+ * The gateway and the CLI open their backend through openStores (./open-stores.ts), which loads only the chosen one.
+ */
 export type {
   ClaimOutcome,
   DeliveryClaim,
@@ -24,3 +28,8 @@ export {
   runPostgresMigrations,
   type PostgresMigrationReport,
 } from "./postgres-schema.ts";
+export { openCredentialStore, openStores, type Stores, type StoresConfig } from "./open-stores.ts";
+export { isRole, ROLES, type Credential, type CredentialStore, type Role } from "./credentials.ts";
+export { createMemoryCredentialStore } from "./memory-credentials.ts";
+export { createSqliteCredentialStore } from "./sqlite-credentials.ts";
+export { createPostgresCredentialStore } from "./postgres-credentials.ts";

@@ -106,7 +106,7 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
    END $$;
    CREATE TRIGGER deliveries_notify AFTER INSERT ON deliveries
      FOR EACH ROW EXECUTE FUNCTION ask_user_bridge_notify_delivery();`,
-  // Scoped credentials (ask-user-bridge token): the token's SHA-256 only. See src/gateway/credentials/store.ts.
+  // Scoped credentials (ask-user-bridge token): the token's SHA-256 only. See src/gateway/store/credentials.ts.
   `${CREDENTIALS_TABLE_SQL};`,
   // The scoped agent credential that asked, for its pending-question quota (ASK_MAX_PENDING_PER_CREDENTIAL).
   `ALTER TABLE questions ADD COLUMN asked_by TEXT;

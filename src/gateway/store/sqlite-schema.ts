@@ -1,8 +1,9 @@
 import path from "node:path";
 import Database from "better-sqlite3";
 import { preparePrivateDir, restrictFile } from "../../data-dir.ts";
+import { SQLITE_FILE_NAME } from "./sqlite-file.ts";
 
-export const SQLITE_FILE_NAME = "ask-user-bridge.sqlite";
+export { SQLITE_FILE_NAME };
 
 /**
  * The connection settings, applied in this order on every open (the benchmark reuses them exactly).
