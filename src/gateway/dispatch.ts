@@ -18,10 +18,11 @@ type Handlers = { [M in MethodName]: (params: MethodParams<M>, context: CallCont
 export function createDispatcher(service: QuestionService) {
   /**
    * The record a scoped caller acts on, once it is allowed to: an agent's own questions only (others' are not found),
-   * a bot's only with a target on its surface, for the people that target names. The admin token skips the read.
+   * a bot's only with a target on its surface, for the people that target names. The admin token and the Control UI
+   * skip the read.
    */
   async function guard(principal: Principal, id: string, act?: { what: "answer" | "cancel"; by: MethodParams<"question.resolve">["by"] }): Promise<void> {
-    if (principal.kind === "admin" || (principal.kind !== "agent" && !act)) return;
+    if (!(principal.kind === "agent" || (principal.kind === "bot" && act))) return;
     const record = visibleTo(principal, await service.get(id));
     if (act) checkBotMayAct(principal, record, act.by, act.what);
   }

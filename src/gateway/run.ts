@@ -1,7 +1,7 @@
 import { deploymentSecrets, type BOT_SECRETS, type Config } from "../config.ts";
 import { describeModeChanges, tightenPrivateDir } from "../data-dir.ts";
-import { createTokenCheck } from "./auth.ts";
-import { createAuthBackoff, createGuardedTokenCheck, type TokenVerdict } from "./auth-backoff.ts";
+import { createTokenCheck } from "./credentials/auth.ts";
+import { createAuthBackoff, createGuardedTokenCheck, type TokenVerdict } from "./credentials/auth-backoff.ts";
 import type { CredentialStore } from "./credentials/store.ts";
 import { createGatewayMetrics, type ConnectionSnapshot } from "./metrics.ts";
 import { createGatewayServer, type HttpRoute, type RequestAuthenticator } from "./server.ts";
