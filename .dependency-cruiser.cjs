@@ -11,9 +11,16 @@
  *   src/client               the gateway client and SDK → protocol, and the pure core
  *   src/protocol             the wire types both sides share (method params, frames, events, payloads) → contract
  *   src/bridge               platform-free bot logic → render, parse, contract
+ *   src/platforms/<p>/       a platform's renderers (payload.ts, modal.ts, callback-data.ts) → render, parse,
+ *                            contract; src/render/index.ts re-exports them for the bots
  *   src/render, src/parse    pure → contract and the shared leaves (src/text.ts, src/surfaces.ts, …)
  *   src/contract             the ask_user contract (and the parse outcome the protocol carries)
+ *   src/platforms            the registry (index.ts, descriptors.ts), each platform's descriptor (platform.ts,
+ *                            surface.ts, escaping.ts) and src/platforms/kit: pure leaves, which any layer may read
  *   src/kernel               the bottom (backoff; issue 26 adds text and errors): imports nothing else in src/
+ * A platform's folder thus holds two layers, its descriptor below render and its renderers above it, so the folder
+ * cycle src/render ↔ src/platforms is by design: no-folder-cycles leaves src/platforms out, and the platform rules
+ * below (with no-module-cycles) fix the direction module by module instead.
  * Nothing in src/ imports bots/, test/, bench/ or bin/, no folder imports a folder that imports it back, and a
  * subfolder never imports its parent folder's own files (the parent uses the subfolder, not the other way round).
  * The loose files at the src/ root are a fixed list (ROOT_FILES): issue 26 moves them into src/record, src/kernel
@@ -37,6 +44,11 @@ const ROOT_FILES = [
 const NEW_ROOT_FILE = `^src/(?!(?:${ROOT_FILES.join("|")})\\.ts$)[^/]+$`;
 const NEW_ROOT_FILE_COMMENT = "a new file at the src/ root: put it in its layer's folder (src/kernel, src/contract, …), not next to the loose files issue 26 moves out";
 
+/** The descriptor side of src/platforms: the registry, the kit, and each platform's descriptor, name and escaping. */
+const PLATFORM_LEAF = "^src/platforms/(index\\.ts$|descriptors\\.ts$|kit/|[^/]+/(platform|surface|escaping)\\.ts$)";
+/** The renderer side: what a platform's folder holds besides its descriptor. */
+const PLATFORM_RENDERER = "^src/platforms/(?!kit/)[^/]+/(?!(platform|surface|escaping)\\.ts$)";
+
 module.exports = {
   forbidden: [
     forbid("src-not-to-outside", "^src/", "^(bots|test|bench|bin)/", "src/ is the shared core: it never imports the bots, tests, benchmarks or CLI entry"),
@@ -56,6 +68,11 @@ module.exports = {
     forbid("coding-agents-are-clients", folder("coding-agents"), "^src/(gateway|web|cli|bridge|frameworks)/", "the coding-agent rules ask through the client, like any agent; they load no server, CLI, bridge or framework"),
     forbid("only-callers-load-coding-agents", "^src/(?!coding-agents/|cli/|frameworks/|index\\.ts$)", folder("coding-agents"), "only the CLI, the framework adapters and the main entry (requireApproval) use the coding-agent rules"),
     forbid("frameworks-are-leaves", "^src/(?!frameworks/)", folder("frameworks"), "nothing in src/ loads an agent framework adapter (they are optional subpath exports)"),
+    forbid("platforms-are-pure", folder("platforms"), "^src/(bridge|client|gateway|web|cli|frameworks|protocol|coding-agents|runtime)/", "a platform's descriptor and renderers are pure: no bridge, client, gateway, web, CLI or protocol"),
+    forbid("platform-descriptors-are-leaves", PLATFORM_LEAF, "^src/(?!platforms/)", "the registry and the descriptors are leaves every layer may read: they import nothing of src/ outside src/platforms"),
+    forbid("descriptors-load-no-renderer", PLATFORM_LEAF, PLATFORM_RENDERER, "a descriptor (and the registry) never loads a renderer: the renderers sit above src/render, the descriptors below it"),
+    forbid("registry-stays-light", "^src/platforms/index\\.ts$", "^src/platforms/(?!kit/)[^/]+/(?!surface\\.ts$)", "the registry of names holds only each platform's surface.ts: the Control UI bundles it (src/surfaces.ts); the descriptors are src/platforms/descriptors.ts"),
+    forbid("core-reads-platforms-through-the-registry", "^src/(?!platforms/|render/index\\.ts$)", "^src/platforms/(?!kit/)[^/]+/", "outside src/platforms, the core reads a platform only through the registry (src/platforms/index.ts, descriptors.ts) and src/platforms/kit; src/render/index.ts alone re-exports the renderers"),
     forbid("bots-not-to-server-or-cli", "^bots/", "^src/(gateway|web|cli)/", "a bot is a client of the gateway: bridge, client, render, parse, contract"),
     forbid("bots-stay-in-their-folder", "^bots/([^/]+)/", "^bots/(?!$1/|shared\\.ts$)", "a platform's folder imports only itself and bots/shared.ts"),
     {
@@ -63,8 +80,9 @@ module.exports = {
       comment: "no folder imports a folder that (through others) imports it back",
       severity: "error",
       scope: "folder",
-      from: {},
-      to: { circular: true },
+      // src/platforms is two layers by design (see the top): the platform rules and no-module-cycles cover it.
+      from: { pathNot: "^src/platforms(/|$)" },
+      to: { circular: true, pathNot: "^src/platforms(/|$)" },
     },
     {
       // dependency-cruiser's folder graph counts a subfolder's modules as the parent folder's own (src/cli holds

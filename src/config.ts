@@ -1,33 +1,15 @@
 import { z } from "zod";
 import { LOG_LEVELS } from "./log-level.ts";
 import { parseTargetList } from "./targets.ts";
+import { ENV_KIT } from "./platforms/kit/env.ts";
+import { PLATFORM_LIST, type PlatformEnvShape, type PlatformSecret } from "./platforms/descriptors.ts";
 
-const port = z.coerce.number().int().min(0).max(65_535);
-const optionalText = z
-  .string()
-  .trim()
-  .transform((v) => (v === "" ? undefined : v))
-  .optional();
-const url = z
-  .string()
-  .trim()
-  .transform((v) => (v === "" ? undefined : v))
-  .pipe(z.url({ protocol: /^(https?|wss?)$/ }).optional())
-  .optional();
-const idList = z
-  .string()
-  .optional()
-  .transform((v, ctx) => {
-    const ids = (v ?? "").split(",").map((s) => s.trim()).filter(Boolean);
-    const bad = ids.find((id) => !/^[A-Za-z0-9_@.\-]{1,128}$/.test(id));
-    if (bad) ctx.addIssue({ code: "custom", message: `"${bad}" is not a user id; use a comma-separated list of ids` });
-    return ids;
-  });
+const { port, url } = ENV_KIT;
 
 /** A shorter shared secret is refused at start (issue #17: tokens were guessed at thousands a second). */
 export const GATEWAY_TOKEN_MIN_LENGTH = 32;
 
-/** Comma-separated targets (`telegram:123,slack:C0123ABCD:U1+U2,web`), each checked by parseTargetList. */
+/** Comma-separated targets (`SURFACE:CHAT`, `SURFACE:CHAT:U1+U2`, `web`), each checked by parseTargetList. */
 const targetList = z
     .string()
     .optional()
@@ -39,6 +21,9 @@ const targetList = z
         return z.NEVER;
       }
     });
+
+/** Every platform's environment variables: the descriptors' zod fragments, one after the other. */
+const platformEnv = Object.assign({}, ...PLATFORM_LIST.map((p) => p.env(ENV_KIT))) as PlatformEnvShape;
 
 export const configSchema = z.object({
   GATEWAY_HOST: z.string().trim().min(1).default("127.0.0.1"),
@@ -130,28 +115,8 @@ export const configSchema = z.object({
   /** Test-only: lowers the 30 s timeout floor so expiry can be tested quickly. Never part of the contract. */
   ASK_TEST_MIN_TIMEOUT_SECONDS: z.coerce.number().positive().max(30).optional(),
 
-  TELEGRAM_BOT_TOKEN: optionalText,
-  TELEGRAM_API_ROOT: url,
-  TELEGRAM_ALLOWED_USERS: idList,
-  TELEGRAM_WEBHOOK_URL: url,
-  TELEGRAM_WEBHOOK_SECRET: z
-    .string()
-    .optional()
-    .refine((v) => v === undefined || v === "" || /^[A-Za-z0-9_-]{1,256}$/.test(v), "1-256 characters of A-Z, a-z, 0-9, _ and -"),
-  TELEGRAM_WEBHOOK_PORT: port.default(8788),
-  /** The interface the webhook listener binds; unset: GATEWAY_HOST (so a loopback gateway can sit beside a proxied webhook). */
-  TELEGRAM_WEBHOOK_HOST: optionalText,
-  DISCORD_BOT_TOKEN: optionalText,
-  DISCORD_API_URL: url,
-  DISCORD_ALLOWED_USERS: idList,
-  SLACK_BOT_TOKEN: optionalText,
-  SLACK_SIGNING_SECRET: optionalText,
-  SLACK_APP_TOKEN: optionalText,
-  SLACK_PORT: port.default(3000),
-  /** The interface Slack's HTTP mode binds; unset: GATEWAY_HOST. */
-  SLACK_HOST: optionalText,
-  SLACK_API_URL: url,
-  SLACK_ALLOWED_USERS: idList,
+  /** Each platform's variables, from its descriptor (src/platforms/<platform>/platform.ts), in registry order. */
+  ...platformEnv,
 });
 
 export type Config = z.output<typeof configSchema>;
@@ -183,7 +148,7 @@ export function requireConfig<K extends keyof Config>(config: Config, keys: K[])
  * The bots' secrets. When the gateway's environment holds them (`start` runs the gateway and the bots from one .env),
  * no answer may contain one, nor the gateway token: see createKnownSecretMatcher.
  */
-export const BOT_SECRETS = ["TELEGRAM_BOT_TOKEN", "TELEGRAM_WEBHOOK_SECRET", "DISCORD_BOT_TOKEN", "SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "SLACK_SIGNING_SECRET"] as const;
+export const BOT_SECRETS: readonly PlatformSecret[] = PLATFORM_LIST.flatMap((p) => p.secrets);
 
 /**
  * This deployment's secrets: the gateway token, the metrics token and the bots'. No log line may hold one

@@ -1,5 +1,6 @@
 import { SURFACES, type Surface } from "./contract/result.ts";
 import type { Target } from "./record.ts";
+import { EXAMPLE_TARGETS } from "./platforms/descriptors.ts";
 
 const CHAT_PATTERN = /^[A-Za-z0-9_@.\-]{1,128}$/;
 const USER_PATTERN = /^[A-Za-z0-9_@.\-]{1,128}$/;
@@ -8,13 +9,13 @@ export type TargetParse = { ok: true; target: Target } | { ok: false; message: s
 
 /**
  * Parses a target in text form: `SURFACE:CHAT`, `SURFACE:CHAT:USER+USER`, or `web`.
- * Examples: `telegram:123456789`, `telegram:-1001234567890:42+77`, `slack:C0123ABCD`, `web`.
+ * Examples: EXAMPLE_TARGETS (one per platform, `SURFACE:CHAT`), the same with `:42+77` (only those users), and `web`.
  */
 export function parseTarget(text: string): TargetParse {
   const parts = text.trim().split(":");
   const surface = parts[0]?.toLowerCase() as Surface;
   if (!SURFACES.includes(surface)) {
-    return { ok: false, message: `"${text}": unknown surface; use one of ${SURFACES.join(", ")} (e.g. telegram:123456789)` };
+    return { ok: false, message: `"${text}": unknown surface; use one of ${SURFACES.join(", ")} (e.g. ${EXAMPLE_TARGETS[0]})` };
   }
   if (surface === "web") {
     return parts.length === 1 ? { ok: true, target: { surface } } : { ok: false, message: `"${text}": the web target takes no chat; write just "web"` };

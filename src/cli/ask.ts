@@ -3,6 +3,7 @@ import type { Config } from "../config.ts";
 import { GatewayError } from "../errors.ts";
 import { askUser } from "../sdk.ts";
 import { parseTarget } from "../targets.ts";
+import { EXAMPLE_TARGETS } from "../platforms/descriptors.ts";
 import type { Target } from "../record.ts";
 import { parseCommandArgs, UsageError } from "./args.ts";
 import { connectFromConfig, gatewayUrl } from "../client/from-config.ts";
@@ -16,7 +17,7 @@ export const ASK_HELP = `Usage: ask-user-bridge ask [--to TARGET]... [--timeout 
 Asks a person through the gateway, waits, and prints the result JSON.
 
   --to TARGET        where to ask; repeatable. SURFACE:CHAT or SURFACE:CHAT:USER+USER or web
-                     (e.g. telegram:123456789, slack:C0123ABCD, discord:987654321098765432).
+                     (e.g. ${EXAMPLE_TARGETS.join(", ")}).
                      Default: ASK_DEFAULT_TARGETS, else the web Control UI.
   --question TEXT    the question, one sentence
   --option LABEL     an option (2-4); put the recommended one first with " (Recommended)"
@@ -33,7 +34,7 @@ When nobody answers (default: REMIND_BEFORE_SECONDS and LATE_ANSWER_SECONDS of t
   --remind SECONDS   remind every copy this long before expiry; repeatable (up to 5); --remind none: no reminders
   --escalate SECONDS=TARGET[,TARGET...]
                      if still unanswered after SECONDS, also ask there; repeatable (up to 3 steps),
-                     e.g. --escalate 600=slack:C0123ABCD
+                     e.g. --escalate 600=${EXAMPLE_TARGETS[0]}
   --late-answer-seconds N
                      how long after expiry a late answer is still taken (0: never); see "list --late"
 

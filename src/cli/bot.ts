@@ -4,6 +4,7 @@ import { createLogger, logCallback, type Log } from "../log.ts";
 import { parseCommandArgs, UsageError } from "./args.ts";
 import { EXIT_UNRECOVERABLE, exitWithin, stopWithin, untilSignal } from "./shutdown.ts";
 import { BOT_NAMES, type BotName } from "../surfaces.ts";
+import { PLATFORM_LIST } from "../platforms/descriptors.ts";
 
 export type { BotName };
 /**
@@ -18,13 +19,11 @@ export type BotStarter = (config: Config, options?: { log?: Log }) => Promise<St
 /** Bot entry points live in bots/ (they import platform SDKs); the CLI entry hands them in. */
 export type BotLoaders = Partial<Record<BotName, () => Promise<BotStarter>>>;
 
-export const BOT_HELP = `Usage: ask-user-bridge bot telegram|discord|slack
+export const BOT_HELP = `Usage: ask-user-bridge bot ${BOT_NAMES.join("|")}
 
 Runs one bot: it connects to the gateway (GATEWAY_URL, GATEWAY_TOKEN), delivers questions targeted at its
 platform, and turns button presses and replies into answers. Needs that platform's token:
-  telegram  TELEGRAM_BOT_TOKEN (optional TELEGRAM_API_ROOT, TELEGRAM_ALLOWED_USERS, TELEGRAM_WEBHOOK_URL + _SECRET)
-  discord   DISCORD_BOT_TOKEN (optional DISCORD_API_URL, DISCORD_ALLOWED_USERS)
-  slack     SLACK_BOT_TOKEN + SLACK_APP_TOKEN (Socket Mode) or SLACK_SIGNING_SECRET (HTTP on SLACK_PORT)`;
+${PLATFORM_LIST.map((p) => `  ${p.surface.padEnd(9)} ${p.botHelp}`).join("\n")}`;
 
 export function createBotCommand(loaders: BotLoaders) {
   return async function runBot(argv: string[], config: Config, io: { out: (s: string) => void; err: (s: string) => void }): Promise<number> {

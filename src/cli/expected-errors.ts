@@ -1,10 +1,12 @@
 import type { Config } from "../config.ts";
+import { PLATFORM_LIST } from "../platforms/descriptors.ts";
 
 /** The port variable that names `port` in this configuration, so the message says which one to change. */
 function portVariable(port: number | undefined, config: Config | undefined): string {
   if (config && port !== undefined) {
-    if (port === config.TELEGRAM_WEBHOOK_PORT && port !== config.GATEWAY_PORT) return "TELEGRAM_WEBHOOK_PORT";
-    if (port === config.SLACK_PORT && port !== config.GATEWAY_PORT) return "SLACK_PORT";
+    for (const variable of PLATFORM_LIST.flatMap((p): readonly string[] => p.portVars)) {
+      if (port === config[variable as keyof Config] && port !== config.GATEWAY_PORT) return variable;
+    }
   }
   return "GATEWAY_PORT";
 }

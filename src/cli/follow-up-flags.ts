@@ -1,5 +1,6 @@
 import type { EscalationStep, Target } from "../record.ts";
 import { parseTarget } from "../targets.ts";
+import { EXAMPLE_TARGETS } from "../platforms/descriptors.ts";
 import { UsageError } from "./args.ts";
 
 /**
@@ -29,12 +30,12 @@ export function parseRemindFlags(values: readonly string[] | undefined): number[
   return values.map((v) => seconds("--remind", v, 1));
 }
 
-/** `--escalate 600=slack:C0123ABCD,telegram:42` → one step: after 600 s, those targets. Steps keep their order. */
+/** `--escalate 600=SURFACE:CHAT,SURFACE:CHAT` → one step: after 600 s, those targets. Steps keep their order. */
 export function parseEscalateFlags(values: readonly string[] | undefined): EscalationStep[] | undefined {
   if (!values?.length) return undefined;
   return values.map((value) => {
     const cut = value.indexOf("=");
-    if (cut < 0) throw new UsageError(`--escalate: "${value}" must be SECONDS=TARGET[,TARGET...], e.g. 600=slack:C0123ABCD`);
+    if (cut < 0) throw new UsageError(`--escalate: "${value}" must be SECONDS=TARGET[,TARGET...], e.g. 600=${EXAMPLE_TARGETS[0]}`);
     const afterSeconds = seconds("--escalate", value.slice(0, cut), 1);
     const list = value.slice(cut + 1).split(",").map((t) => t.trim()).filter(Boolean);
     if (list.length === 0) throw new UsageError(`--escalate: "${value}" names no target after "="`);

@@ -2,15 +2,19 @@ import type { Config } from "../config.ts";
 import type { CliIO } from "./io.ts";
 import type { BotLoaders } from "./bot.ts";
 import { packageVersion } from "./version.ts";
+import { PLATFORM_NAMES, PLATFORM_SURFACES } from "../platforms/index.ts";
 
-export const MAIN_HELP = `ask-user-bridge: let an AI agent ask a person structured questions on Telegram, Discord, Slack or the web.
+const TITLES = PLATFORM_NAMES.map((name) => PLATFORM_SURFACES[name].title).join(", ");
+const BOT_COMMAND = `bot ${PLATFORM_NAMES.join("|")}`;
+
+export const MAIN_HELP = `ask-user-bridge: let an AI agent ask a person structured questions on ${TITLES} or the web.
 
 Usage: ask-user-bridge <command> [options]
 
 Commands:
   start                      the gateway with the Control UI, and a bot for each platform whose token is set
   gateway                    the gateway alone
-  bot telegram|discord|slack one bot
+  ${BOT_COMMAND.padEnd(26)} one bot
   ask                        ask from the terminal and print the result JSON
   list                       list question records
   get ID                     print one question record

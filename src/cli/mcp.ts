@@ -4,6 +4,7 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import { ConfigError, type Config } from "../config.ts";
 import type { Target } from "../record.ts";
 import { formatTarget, parseTarget } from "../targets.ts";
+import { EXAMPLE_TARGETS } from "../platforms/descriptors.ts";
 import { parseCommandArgs, UsageError } from "./args.ts";
 import { connectFromConfig, gatewayToken, gatewayUrl } from "../client/from-config.ts";
 import { DEFAULT_TASK_POLL_INTERVAL_MS } from "./mcp/ask-task.ts";
@@ -30,7 +31,7 @@ A client with MCP tasks (protocol 2025-11-25) may call ask_user as a task: it ge
 question. Any other client gets the plain call.
 
   --to TARGET   where to ask; repeatable. SURFACE:CHAT or SURFACE:CHAT:USER+USER or web
-                (e.g. telegram:123456789, slack:C0123ABCD, discord:987654321098765432).
+                (e.g. ${EXAMPLE_TARGETS.join(", ")}).
                 Default: the gateway's ASK_DEFAULT_TARGETS, else the web Control UI.
 
 Talks to the gateway at GATEWAY_URL with GATEWAY_TOKEN. One server process is one session: it holds at most

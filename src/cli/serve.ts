@@ -6,7 +6,8 @@ import { createControlUi, type ControlUiOptions } from "../web/index.ts";
 import { parseCommandArgs } from "./args.ts";
 import { superviseChild } from "./supervise.ts";
 import { exitWithin, stopWithin, untilSignal } from "./shutdown.ts";
-import { BOT_NAMES, SURFACE_REGISTRY, type BotName } from "../surfaces.ts";
+import { BOT_NAMES, type BotName } from "../surfaces.ts";
+import { PLATFORM_LIST, PLATFORMS } from "../platforms/descriptors.ts";
 import { hashToken, newScopedToken } from "../gateway/credentials/principal.ts";
 import type { CredentialStore } from "../gateway/credentials/store.ts";
 import type { CliIO } from "./io.ts";
@@ -21,7 +22,7 @@ and its HTTP mirror at POST /rpc/<method>. Binds GATEWAY_HOST:GATEWAY_PORT (127.
 export const START_HELP = `Usage: ask-user-bridge start
 
 Runs the gateway with the Control UI, and a child process for each bot whose token is set
-(TELEGRAM_BOT_TOKEN, DISCORD_BOT_TOKEN, SLACK_BOT_TOKEN). A bot that crashes is restarted.`;
+(${PLATFORM_LIST.map((p) => p.tokenVar).join(", ")}). A bot that crashes is restarted.`;
 
 /** A database URL without its password, for logs. */
 function redactUrl(url: string): string {
@@ -99,7 +100,7 @@ export async function runStart(argv: string[], config: Config, io: IO): Promise<
   banner(gateway, config, io);
   const children: Array<ReturnType<typeof superviseChild>> = [];
   const botNames = BOT_NAMES.filter((name) => {
-    const { tokenVar } = SURFACE_REGISTRY[name].bot;
+    const { tokenVar } = PLATFORMS[name];
     if (!config[tokenVar]) io.out(`${name} bot: off (set ${tokenVar} to turn it on)`);
     return Boolean(config[tokenVar]);
   });

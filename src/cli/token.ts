@@ -2,6 +2,11 @@ import type { Config } from "../config.ts";
 import { hashToken, isRole, newScopedToken, ROLES } from "../gateway/credentials/principal.ts";
 import { openCredentialStore, type Credential } from "../gateway/credentials/store.ts";
 import { parseCommandArgs, UsageError } from "./args.ts";
+import { PLATFORM_NAMES, PLATFORM_SURFACES } from "../platforms/index.ts";
+
+const [FIRST_BOT, ...OTHER_BOTS] = PLATFORM_NAMES;
+/** `bot:<first platform>`, as the example bot role. */
+const BOT_ROLE_LINE = `${`bot:${FIRST_BOT}`.padEnd(15)}report deliveries and answer, as ${PLATFORM_SURFACES[FIRST_BOT].title} only (likewise ${OTHER_BOTS.map((name) => `bot:${name}`).join(", ")})`;
 
 type IO = { out: (s: string) => void; err: (s: string) => void };
 
@@ -13,7 +18,7 @@ Scoped credentials, kept in the gateway's store (SQLite under DATA_DIR, or Postg
 these where the gateway's .env is. The gateway stores only a hash; \`create\` prints the token once.
 Roles:
   agent          ask, wait, get, list and cancel questions, and abort runs
-  bot:telegram   report deliveries and answer, as Telegram only (likewise bot:discord, bot:slack)
+  ${BOT_ROLE_LINE}
 GATEWAY_TOKEN stays the admin credential: it may do everything, and is what \`start\` uses to give its bots
 bot-scoped tokens.`;
 

@@ -7,14 +7,12 @@
  */
 import { foldForMatching } from "./fold.ts";
 import { holdsSplitCredential } from "./split-credential.ts";
+import { PLATFORM_LIST } from "../platforms/descriptors.ts";
 
 /** Known token shapes. Each is searched anywhere in the text, after a non-token character. */
 const KNOWN_SHAPES: readonly RegExp[] = [
   // OpenAI-style keys: sk- followed by at least 20 of [A-Za-z0-9_-]. "sk-learn" is too short.
   /(?<![A-Za-z0-9])sk-[A-Za-z0-9_-]{20}/u,
-  // Slack tokens: xoxa-, xoxb-, xoxe-, xoxp-, xoxr-, xoxs- followed by a token body; app-level tokens (xapp-1-…).
-  /(?<![A-Za-z0-9])xox[abeprs]-[A-Za-z0-9-]{10}/u,
-  /(?<![A-Za-z0-9])xapp-[0-9]-[A-Za-z0-9-]{10}/u,
   // GitHub tokens: ghp_, gho_, ghu_, ghs_, ghr_ followed by at least 30 alphanumerics; fine-grained PATs.
   /(?<![A-Za-z0-9])gh[pousr]_[A-Za-z0-9]{30}/u,
   /(?<![A-Za-z0-9])github_pat_[A-Za-z0-9_]{20}/u,
@@ -22,12 +20,6 @@ const KNOWN_SHAPES: readonly RegExp[] = [
   // longer capitalised identifier such as ASIAPACIFICSALESTEAM is not one).
   /(?<![A-Za-z0-9])AKIA[A-Z0-9]{16}/u,
   /(?<![A-Za-z0-9])ASIA[A-Z2-7]{16}(?![A-Za-z0-9])/u,
-  // Telegram bot tokens: the bot id, a colon, then 35 characters; also inside a Bot API URL (…/bot123:AA…/getMe).
-  /(?<![A-Za-z0-9_-])[0-9]+:[A-Za-z0-9_-]{35}/u,
-  /\/bot[0-9]+:[A-Za-z0-9_-]{35}/u,
-  // Discord bot tokens: the bot's id (17-20 digits) in base64, whose every 4 characters encode 3 ASCII digits, then a
-  // 6-character timestamp and an HMAC of 27 or more.
-  /(?<![A-Za-z0-9_-])(?:[MNO][DTjz][AEIMQUYcgk][w-z0-5]){5,6}[A-Za-z0-9_-]{0,3}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27}/u,
   // Google API keys, Stripe secret and restricted keys, GitLab and npm access tokens.
   /(?<![A-Za-z0-9_-])AIza[A-Za-z0-9_-]{35}/u,
   /(?<![A-Za-z0-9])[rs]k_(?:live|test)_[A-Za-z0-9]{16}/u,
@@ -37,9 +29,8 @@ const KNOWN_SHAPES: readonly RegExp[] = [
   /-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----/u,
   // JWTs: a base64url JSON header and payload, both starting with {" (eyJ), whitespace allowed after the dots.
   /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]+\.\s*eyJ[A-Za-z0-9_-]+\./u,
-  // Incoming-webhook URLs: whoever holds one may post as the app.
-  /hooks\.slack\.com\/(?:services|workflows|triggers)\/T[A-Z0-9]{6,}\/[A-Za-z0-9]{6,}\/[A-Za-z0-9]{6}/u,
-  /discord(?:app)?\.com\/api\/webhooks\/[0-9]{17,20}\/[A-Za-z0-9_-]{40}/u,
+  // Each chat platform's bot tokens and webhook URLs, from its descriptor (src/platforms/<platform>/platform.ts).
+  ...PLATFORM_LIST.flatMap((p) => p.credentialShapes.known),
 ];
 
 /** A token at least this long may be a credential by entropy alone. */
@@ -130,8 +121,8 @@ function entropyTokens(text: string): string[] {
 
 /**
  * True when the text contains something that looks like a credential: a known token shape
- * (sk-, xox?-, xapp-, gh?_, github_pat_, AKIA, ASIA, a Telegram or Discord bot token, AIza, sk_live_, glpat-, npm_,
- * a PEM private key, a JWT, a Slack or Discord webhook URL), one of the prefixed shapes split by whitespace, or a token
+ * (sk-, gh?_, github_pat_, AKIA, ASIA, AIza, sk_live_, glpat-, npm_, a PEM private key, a JWT, and each chat
+ * platform's bot tokens and webhook URLs, from its descriptor), one of the prefixed shapes split by whitespace, or a token
  * of 32+ characters mixing upper case, lower case and digits with at least 4 bits of entropy per character that does
  * not read as words (outside the path of a URL); all of them also with invisible characters inside or in fullwidth
  * forms (foldForMatching).

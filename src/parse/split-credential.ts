@@ -6,8 +6,8 @@
  *
  * Why only these shapes, and why not simply remove every space: once the spaces go, ordinary text turns into long
  * mixed runs. "Deploy Version 2 To Production Tonight" becomes a 32-character token with capitals, small letters and
- * a digit (the entropy rule would refuse it), and "at 12:30 we deploy the new build to prod" becomes a Telegram bot
- * token. So this pass
+ * a digit (the entropy rule would refuse it), and "at 12:30 we deploy the new build to prod" becomes a chat bot's
+ * token (digits, a colon, then 35 characters). So this pass
  * 1. joins only pieces that are not ordinary words. A word of letters, lower case after an optional capital, ends the
  *    run (and so does "sk-learn"): a key is cut into random chunks, a sentence into words. For the Stripe, GitLab,
  *    npm and Google shapes, cut once where a chunk happens to read as a word, two exceptions: a word that begins one
@@ -21,6 +21,9 @@
  * are gone ("ASIA PACIFIC Q3 REVENUE"), and an id names a key rather than being the secret. The entropy rule is not
  * run here either. Every quantifier is bounded, so the scan stays linear on long input.
  */
+
+import { PLATFORM_LIST } from "../platforms/descriptors.ts";
+import type { SplitCredentialShape } from "../platforms/kit/descriptor.ts";
 
 /** Whitespace: what is left between the pieces of a key once the text is folded. */
 const GAP = /\s+/u;
@@ -61,26 +64,21 @@ interface SplitShape {
   wordTail?: boolean;
 }
 
+/** A platform shape's `accept`, by name. */
+const ACCEPT: Record<SplitCredentialShape["accept"], (match: string) => boolean> = { random: readsRandom, digit: hasDigit, always };
+
 const SPLIT_SHAPES: readonly SplitShape[] = [
   { before: "[A-Za-z0-9]", body: "sk-[A-Za-z0-9_-]{20,256}", accept: readsRandom },
-  { before: "[A-Za-z0-9]", body: "xox[abeprs]-[A-Za-z0-9-]{10,256}", accept: hasDigit },
-  { before: "[A-Za-z0-9]", body: "xapp-[0-9]-[A-Za-z0-9-]{10,256}", accept: hasDigit },
   { before: "[A-Za-z0-9]", body: "gh[pousr]_[A-Za-z0-9]{30,256}", accept: readsRandom },
   { before: "[A-Za-z0-9]", body: "github_pat_[A-Za-z0-9_]{20,256}", accept: readsRandom },
-  // Telegram bot tokens: the secret part always starts with AA, so "12:30" followed by words never matches.
-  { before: "[A-Za-z0-9_-]", body: "[0-9]{5,12}:AA[A-Za-z0-9_-]{33}", accept: readsRandom },
-  {
-    before: "[A-Za-z0-9_-]",
-    body: "(?:[MNO][DTjz][AEIMQUYcgk][w-z0-5]){5,6}[A-Za-z0-9_-]{0,3}\\.[A-Za-z0-9_-]{6}\\.[A-Za-z0-9_-]{27}",
-    accept: always,
-  },
   { before: "[A-Za-z0-9_-]", body: "eyJ[A-Za-z0-9_-]{4,512}\\.eyJ[A-Za-z0-9_-]{4}", accept: always },
   // Stripe secret and restricted keys (24 or more after the prefix), GitLab and npm access tokens, Google API keys.
   { before: "[A-Za-z0-9]", body: "[rs]k_(?:live|test)_[A-Za-z0-9]{24,256}", accept: bodyHasBothCases("sk_live_".length), wordTail: true },
   { before: "[A-Za-z0-9]", body: "glpat-[A-Za-z0-9_-]{20,256}", accept: bodyHasBothCases("glpat-".length), wordTail: true },
   { before: "[A-Za-z0-9]", body: "npm_[A-Za-z0-9]{36}", accept: bodyHasBothCases("npm_".length), wordTail: true },
   { before: "[A-Za-z0-9_-]", body: "AIza[A-Za-z0-9_-]{35}", accept: bodyHasBothCases("AIza".length), wordTail: true },
-  { before: "[A-Za-z0-9]", body: "hooks\\.slack\\.com\\/(?:services|workflows|triggers)\\/T[A-Z0-9]{6,32}\\/[A-Za-z0-9]{6,32}\\/[A-Za-z0-9]{6}", accept: always },
+  // Each chat platform's bot tokens and webhook URLs, from its descriptor (src/platforms/<platform>/platform.ts).
+  ...PLATFORM_LIST.flatMap((p) => p.credentialShapes.split.map((shape) => ({ before: shape.before, body: shape.body, accept: ACCEPT[shape.accept] }))),
 ];
 
 /** Each shape twice: anywhere after a non-token character, and exactly at an offset (where a piece starts). */

@@ -4,14 +4,9 @@
  * Encoding throws on a programmer error; decoding never throws and returns null for anything off.
  */
 import { LIMITS } from "../contract/schema.ts";
+import type { CallbackDataLimit } from "../platforms/kit/descriptor.ts";
 
 export const CALLBACK_DATA_VERSION = "a1";
-/** Telegram callback_data: 1-64 bytes of UTF-8. */
-export const TELEGRAM_CALLBACK_DATA_MAX_BYTES = 64;
-/** Discord component custom_id: at most 100 characters. */
-export const DISCORD_CUSTOM_ID_MAX = 100;
-/** Slack action_id: at most 255 characters. */
-export const SLACK_ACTION_ID_MAX = 255;
 
 /** What a button does. */
 export type PromptAction = { kind: "choice"; optionIndex: number } | { kind: "other" } | { kind: "skip" };
@@ -83,27 +78,19 @@ function decodeCallback(
   return { questionId, action: { kind: "choice", optionIndex } };
 }
 
-export function encodeTelegramCallbackData(callback: PromptCallback): string {
-  return encodeCallback(callback, TELEGRAM_CALLBACK_DATA_MAX_BYTES, utf8Bytes, "Telegram callback_data (bytes)");
+/** "Telegram callback_data (bytes)", "Discord custom_id": the field, in encoding errors. */
+function fieldName(title: string, limit: CallbackDataLimit): string {
+  return `${title} ${limit.field}${limit.unit === "bytes" ? " (bytes)" : ""}`;
 }
 
-export function decodeTelegramCallbackData(data: unknown, opts?: DecodeCallbackOptions): PromptCallback | null {
-  return decodeCallback(data, TELEGRAM_CALLBACK_DATA_MAX_BYTES, utf8Bytes, opts);
+const measureFor = (limit: CallbackDataLimit) => (limit.unit === "bytes" ? utf8Bytes : chars);
+
+/** Encodes a button's callback for a platform's field (its descriptor's `callbackData`); throws past the limit. */
+export function encodeCallbackData(callback: PromptCallback, limit: CallbackDataLimit, title: string): string {
+  return encodeCallback(callback, limit.max, measureFor(limit), fieldName(title, limit));
 }
 
-export function encodeDiscordCustomId(callback: PromptCallback): string {
-  return encodeCallback(callback, DISCORD_CUSTOM_ID_MAX, chars, "Discord custom_id");
-}
-
-export function decodeDiscordCustomId(customId: unknown, opts?: DecodeCallbackOptions): PromptCallback | null {
-  return decodeCallback(customId, DISCORD_CUSTOM_ID_MAX, chars, opts);
-}
-
-/** Also used as the button's `value`. Unique within the actions block, since each action differs. */
-export function encodeSlackActionId(callback: PromptCallback): string {
-  return encodeCallback(callback, SLACK_ACTION_ID_MAX, chars, "Slack action_id");
-}
-
-export function decodeSlackActionId(actionId: unknown, opts?: DecodeCallbackOptions): PromptCallback | null {
-  return decodeCallback(actionId, SLACK_ACTION_ID_MAX, chars, opts);
+/** Decodes a platform's callback field; null for anything off. Never throws. */
+export function decodeCallbackData(input: unknown, limit: CallbackDataLimit, opts?: DecodeCallbackOptions): PromptCallback | null {
+  return decodeCallback(input, limit.max, measureFor(limit), opts);
 }

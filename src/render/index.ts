@@ -1,5 +1,6 @@
 /** The shared renderer: pure functions from question records to plain text and plain platform JSON. */
-export { chooseLayout, fitsButtons, BUTTON_SURFACES, type PromptLayout } from "./layout.ts";
+export { fitsButtons, type PromptLayout } from "./layout.ts";
+export { chooseLayout, BUTTON_SURFACES } from "./choose-layout.ts";
 export {
   renderPromptText,
   renderMissingPrompt,
@@ -17,7 +18,12 @@ export {
 export { replyHint, GROUP_REPLY_HINTS, type ChatKind, type ChatOptions } from "./reply-hint.ts";
 export { promptButtons, OTHER_BUTTON_TEXT, SKIP_BUTTON_TEXT, type PromptButton } from "./prompt-buttons.ts";
 export { cutToFit, fitPromptText, joinPromptText, type PromptText, type ToPlatformText } from "./text-width.ts";
-export { toTelegramText, toDiscordContent, toSlackText, slackTextToPlain, neutralizeBroadcastMentions } from "./platform-escaping.ts";
+export { neutralizeBroadcastMentions } from "../platforms/kit/escaping.ts";
+// Each platform's renderers, limits and escaping live in its folder under src/platforms; they are re-exported here so
+// the bots and the tests find every renderer in one place.
+export { toTelegramText } from "../platforms/telegram/escaping.ts";
+export { toDiscordContent } from "../platforms/discord/escaping.ts";
+export { toSlackText, slackTextToPlain } from "../platforms/slack/escaping.ts";
 export {
   renderSummary,
   summarizeRecord,
@@ -37,17 +43,16 @@ export {
 } from "./summary.ts";
 export { recordedText } from "./recorded-text.ts";
 export { formatTimeLeft, renderReminderText, renderReminderDone, REMINDER_ICON } from "./reminder.ts";
+export { TELEGRAM_CALLBACK_DATA_MAX_BYTES } from "../platforms/telegram/platform.ts";
+export { DISCORD_CUSTOM_ID_MAX, DISCORD_BUTTON_LABEL_MAX, DISCORD_BUTTONS_PER_ROW } from "../platforms/discord/platform.ts";
+export { SLACK_ACTION_ID_MAX, SLACK_BUTTON_TEXT_MAX } from "../platforms/slack/platform.ts";
+export { encodeTelegramCallbackData, decodeTelegramCallbackData } from "../platforms/telegram/callback-data.ts";
+export { encodeDiscordCustomId, decodeDiscordCustomId } from "../platforms/discord/callback-data.ts";
+export { encodeSlackActionId, decodeSlackActionId } from "../platforms/slack/callback-data.ts";
 export {
   CALLBACK_DATA_VERSION,
-  TELEGRAM_CALLBACK_DATA_MAX_BYTES,
-  DISCORD_CUSTOM_ID_MAX,
-  SLACK_ACTION_ID_MAX,
-  encodeTelegramCallbackData,
-  decodeTelegramCallbackData,
-  encodeDiscordCustomId,
-  decodeDiscordCustomId,
-  encodeSlackActionId,
-  decodeSlackActionId,
+  encodeCallbackData,
+  decodeCallbackData,
   type PromptAction,
   type PromptCallback,
   type DecodeCallbackOptions,
@@ -59,14 +64,12 @@ export {
   TELEGRAM_TEXT_MAX,
   type TelegramMessage,
   type TelegramInlineButton,
-} from "./telegram-payload.ts";
+} from "../platforms/telegram/payload.ts";
 export {
   renderDiscordPrompt,
   renderDiscordMissingPrompt,
   renderDiscordSummary,
   DISCORD_CONTENT_MAX,
-  DISCORD_BUTTON_LABEL_MAX,
-  DISCORD_BUTTONS_PER_ROW,
   DISCORD_COMPONENT_ACTION_ROW,
   DISCORD_COMPONENT_BUTTON,
   DISCORD_BUTTON_STYLE_PRIMARY,
@@ -74,13 +77,12 @@ export {
   type DiscordMessage,
   type DiscordActionRow,
   type DiscordButton,
-} from "./discord-payload.ts";
+} from "../platforms/discord/payload.ts";
 export {
   renderSlackPrompt,
   renderSlackMissingPrompt,
   renderSlackSummary,
   SLACK_SECTION_TEXT_MAX,
-  SLACK_BUTTON_TEXT_MAX,
   SLACK_ACTIONS_BLOCK_ID_PREFIX,
   type SlackMessage,
   type SlackBlock,
@@ -89,7 +91,7 @@ export {
   type SlackButton,
   type SlackMrkdwn,
   type SlackPlainText,
-} from "./slack-payload.ts";
+} from "../platforms/slack/payload.ts";
 export { MODAL_LABEL_FALLBACK, type ModalRequest } from "./modal-request.ts";
 export {
   renderDiscordOtherModal,
@@ -103,7 +105,7 @@ export {
   type DiscordModal,
   type DiscordLabel,
   type DiscordTextInput,
-} from "./discord-modal.ts";
+} from "../platforms/discord/modal.ts";
 export {
   renderSlackOtherModal,
   encodeSlackModalMetadata,
@@ -119,4 +121,4 @@ export {
   type SlackModalContext,
   type SlackModalView,
   type SlackViewValues,
-} from "./slack-modal.ts";
+} from "../platforms/slack/modal.ts";

@@ -3,7 +3,7 @@
  * "Read as …" note are both this text.
  */
 import type { AskUserQuestion } from "../contract/schema.ts";
-import type { ReadAs } from "../parse/index.ts";
+import type { ReadAs } from "../contract/parse-outcome.ts";
 import { ellipsize } from "../text.ts";
 
 const QUOTE_MAX = 80;

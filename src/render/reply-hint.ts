@@ -1,8 +1,11 @@
 /**
- * In a group or channel, a typed message counts as an answer only when it replies to the prompt (a Telegram or
- * Discord reply, a Slack thread reply) or comes from a user the target names; the prompt says so. In a direct
- * message any message from the person counts, so no hint is needed there.
+ * In a group or channel, a typed message counts as an answer only when it replies to the prompt (a reply, or a reply
+ * in its thread: each platform's `chats` rules) or comes from a user the target names; the prompt says so. In a
+ * direct message any message from the person counts, so no hint is needed there.
  */
+import { PLATFORM_LIST } from "../platforms/descriptors.ts";
+import type { PlatformName } from "../platforms/index.ts";
+
 export type ChatKind = "direct" | "group";
 
 export interface ChatOptions {
@@ -12,12 +15,11 @@ export interface ChatOptions {
   nowMs?: number;
 }
 
-export const GROUP_REPLY_HINTS = {
-  telegram: "In this group, a typed answer counts only as a reply to this message.",
-  discord: "In this channel, a typed answer counts only as a reply to this message.",
-  slack: "In this channel, a typed answer counts only in this message's thread.",
-} as const;
+/** Each platform's group hint, from its descriptor. */
+export const GROUP_REPLY_HINTS = Object.fromEntries(PLATFORM_LIST.map((p) => [p.surface, p.chats.replyHint])) as {
+  readonly [N in PlatformName]: string;
+};
 
-export function replyHint(surface: keyof typeof GROUP_REPLY_HINTS, options: ChatOptions = {}): string | undefined {
+export function replyHint(surface: PlatformName, options: ChatOptions = {}): string | undefined {
   return options.chat === "group" ? GROUP_REPLY_HINTS[surface] : undefined;
 }

@@ -1,5 +1,6 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { PLATFORM_NAMES, PLATFORM_SURFACES } from "../../platforms/index.ts";
 import { startAskUserTask } from "./ask-task.ts";
 import type { McpSession } from "./session.ts";
 import type { AskTaskStore } from "./task-store.ts";
@@ -8,7 +9,7 @@ import { isMcpToolName, MCP_TOOLS, runsAsTask } from "./tools.ts";
 export const MCP_SERVER_INFO = { name: "ask-user-bridge", version: "0.1.0" } as const;
 
 const INSTRUCTIONS = [
-  "ask_user asks a person (on Telegram, Discord, Slack or the web) and waits for the answer.",
+  `ask_user asks a person (on ${PLATFORM_NAMES.map((name) => PLATFORM_SURFACES[name].title).join(", ")} or the web) and waits for the answer.`,
   "If your tool calls time out before a person can answer, call ask_user_start instead, then ask_user_wait with the id it returns until the result is no longer pending.",
   "This server holds at most one pending question at a time.",
   "A person may still answer after a question expired: ask_user_late_answers returns such late answers since its last call.",

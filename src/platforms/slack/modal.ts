@@ -3,7 +3,7 @@
  * answers. Plain text never notifies or links. Encoding the metadata throws on a programmer error; decoding never
  * throws.
  */
-import { MODAL_LABEL_FALLBACK, type ModalRequest } from "./modal-request.ts";
+import { MODAL_LABEL_FALLBACK, type ModalRequest } from "../../render/modal-request.ts";
 
 export const SLACK_OTHER_MODAL_CALLBACK_ID = "ask_user_other";
 export const SLACK_ANSWER_BLOCK_ID = "answer";

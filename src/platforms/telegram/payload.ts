@@ -1,14 +1,14 @@
 /** Telegram payloads for sendMessage / editMessageText. Text is sent WITHOUT parse_mode, so no markup applies. */
-import type { QuestionRecord } from "../record.ts";
-import { acceptsLateAnswer } from "../late-window.ts";
+import type { QuestionRecord } from "../../record.ts";
+import { acceptsLateAnswer } from "../../late-window.ts";
 import { encodeTelegramCallbackData } from "./callback-data.ts";
-import { cutToFit, fitPromptText } from "./text-width.ts";
-import { chooseLayout } from "./layout.ts";
-import { toTelegramText } from "./platform-escaping.ts";
-import { promptButtons } from "./prompt-buttons.ts";
-import { missingPromptParts, promptTextParts } from "./prompt-text.ts";
-import { LATE_OPEN_SUMMARY, renderSummary } from "./summary.ts";
-import { replyHint, type ChatOptions } from "./reply-hint.ts";
+import { cutToFit, fitPromptText } from "../../render/text-width.ts";
+import { chooseLayout } from "../../render/choose-layout.ts";
+import { toTelegramText } from "./escaping.ts";
+import { promptButtons } from "../../render/prompt-buttons.ts";
+import { missingPromptParts, promptTextParts } from "../../render/prompt-text.ts";
+import { LATE_OPEN_SUMMARY, renderSummary } from "../../render/summary.ts";
+import { replyHint, type ChatOptions } from "../../render/reply-hint.ts";
 
 /** Telegram message text: 1-4096 characters. */
 export const TELEGRAM_TEXT_MAX = 4096;

@@ -1,18 +1,18 @@
 /** Slack Block Kit payloads (chat.postMessage / chat.update). All text escapes `&`, `<` and `>`. */
-import type { QuestionRecord } from "../record.ts";
-import { acceptsLateAnswer } from "../late-window.ts";
+import type { QuestionRecord } from "../../record.ts";
+import { acceptsLateAnswer } from "../../late-window.ts";
 import { encodeSlackActionId } from "./callback-data.ts";
-import { cutToFit, fitPromptText } from "./text-width.ts";
-import { chooseLayout } from "./layout.ts";
-import { toSlackText } from "./platform-escaping.ts";
-import { promptButtons, type PromptButton } from "./prompt-buttons.ts";
-import { missingPromptParts, promptTextParts } from "./prompt-text.ts";
-import { LATE_OPEN_SUMMARY, renderSummary } from "./summary.ts";
-import { replyHint, type ChatOptions } from "./reply-hint.ts";
+import { cutToFit, fitPromptText } from "../../render/text-width.ts";
+import { chooseLayout } from "../../render/choose-layout.ts";
+import { toSlackText } from "./escaping.ts";
+import { promptButtons, type PromptButton } from "../../render/prompt-buttons.ts";
+import { missingPromptParts, promptTextParts } from "../../render/prompt-text.ts";
+import { LATE_OPEN_SUMMARY, renderSummary } from "../../render/summary.ts";
+import { replyHint, type ChatOptions } from "../../render/reply-hint.ts";
+import { SLACK_BUTTON_TEXT_MAX } from "./platform.ts";
 
 /** A section block's text: at most 3000 characters. */
 export const SLACK_SECTION_TEXT_MAX = 3000;
-export const SLACK_BUTTON_TEXT_MAX = 75;
 /** The actions block's block_id is this prefix plus the record id. */
 export const SLACK_ACTIONS_BLOCK_ID_PREFIX = "ask_user:";
 

@@ -1,18 +1,17 @@
 /** Discord message payloads (REST create/edit message). Never pings: `allowed_mentions: { parse: [] }` plus escaped content. */
-import type { QuestionRecord } from "../record.ts";
-import { acceptsLateAnswer } from "../late-window.ts";
+import type { QuestionRecord } from "../../record.ts";
+import { acceptsLateAnswer } from "../../late-window.ts";
 import { encodeDiscordCustomId } from "./callback-data.ts";
-import { cutToFit, fitPromptText } from "./text-width.ts";
-import { chooseLayout } from "./layout.ts";
-import { toDiscordContent } from "./platform-escaping.ts";
-import { promptButtons, type PromptButton } from "./prompt-buttons.ts";
-import { missingPromptParts, promptTextParts } from "./prompt-text.ts";
-import { LATE_OPEN_SUMMARY, renderSummary } from "./summary.ts";
-import { replyHint, type ChatOptions } from "./reply-hint.ts";
+import { cutToFit, fitPromptText } from "../../render/text-width.ts";
+import { chooseLayout } from "../../render/choose-layout.ts";
+import { toDiscordContent } from "./escaping.ts";
+import { promptButtons, type PromptButton } from "../../render/prompt-buttons.ts";
+import { missingPromptParts, promptTextParts } from "../../render/prompt-text.ts";
+import { LATE_OPEN_SUMMARY, renderSummary } from "../../render/summary.ts";
+import { replyHint, type ChatOptions } from "../../render/reply-hint.ts";
+import { DISCORD_BUTTON_LABEL_MAX, DISCORD_BUTTONS_PER_ROW } from "./platform.ts";
 
 export const DISCORD_CONTENT_MAX = 2000;
-export const DISCORD_BUTTON_LABEL_MAX = 80;
-export const DISCORD_BUTTONS_PER_ROW = 5;
 
 export const DISCORD_COMPONENT_ACTION_ROW = 1;
 export const DISCORD_COMPONENT_BUTTON = 2;

@@ -1,6 +1,6 @@
 /** The Discord Other… modal (interaction callback MODAL): one paragraph input, plain JSON. */
 import { encodeDiscordCustomId } from "./callback-data.ts";
-import { MODAL_LABEL_FALLBACK, type ModalRequest } from "./modal-request.ts";
+import { MODAL_LABEL_FALLBACK, type ModalRequest } from "../../render/modal-request.ts";
 
 /** The custom_id of the modal's one text input. */
 export const DISCORD_MODAL_INPUT_ID = "answer";

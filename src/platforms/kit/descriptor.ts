@@ -1,0 +1,97 @@
+/**
+ * What the shared core knows about one chat platform: a descriptor, pure data and pure functions, with no SDK and
+ * no renderer in it. Each platform's folder holds its descriptor (`platform.ts`) and its renderers (`payload.ts`,
+ * `modal.ts`, `callback-data.ts`); src/platforms/index.ts lists the descriptors, and every list of platforms in
+ * src/ derives from that registry.
+ */
+import type { ZodType } from "zod";
+import type { EnvKit } from "./env.ts";
+
+/** Native buttons on a prompt: how many fit, how long a label may be, how they are laid out. */
+export interface ButtonCapability {
+  /** Buttons one message may hold. */
+  max: number;
+  /** Characters a button label may have; undefined: the platform sets no limit the renderer must meet. */
+  labelMax?: number;
+  /** Buttons on one row (1: a full-width row each). */
+  perRow: number;
+  /** Rows one message may hold. */
+  rows: number;
+}
+
+/** Where a button's data goes (callback_data, custom_id, action_id) and how much of it the platform takes. */
+export interface CallbackDataLimit {
+  /** The platform's name for the field, for errors: "callback_data". */
+  field: string;
+  max: number;
+  /** What `max` counts: UTF-8 bytes or UTF-16 characters. */
+  unit: "bytes" | "characters";
+}
+
+/** Which typed messages count as an answer: in a direct message any of the person's; in a group, only these. */
+export interface ChatRules {
+  /** What the platform calls a chat of many people. */
+  group: "group" | "channel";
+  /** In a group, a typed answer counts only as a reply to the prompt, or only in the prompt's thread. */
+  groupAnswer: "reply" | "thread";
+  /** The prompt's line that says so in a group (none in a direct message). */
+  replyHint: string;
+}
+
+/** A token shape searched again over text with its whitespace removed (src/parse/split-credential.ts). */
+export interface SplitCredentialShape {
+  /** The characters that may not come right before it (its left boundary). */
+  before: string;
+  /** The shape itself, without its left boundary. */
+  body: string;
+  /** Whether a match is random enough to be a key: it reads random, it holds a digit, or always. */
+  accept: "random" | "digit" | "always";
+}
+
+/** The platform's token shapes: no answer may hold one (src/parse/credential.ts). */
+export interface CredentialShapes {
+  known: readonly RegExp[];
+  split: readonly SplitCredentialShape[];
+}
+
+export interface PlatformDescriptor<
+  N extends string = string,
+  E extends Record<string, ZodType> = Record<string, ZodType>,
+  S extends keyof E & string = keyof E & string,
+  T extends keyof E & string = keyof E & string,
+> {
+  /** The surface name targets use: `telegram:123`. */
+  surface: N;
+  /** The platform's own name, for people: summaries say "answered in Telegram". */
+  title: string;
+  /** A chat id for examples in help and errors (`telegram:123456789`). */
+  exampleChat: string;
+  chats: ChatRules;
+  /** Native buttons, or undefined: every prompt is numbered text. */
+  buttons: ButtonCapability | undefined;
+  callbackData: CallbackDataLimit;
+  /** Its environment variables, as a zod fragment of the config schema (src/config.ts). */
+  env(kit: EnvKit): E;
+  /** Which of them are secrets: kept out of answers (the credential filter) and out of logs. */
+  secrets: readonly S[];
+  /** The variable whose presence makes `start` run this platform's bot. */
+  tokenVar: T;
+  /** Port variables its bot listens on, so a port-in-use error names the right one. */
+  portVars: readonly (keyof E & string)[];
+  /** The `bot` command's help line: what the bot needs. */
+  botHelp: string;
+  /** What its API is called in errors: "cannot reach the Bot API". */
+  apiName: string;
+  /** Plain text made safe for it: nothing may ping people, inject markup, or link. */
+  escapeText(text: string): string;
+  credentialShapes: CredentialShapes;
+  /** The SDK packages its bot uses: src/ may import none of them (test/boundary.test.ts). */
+  sdks: readonly string[];
+}
+
+/** Types a descriptor, keeping its literal name, its variables and which of them are its secrets and its token. */
+export function definePlatform<const N extends string, E extends Record<string, ZodType>, const S extends keyof E & string, const T extends keyof E & string>(
+  descriptor: PlatformDescriptor<N, E, S, T>,
+): PlatformDescriptor<N, E, S, T> {
+  return descriptor;
+}

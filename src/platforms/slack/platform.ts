@@ -1,0 +1,49 @@
+/** Slack, as the shared core knows it (the bot, on Bolt, is bots/slack). */
+import type { EnvKit } from "../kit/env.ts";
+import { definePlatform } from "../kit/descriptor.ts";
+import { slackSurface } from "./surface.ts";
+import { toSlackText } from "./escaping.ts";
+
+/** Slack action_id: at most 255 characters. */
+export const SLACK_ACTION_ID_MAX = 255;
+export const SLACK_BUTTON_TEXT_MAX = 75;
+
+export const slack = definePlatform({
+  ...slackSurface,
+  exampleChat: "C0123ABCD",
+  chats: { group: "channel", groupAnswer: "thread", replyHint: "In this channel, a typed answer counts only in this message's thread." },
+  // One actions block: up to 25 buttons, which Slack wraps itself.
+  buttons: { max: 25, labelMax: SLACK_BUTTON_TEXT_MAX, perRow: 25, rows: 1 },
+  callbackData: { field: "action_id", max: SLACK_ACTION_ID_MAX, unit: "characters" },
+  env: ({ port, optionalText, url, idList }: EnvKit) => ({
+    SLACK_BOT_TOKEN: optionalText,
+    SLACK_SIGNING_SECRET: optionalText,
+    SLACK_APP_TOKEN: optionalText,
+    SLACK_PORT: port.default(3000),
+    /** The interface Slack's HTTP mode binds; unset: GATEWAY_HOST. */
+    SLACK_HOST: optionalText,
+    SLACK_API_URL: url,
+    SLACK_ALLOWED_USERS: idList,
+  }),
+  secrets: ["SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "SLACK_SIGNING_SECRET"],
+  tokenVar: "SLACK_BOT_TOKEN",
+  portVars: ["SLACK_PORT"],
+  botHelp: "SLACK_BOT_TOKEN + SLACK_APP_TOKEN (Socket Mode) or SLACK_SIGNING_SECRET (HTTP on SLACK_PORT)",
+  apiName: "the Slack API",
+  escapeText: toSlackText,
+  credentialShapes: {
+    known: [
+      // Tokens: xoxa-, xoxb-, xoxe-, xoxp-, xoxr-, xoxs- followed by a token body; app-level tokens (xapp-1-…).
+      /(?<![A-Za-z0-9])xox[abeprs]-[A-Za-z0-9-]{10}/u,
+      /(?<![A-Za-z0-9])xapp-[0-9]-[A-Za-z0-9-]{10}/u,
+      // Incoming-webhook URLs: whoever holds one may post as the app.
+      /hooks\.slack\.com\/(?:services|workflows|triggers)\/T[A-Z0-9]{6,}\/[A-Za-z0-9]{6,}\/[A-Za-z0-9]{6}/u,
+    ],
+    split: [
+      { before: "[A-Za-z0-9]", body: "xox[abeprs]-[A-Za-z0-9-]{10,256}", accept: "digit" },
+      { before: "[A-Za-z0-9]", body: "xapp-[0-9]-[A-Za-z0-9-]{10,256}", accept: "digit" },
+      { before: "[A-Za-z0-9]", body: "hooks\\.slack\\.com\\/(?:services|workflows|triggers)\\/T[A-Z0-9]{6,32}\\/[A-Za-z0-9]{6,32}\\/[A-Za-z0-9]{6}", accept: "always" },
+    ],
+  },
+  sdks: ["@slack/bolt", "@slack/web-api", "@slack/socket-mode"],
+});
