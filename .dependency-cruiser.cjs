@@ -12,7 +12,7 @@
  *   src/protocol             the wire types both sides share (method params, frames, events, payloads) → contract
  *   src/bridge               platform-free bot logic → render, parse, contract
  *   src/platforms/<p>/       a platform's renderers (payload.ts, modal.ts, callback-data.ts) → render, parse,
- *                            contract; src/render/index.ts re-exports them for the bots
+ *                            contract; src/render/index.ts re-exports them for the bots (src/platforms/renderers.ts)
  *   src/render, src/parse    pure → contract and the shared leaves (src/text.ts, src/surfaces.ts, …)
  *   src/contract             the ask_user contract (and the parse outcome the protocol carries)
  *   src/platforms            the registry (index.ts, descriptors.ts), each platform's descriptor (platform.ts,
@@ -72,7 +72,7 @@ module.exports = {
     forbid("platform-descriptors-are-leaves", PLATFORM_LEAF, "^src/(?!platforms/)", "the registry and the descriptors are leaves every layer may read: they import nothing of src/ outside src/platforms"),
     forbid("descriptors-load-no-renderer", PLATFORM_LEAF, PLATFORM_RENDERER, "a descriptor (and the registry) never loads a renderer: the renderers sit above src/render, the descriptors below it"),
     forbid("registry-stays-light", "^src/platforms/index\\.ts$", "^src/platforms/(?!kit/)[^/]+/(?!surface\\.ts$)", "the registry of names holds only each platform's surface.ts: the Control UI bundles it (src/surfaces.ts); the descriptors are src/platforms/descriptors.ts"),
-    forbid("core-reads-platforms-through-the-registry", "^src/(?!platforms/|render/index\\.ts$)", "^src/platforms/(?!kit/)[^/]+/", "outside src/platforms, the core reads a platform only through the registry (src/platforms/index.ts, descriptors.ts) and src/platforms/kit; src/render/index.ts alone re-exports the renderers"),
+    forbid("core-reads-platforms-through-the-registry", "^src/(?!platforms/)", "^src/platforms/(?!kit/)[^/]+/", "outside src/platforms, the core reads a platform only through the registry (src/platforms/index.ts, descriptors.ts) and src/platforms/kit (src/render/index.ts re-exports the renderers through src/platforms/renderers.ts)"),
     forbid("bots-not-to-server-or-cli", "^bots/", "^src/(gateway|web|cli)/", "a bot is a client of the gateway: bridge, client, render, parse, contract"),
     forbid("bots-stay-in-their-folder", "^bots/([^/]+)/", "^bots/(?!$1/|shared\\.ts$)", "a platform's folder imports only itself and bots/shared.ts"),
     {

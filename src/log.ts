@@ -1,5 +1,5 @@
 /**
- * Structured logs (issue 19): pino, one logger per process, named after it (`gateway`, `bot:telegram`, …).
+ * Structured logs (issue 19): pino, one logger per process, named after it (`gateway`, `bot:<platform>`, …).
  *
  * - JSON lines when the output is not a terminal (journald, a file, a log shipper), readable lines on a terminal
  *   (pino-pretty, in this thread: no worker, so nothing is lost when a process exits at once).
@@ -82,7 +82,7 @@ function scrub(value: unknown, redact: (text: string) => string, depth = 0): unk
   return copy;
 }
 
-/** A process's logger. `name` is the process: `gateway`, `bot:telegram`, `start`, … */
+/** A process's logger. `name` is the process: `gateway`, `bot:<platform>`, `start`, … */
 export function createLogger(name: string, options: LoggerOptions = {}): Logger {
   const fd = options.fd ?? 1;
   const level = options.level ?? logLevelFrom(process.env.LOG_LEVEL);

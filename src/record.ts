@@ -42,7 +42,7 @@ export type ResolveVia = "button" | "text" | "web" | "api" | "modal";
 export interface ResolvedBy {
   surface: string;
   user?: string;
-  /** A display name for summaries ("Answered in Telegram by Ada"). */
+  /** A display name for summaries ("Answered on the web by Ada"). */
   userName?: string;
   chat?: string;
   via: ResolveVia;

@@ -2,13 +2,23 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "dotenv";
 import { describe, expect, it } from "vitest";
-import { ConfigError, configSchema, loadConfig } from "../src/config.ts";
+import { BOT_SECRETS, ConfigError, configSchema, loadConfig } from "../src/config.ts";
+import { PLATFORM_LIST } from "../src/platforms/descriptors.ts";
+import { ENV_KIT } from "../src/platforms/kit/env.ts";
 
 const example = parse(readFileSync(join(import.meta.dirname, "..", ".env.example")));
 
 describe("configuration", () => {
   it(".env.example documents every variable, and nothing else", () => {
     expect(Object.keys(example).sort()).toEqual(Object.keys(configSchema.shape).sort());
+  });
+
+  it.each(PLATFORM_LIST.map((p) => [p.surface, p] as const))("%s: its descriptor's variables are in the schema and .env.example, its secrets in BOT_SECRETS", (_name, platform) => {
+    const variables = Object.keys(platform.env(ENV_KIT));
+    expect(Object.keys(configSchema.shape)).toEqual(expect.arrayContaining(variables));
+    expect(Object.keys(example)).toEqual(expect.arrayContaining(variables));
+    expect(variables).toEqual(expect.arrayContaining([...platform.secrets, platform.tokenVar, ...platform.portVars]));
+    expect(BOT_SECRETS).toEqual(expect.arrayContaining([...platform.secrets]));
   });
 
   it(".env.example as written is a valid configuration with the documented defaults", () => {

@@ -3,16 +3,16 @@ import { z } from "zod";
 /**
  * Limits of the ask_user contract (PRODUCT.md §1).
  *
- * Text lengths (`…MaxLength`) count UTF-16 code units, as JavaScript, Telegram and the renderers' `cutToFit` do;
+ * Text lengths (`…MaxLength`) count UTF-16 code units, as JavaScript, the platforms' message limits and the renderers' `cutToFit` do;
  * `…MaxGraphemes` count what a person sees. Every text field has a `…MaxLength`, so one record's size is bounded
  * (and so is the work on it: `Intl.Segmenter` slows down sharply on long non-ASCII text). The numbers follow what
- * the platforms show:
- * - a question of 1000, with four full labels, fits Discord's 2000-character message whole; with four option
- *   descriptions of 300 as well, it still fits Slack's 3000-character section and Telegram's 4096-character message
+ * the platforms show (each platform's limits are in src/platforms/<platform>/payload.ts and modal.ts):
+ * - a question of 1000, with four full labels, fits the smallest chat message (2000 characters) whole; with four
+ *   option descriptions of 300 as well, it still fits the others' 3000-character section and 4096-character message
  *   (test/contract.test.ts renders it). Longer prompts (2-3 such questions) are cut with an ellipsis by the
- *   renderers, as before. 1000 is also under Slack's 2000-character modal label, where the question is asked again.
- * - an answer in the person's own words of 4000 is Discord's text-input maximum, and fits a Telegram message (4096)
- *   with its `1: ` key; Slack's modal input stops at 2000 on its own.
+ *   renderers, as before. 1000 is also under the 2000-character modal label where the question is asked again.
+ * - an answer in the person's own words of 4000 is the largest modal text input, and fits the 4096-character message
+ *   with its `1: ` key; the other modal input stops at 2000 on its own.
  * - a typed reply carries up to three such answers, one line each keyed by id or number.
  * - a header is cut to 12 characters and a label allows 64; their length caps only refuse what no person could read:
  *   a header of hundreds of characters, or a label whose characters are stacks of combining marks.

@@ -39,7 +39,7 @@ export function queuedUntil(record: QuestionRecord, claims: readonly HeldClaim[]
   return until;
 }
 
-/** One line per chat target with no copy: `telegram:42: retrying: cannot reach the Bot API: ECONNREFUSED`. */
+/** One line per chat target with no copy: `SURFACE:CHAT: retrying: cannot reach <its API>: ECONNREFUSED`. */
 export function describeTargets(record: QuestionRecord): string[] {
   return record.targets.filter((t) => isChatTarget(t) && !isDelivered(record, t)).map((target) => {
     const state = stateOf(record, target);

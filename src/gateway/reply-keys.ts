@@ -25,7 +25,7 @@ export function replyKeyOf(call: KeyedCall): ReplyKey | undefined {
 }
 
 /**
- * Each platform message is taken as a reply once (Telegram re-delivers an update after a restart or a webhook
+ * Each platform message is taken as a reply once (a platform may re-deliver an update after a restart or a webhook
  * timeout): the key is taken in the store before the reply is processed, so it holds across questions, restarts and
  * instances. A repeat is refused with DUPLICATE_REPLY and changes nothing. When processing fails before anything was
  * decided (the store is unavailable, an internal error), the key is given back so a retry is taken; a decision

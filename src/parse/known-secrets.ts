@@ -1,8 +1,8 @@
 /**
  * The secrets this deployment is configured with (the gateway token, the metrics token, the bots' tokens, app token
  * and signing secrets): an answer that contains one is refused whatever its shape. The shape and entropy rules cannot
- * see them all: the gateway token is plain hex and a Slack signing secret 32 hex characters, which look like the git
- * SHAs people paste every day.
+ * see them all: the gateway token is plain hex and a platform's signing secret may be 32 hex characters, which look
+ * like the git SHAs people paste every day.
  */
 
 /** Configured secrets shorter than this are ignored: a short one could be an ordinary word or number. */

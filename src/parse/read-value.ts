@@ -4,7 +4,7 @@ import { createOptionMatcher, type OptionMatcher } from "./match-option.ts";
 import type { ReadValue } from "../contract/parse-outcome.ts";
 import { isNumberList, maxPieceCount, splitChoices } from "./split-choices.ts";
 
-/** Re-joined spans are never longer than this many times the longest label (plus slack), which keeps the search linear. */
+/** Re-joined spans are never longer than this many times the longest label (plus a margin), which keeps the search linear. */
 const JOIN_LENGTH_FACTOR = 4;
 const JOIN_LENGTH_SLACK = 64;
 /** Extra pieces a re-join may span beyond its label's separators (quotes, stray blanks at the edges). */

@@ -78,7 +78,7 @@ function decodeCallback(
   return { questionId, action: { kind: "choice", optionIndex } };
 }
 
-/** "Telegram callback_data (bytes)", "Discord custom_id": the field, in encoding errors. */
+/** "<title> callback_data (bytes)", "<title> custom_id": the field, in encoding errors. */
 function fieldName(title: string, limit: CallbackDataLimit): string {
   return `${title} ${limit.field}${limit.unit === "bytes" ? " (bytes)" : ""}`;
 }

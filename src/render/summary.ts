@@ -57,11 +57,11 @@ export interface RecordSummary {
   kind: SummaryKind;
   icon: string;
   /**
-   * The outcome in words, without the icon: "Answered in Telegram by Ada", "Skipped on the web",
+   * The outcome in words, without the icon: "Answered on the web by Ada", "Skipped on the web",
    * "No answer (expired)", "Cancelled via the API", "Cancelled (the agent stopped)" or "Not delivered: …".
    */
   text: string;
-  /** Where, and by whom, when `text` says so: "in Telegram by Ada". */
+  /** Where, and by whom, when `text` says so: "on the web by Ada". */
   by?: string;
   /** One per question, in order, when answered. */
   answers?: AnswerSummary[];
@@ -82,7 +82,7 @@ function capitalize(text: string): string {
   return first.toUpperCase() + rest.join("");
 }
 
-/** "in Telegram by Ada", "on the web", "via the API by ci-bot". */
+/** "in <platform> by Ada", "on the web", "via the API by ci-bot". */
 export function describeResolvedBy(by: ResolvedBy): string {
   const surface = oneLine(by.surface);
   const where = whereAnswered(surface) ?? `in ${capitalize(ellipsize(surface, NAME_MAX))}`;
@@ -132,7 +132,7 @@ export function summarizeRecord(record: QuestionRecord, nowMs: number = Date.now
 }
 
 /**
- * The summary as plain text: "✅ Header: answer — answered in Telegram by Ada" (one line per question when there
+ * The summary as plain text: "✅ Header: answer — answered on the web by Ada" (one line per question when there
  * are several, then the "— answered …" line), or the icon and the outcome ("⏭ Skipped on the web"). A pending
  * record has no summary yet, so it renders as its numbered-text prompt.
  */

@@ -27,7 +27,7 @@ export interface ReminderMark {
 
 type HistoryFields = Pick<QuestionRecord, "status" | "remindersSent" | "escalated" | "lateAnswer" | "resolvedAtMs" | "expiresAtMs">;
 
-/** "in Slack (C0123ABCD)", "on the web". */
+/** "in <platform> (CHAT)", "on the web". */
 export function describeTarget(target: Target): string {
   const where = whereAnswered(target.surface) ?? `in ${target.surface}`;
   return target.chat ? `${where} (${target.chat})` : where;

@@ -50,7 +50,7 @@ export interface DeliveryRow {
   rendered?: string | null;
 }
 
-/** `,telegram,web,`: every target surface once, comma-delimited on both ends for `instr`. */
+/** `,SURFACE,web,`: every target surface once, comma-delimited on both ends for `instr`. */
 export function surfacesColumn(targets: Target[]): string {
   return `,${[...new Set(targets.map((t) => t.surface))].join(",")},`;
 }

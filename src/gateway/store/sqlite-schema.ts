@@ -22,7 +22,7 @@ export const SQLITE_PRAGMAS = [
 
 /**
  * Schema migrations: entry `i` takes `PRAGMA user_version` from `i` to `i + 1`. Append, never edit.
- * `surfaces` holds the targets' surfaces as `,telegram,web,` so the surface filter needs no JSON.
+ * `surfaces` holds the targets' surfaces as `,SURFACE,web,` so the surface filter needs no JSON.
  */
 export const SQLITE_MIGRATIONS: readonly string[] = [
   `CREATE TABLE questions (

@@ -1,0 +1,78 @@
+/**
+ * Every platform's renderers, limits and escaping, re-exported under the names the bots and the tests use;
+ * src/render/index.ts re-exports this file, so `import … from "src/render/index.ts"` finds them all.
+ */
+export { neutralizeBroadcastMentions } from "./kit/escaping.ts";
+export { toTelegramText } from "./telegram/escaping.ts";
+export { toDiscordContent } from "./discord/escaping.ts";
+export { toSlackText, slackTextToPlain } from "./slack/escaping.ts";
+export { TELEGRAM_CALLBACK_DATA_MAX_BYTES } from "./telegram/platform.ts";
+export { DISCORD_CUSTOM_ID_MAX, DISCORD_BUTTON_LABEL_MAX, DISCORD_BUTTONS_PER_ROW } from "./discord/platform.ts";
+export { SLACK_ACTION_ID_MAX, SLACK_BUTTON_TEXT_MAX } from "./slack/platform.ts";
+export { encodeTelegramCallbackData, decodeTelegramCallbackData } from "./telegram/callback-data.ts";
+export { encodeDiscordCustomId, decodeDiscordCustomId } from "./discord/callback-data.ts";
+export { encodeSlackActionId, decodeSlackActionId } from "./slack/callback-data.ts";
+export {
+  renderTelegramPrompt,
+  renderTelegramMissingPrompt,
+  renderTelegramSummary,
+  TELEGRAM_TEXT_MAX,
+  type TelegramMessage,
+  type TelegramInlineButton,
+} from "./telegram/payload.ts";
+export {
+  renderDiscordPrompt,
+  renderDiscordMissingPrompt,
+  renderDiscordSummary,
+  DISCORD_CONTENT_MAX,
+  DISCORD_COMPONENT_ACTION_ROW,
+  DISCORD_COMPONENT_BUTTON,
+  DISCORD_BUTTON_STYLE_PRIMARY,
+  DISCORD_BUTTON_STYLE_SECONDARY,
+  type DiscordMessage,
+  type DiscordActionRow,
+  type DiscordButton,
+} from "./discord/payload.ts";
+export {
+  renderSlackPrompt,
+  renderSlackMissingPrompt,
+  renderSlackSummary,
+  SLACK_SECTION_TEXT_MAX,
+  SLACK_ACTIONS_BLOCK_ID_PREFIX,
+  type SlackMessage,
+  type SlackBlock,
+  type SlackSectionBlock,
+  type SlackActionsBlock,
+  type SlackButton,
+  type SlackMrkdwn,
+  type SlackPlainText,
+} from "./slack/payload.ts";
+export {
+  renderDiscordOtherModal,
+  DISCORD_MODAL_INPUT_ID,
+  DISCORD_MODAL_TITLE_MAX,
+  DISCORD_LABEL_MAX,
+  DISCORD_TEXT_INPUT_MAX,
+  DISCORD_COMPONENT_LABEL,
+  DISCORD_COMPONENT_TEXT_INPUT,
+  DISCORD_TEXT_INPUT_STYLE_PARAGRAPH,
+  type DiscordModal,
+  type DiscordLabel,
+  type DiscordTextInput,
+} from "./discord/modal.ts";
+export {
+  renderSlackOtherModal,
+  encodeSlackModalMetadata,
+  decodeSlackModalMetadata,
+  slackModalAnswer,
+  SLACK_OTHER_MODAL_CALLBACK_ID,
+  SLACK_ANSWER_BLOCK_ID,
+  SLACK_ANSWER_ACTION_ID,
+  SLACK_MODAL_TITLE_MAX,
+  SLACK_INPUT_LABEL_MAX,
+  SLACK_PRIVATE_METADATA_MAX,
+  SLACK_ANSWER_MAX_LENGTH,
+  type SlackModalContext,
+  type SlackModalView,
+  type SlackViewValues,
+} from "./slack/modal.ts";
