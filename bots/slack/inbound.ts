@@ -1,12 +1,9 @@
 import type { App, BlockAction, ViewSubmitAction, webApi } from "@slack/bolt";
-import { callbackToEvent, TEXTS, type Bridge, type BridgeResponse, type BridgeUser } from "../../src/bridge/index.ts";
-import { decodeSlackActionId, decodeSlackModalMetadata, renderSlackOtherModal, SLACK_OTHER_MODAL_CALLBACK_ID, slackModalAnswer, slackTextToPlain, toSlackText } from "../../src/render/index.ts";
+import { applyEffects, callbackToEvent, TEXTS, type Bridge, type BridgeUser } from "../../src/bridge/index.ts";
+import { decodeSlackActionId, decodeSlackModalMetadata, SLACK_OTHER_MODAL_CALLBACK_ID, slackModalAnswer, slackTextToPlain, toSlackText } from "../../src/render/index.ts";
 import type { Log } from "../shared.ts";
 import { encodeSlackMessageRef, type SlackConversations } from "./adapter.ts";
-
-/** The mark on a typed reply from someone who may not answer (the channel is never told in public). */
-export const SLACK_REFUSED_REACTION = "see_no_evil";
-const MODAL_FAILED_TEXT = "The answer form could not open. Reply in the prompt's thread with your own words instead.";
+import { slackMessageOps, slackPressOps, tellPrivately } from "./ops.ts";
 const NAME_TTL_MS = 60 * 60_000;
 const FAILED_TTL_MS = 60_000;
 /** A name is nice to have in summaries, never worth holding up an answer. */
@@ -68,22 +65,12 @@ function plainMessage(event: Record<string, unknown>): PlainMessage | undefined 
 
 /**
  * Translates Slack in and out: button presses, the Other… modal and typed messages become bridge events; the
- * bridge's response becomes an ephemeral notice, a modal, a thread reply or a deletion. Every action and view is
- * acknowledged first, within Slack's 3 s.
+ * bridge's response is applied through Slack's operations (`./ops.ts`): an ephemeral notice, a modal, a thread reply,
+ * a reaction or a deletion. Every action and view is acknowledged first, within Slack's 3 s.
  */
 export function registerSlackInbound(app: App, bridge: Pick<Bridge, "handle" | "sent">, conversations: SlackConversations, log: Log): void {
   const web = app.client;
   const people = createSlackPeople(web, log);
-
-  /** An ephemeral message; `text` is Slack text already (the bridge's texts are, and the bot's own go through toSlackText). */
-  async function tellPrivately(channel: string, user: string, text: string, threadTs?: string): Promise<void> {
-    await web.chat
-      .postEphemeral({ channel, user, text, ...(threadTs ? { thread_ts: threadTs } : {}) })
-      .catch((error) => log(`could not send an ephemeral message to ${user} in ${channel}`, error));
-  }
-
-  /** What a button press or a modal submit tells the presser: one ephemeral message. */
-  const noticeOf = (response: BridgeResponse | undefined) => response?.reply?.text ?? response?.toast;
 
   async function safely(what: string, work: () => Promise<void>): Promise<void> {
     try {
@@ -103,22 +90,13 @@ export function registerSlackInbound(app: App, bridge: Pick<Bridge, "handle" | "
       const channel = body.channel?.id ?? (body.container as { channel_id?: string }).channel_id;
       if (!channel) return log(`a press by ${body.user.id} came with no channel`);
       const decoded = decodeSlackActionId(action.action_id);
-      if (!decoded) return tellPrivately(channel, body.user.id, toSlackText(TEXTS.notValid));
+      if (!decoded) return tellPrivately(web, log, channel, body.user.id, toSlackText(TEXTS.notValid));
       const chat = conversations.chatOf(channel, body.user.id);
       const username = body.user.name ?? body.user.username;
       // Other… skips the lookup: its modal must open within the trigger id's 3 s.
       const name = decoded.action.kind === "other" ? username : await people.nameOf(body.user.id, username);
       const response = await bridge.handle(callbackToEvent(decoded, { user: bridgeUser(body.user.id, name), chat }));
-      if (response?.openModal) {
-        const view = renderSlackOtherModal(response.openModal, { questionId: response.openModal.questionId, chat, channel });
-        await web.views.open({ trigger_id: body.trigger_id, view }).catch(async (error) => {
-          log(`could not open the Other… modal for ${decoded.questionId}`, error);
-          await tellPrivately(channel, body.user.id, toSlackText(MODAL_FAILED_TEXT));
-        });
-        return;
-      }
-      const notice = noticeOf(response);
-      if (notice) await tellPrivately(channel, body.user.id, notice);
+      if (response) await applyEffects(response, slackPressOps(web, log, { channel, user: body.user.id, chat, triggerId: body.trigger_id }));
     });
   });
 
@@ -130,8 +108,7 @@ export function registerSlackInbound(app: App, bridge: Pick<Bridge, "handle" | "
       const user = bridgeUser(body.user.id, await people.nameOf(body.user.id, body.user.name));
       const other = { questionId: context.questionId, action: { kind: "other" as const } };
       const response = await bridge.handle(callbackToEvent(other, { user, chat: context.chat, text: slackModalAnswer(view.state.values) }));
-      const notice = noticeOf(response);
-      if (notice) await tellPrivately(context.channel, body.user.id, notice);
+      if (response) await applyEffects(response, slackPressOps(web, log, { channel: context.channel, user: body.user.id, chat: context.chat }));
     });
   });
 
@@ -152,34 +129,7 @@ export function registerSlackInbound(app: App, bridge: Pick<Bridge, "handle" | "
         messageRef: message.ts,
         ...(inThread ? { replyToMessageRef: encodeSlackMessageRef(message.channel, inThread) } : {}),
       });
-      if (!response) return;
-      if (response.markRefused) {
-        await web.reactions
-          .add({ channel: message.channel, timestamp: message.ts, name: SLACK_REFUSED_REACTION })
-          .catch((error) => log(`could not mark a message in ${message.channel}`, error));
-      }
-      let reply = response.reply;
-      if (response.deleteMessage) {
-        // Slack lets a bot delete others' messages only when an admin installed it: otherwise the message stays.
-        const deleted = await web.chat.delete({ channel: message.channel, ts: message.ts }).then(
-          () => true,
-          (error) => (log(`could not delete a credential message in ${message.channel} (deleting others' messages needs an admin-installed app)`, error), false),
-        );
-        if (!deleted) reply = response.notDeleted ?? reply;
-      }
-      if (!reply) return;
-      // Answer in the thread: the prompt's, or the person's own message's (not in a DM, nor on a deleted message).
-      const threadTs = message.thread_ts ?? (direct || response.deleteMessage ? undefined : message.ts);
-      if (reply.private) return tellPrivately(message.channel, message.user, reply.text, threadTs);
-      // A reply in that thread answers the same question (a follow-up asks for the rest there).
-      if (response.questionId && threadTs) bridge.sent({ chat, questionId: response.questionId, messageRef: Promise.resolve(encodeSlackMessageRef(message.channel, threadTs)) });
-      await web.chat.postMessage({
-        channel: message.channel,
-        text: reply.text,
-        ...(threadTs ? { thread_ts: threadTs } : {}),
-        unfurl_links: false,
-        unfurl_media: false,
-      });
+      if (response) await applyEffects(response, slackMessageOps(web, bridge, log, { ...message, direct, chat }));
     });
   });
 }

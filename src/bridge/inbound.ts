@@ -6,7 +6,8 @@ import { looksLikeCredential } from "../parse/index.ts";
 import type { QuestionRecord, ResolvedBy, ResolveVia } from "../record.ts";
 import { GROUP_REPLY_HINTS, renderMissingPrompt, replyHint } from "../render/index.ts";
 import { deliveredTo, mayAnswer } from "./authorize.ts";
-import type { BridgeResponse, BridgeUser, InboundEvent, SentNote, TextEvent } from "./events.ts";
+import { effectsToPlatformText, type BridgeEffect, type BridgeResponse, type ReplyEffect } from "./effects.ts";
+import type { BridgeUser, InboundEvent, SentNote, TextEvent } from "./events.ts";
 import type { InflightSends } from "./inflight-sends.ts";
 import type { RecordCache } from "./record-cache.ts";
 import { recordedText } from "../render/recorded-text.ts";
@@ -37,6 +38,22 @@ const answeredLate = (record: QuestionRecord | undefined): boolean => record?.st
 /** How long a reply that matches nothing waits for the sends in flight to its chat. */
 const SEND_SETTLE_MAX_MS = 3_000;
 
+const toast = (text: string): BridgeEffect => ({ toast: text });
+/** A reply in answer to the person's message (its thread, a reply to it). */
+const say = (text: string, more: Omit<ReplyEffect, "reply"> = {}): ReplyEffect => ({ reply: text, replyTo: true, ...more });
+const privately = (text: string): ReplyEffect => say(text, { private: true });
+
+/** A credential: its message taken down where the platform allows, and the person told (privately where possible). */
+const CREDENTIAL: BridgeResponse = [
+  { delete: true, ifDeleted: { reply: TEXTS.credential, private: true }, otherwise: { reply: TEXTS.credentialNotDeleted, private: true } },
+];
+
+/** A resolution's response, and the record it left. */
+interface Resolution {
+  effects: BridgeResponse;
+  record?: QuestionRecord;
+}
+
 /**
  * Turns any inbound event into gateway calls and a response. Never throws for user input. Which typed messages count
  * as replies: `createTypedMatcher`.
@@ -57,24 +74,18 @@ export function createInboundHandler(options: InboundOptions) {
     via,
   });
 
-  const credential = (): BridgeResponse => ({
-    reply: { text: TEXTS.credential, private: true },
-    deleteMessage: true,
-    notDeleted: { text: TEXTS.credentialNotDeleted, private: true },
-  });
-
   /** Maps gateway failures to what the person is told; a failure is never reported as submitted. */
   function failure(error: unknown): BridgeResponse | undefined {
     if (error instanceof GatewayError) {
       // The same platform message again (a re-delivered update): it was answered the first time.
       if (error.code === "DUPLICATE_REPLY") return undefined;
-      if (error.code === "QUESTION_ALREADY_TERMINAL") return { toast: TEXTS.alreadyAnswered, reply: { text: TEXTS.alreadyAnswered, private: true } };
-      if (error.code === "QUESTION_NOT_FOUND") return { toast: TEXTS.notValid };
-      if (error.code === "CREDENTIAL_REFUSED") return credential();
-      if (error.code === "QUESTION_INVALID_ANSWER") return { toast: TEXTS.notValid, reply: { text: error.message } };
+      if (error.code === "QUESTION_ALREADY_TERMINAL") return [toast(TEXTS.alreadyAnswered), privately(TEXTS.alreadyAnswered)];
+      if (error.code === "QUESTION_NOT_FOUND") return [toast(TEXTS.notValid)];
+      if (error.code === "CREDENTIAL_REFUSED") return CREDENTIAL;
+      if (error.code === "QUESTION_INVALID_ANSWER") return [toast(TEXTS.notValid), say(error.message)];
     }
     options.log?.("could not submit", error);
-    return { toast: TEXTS.notSubmitted, reply: { text: TEXTS.notSubmitted, private: true } };
+    return [toast(TEXTS.notSubmitted), privately(TEXTS.notSubmitted)];
   }
 
   /** Loads the record a button names and checks it may be used here by this person. */
@@ -87,42 +98,43 @@ export function createInboundHandler(options: InboundOptions) {
     }
     cache.put(record);
     // The cache also knows the copies this bot sent before the gateway recorded them.
-    if (!deliveredTo(cache.get(record.id) ?? record, surface, event.chat)) return { toast: TEXTS.notValid };
-    if (!mayAnswer(record, surface, event.chat, event.user.id, allowedUsers)) return { toast: TEXTS.someoneElse, reply: { text: TEXTS.someoneElse, private: true } };
-    if (!answerable(record)) return { toast: TEXTS.alreadyAnswered };
+    if (!deliveredTo(cache.get(record.id) ?? record, surface, event.chat)) return [toast(TEXTS.notValid)];
+    if (!mayAnswer(record, surface, event.chat, event.user.id, allowedUsers)) return [toast(TEXTS.someoneElse), privately(TEXTS.someoneElse)];
+    if (!answerable(record)) return [toast(TEXTS.alreadyAnswered)];
     return record;
   }
 
   const messageRefOf = (event: InboundEvent) => (event.kind === "text" && event.messageRef ? { messageRef: event.messageRef } : {});
 
-  async function resolveWith(record: QuestionRecord, answer: string, event: InboundEvent, via: ResolveVia): Promise<BridgeResponse | undefined> {
+  async function resolveWith(record: QuestionRecord, answer: string, event: InboundEvent, via: ResolveVia): Promise<Resolution | undefined> {
     const question = record.questions[0]!;
     try {
       const updated = await client.resolve({ id: record.id, answers: { [question.id]: [answer] }, by: by(event, via), ...messageRefOf(event) });
       cache.put(updated);
-      if (!answeredLate(updated)) return { toast: TEXTS.submitted, record: updated };
+      if (!answeredLate(updated)) return { effects: [toast(TEXTS.submitted)], record: updated };
       const isLabel = question.options.some((o) => o.label === answer);
-      return { toast: recordedText(record.questions, { [question.id]: [{ value: answer, via: isLabel ? "label" : "text" }] }, LATE_PREFIX), record: updated };
+      return { effects: [toast(recordedText(record.questions, { [question.id]: [{ value: answer, via: isLabel ? "label" : "text" }] }, LATE_PREFIX))], record: updated };
     } catch (error) {
-      return failure(error);
+      const effects = failure(error);
+      return effects && { effects };
     }
   }
 
   async function ownWords(record: QuestionRecord, text: string, event: InboundEvent, via: ResolveVia): Promise<BridgeResponse | undefined> {
     const trimmed = text.trim();
-    if (!trimmed) return { reply: { text: TEXTS.empty } };
+    if (!trimmed) return [say(TEXTS.empty)];
     const question = record.questions[0]!;
     const isLabel = question.options.some((o) => o.label.toLocaleLowerCase() === trimmed.toLocaleLowerCase());
-    if (!isLabel && looksLikeCredential(trimmed)) return credential();
-    const response = await resolveWith(record, trimmed, event, via);
-    const late = answeredLate(response?.record);
-    const given = late ? response?.record?.lateAnswer?.answers : response?.record?.status === "answered" ? response.record.answers : undefined;
-    if (response && given) {
+    if (!isLabel && looksLikeCredential(trimmed)) return CREDENTIAL;
+    const resolved = await resolveWith(record, trimmed, event, via);
+    const late = answeredLate(resolved?.record);
+    const given = late ? resolved?.record?.lateAnswer?.answers : resolved?.record?.status === "answered" ? resolved.record.answers : undefined;
+    if (resolved && given) {
       const value = given[question.id]?.[0] ?? trimmed;
-      response.reply = { text: recordedText(record.questions, { [question.id]: [{ value, via: isLabel ? "label" : "text" }] }, late ? LATE_PREFIX : undefined) };
-      response.questionId = record.id;
+      const recorded = recordedText(record.questions, { [question.id]: [{ value, via: isLabel ? "label" : "text" }] }, late ? LATE_PREFIX : undefined);
+      return [...resolved.effects, say(recorded, { questionId: record.id })];
     }
-    return response;
+    return resolved?.effects;
   }
 
   async function typed(event: TextEvent): Promise<BridgeResponse | undefined> {
@@ -136,7 +148,7 @@ export function createInboundHandler(options: InboundOptions) {
     const { record } = found;
     // Not for this person: in a group the refusal is a mark on their message, never a message to everyone.
     if (!mayAnswer(record, surface, event.chat, event.user.id, allowedUsers)) {
-      return event.direct ? { reply: { text: TEXTS.someoneElse, private: true } } : { markRefused: true };
+      return event.direct ? [privately(TEXTS.someoneElse)] : [{ react: "refused" }];
     }
     // A reply to a closed prompt is about that prompt: it must never answer another question pending in the chat.
     // An expired one still taking a late answer takes it. The gateway still sees a closed prompt's reply (it refuses
@@ -144,8 +156,8 @@ export function createInboundHandler(options: InboundOptions) {
     const closed = !answerable(record);
     if (closed && !found.replied) return undefined;
     // A credential is taken down wherever it is posted in reply, closed prompt or not.
-    if (closed && looksLikeCredential(event.text)) return credential();
-    if (closed && !event.messageRef) return { reply: { text: TEXTS.alreadyAnswered } };
+    if (closed && looksLikeCredential(event.text)) return CREDENTIAL;
+    if (closed && !event.messageRef) return [say(TEXTS.alreadyAnswered)];
     const wasLate = record.status !== "pending";
     if (found.ownWords && !closed) {
       matcher.ownWordsTaken(event.chat, event.user.id);
@@ -155,29 +167,29 @@ export function createInboundHandler(options: InboundOptions) {
     try {
       outcome = await client.reply({ id: record.id, text: event.text, by: by(event, "text"), ...messageRefOf(event) });
     } catch (error) {
-      if (closed && error instanceof GatewayError && error.code === "QUESTION_ALREADY_TERMINAL") return { reply: { text: TEXTS.alreadyAnswered } };
+      if (closed && error instanceof GatewayError && error.code === "QUESTION_ALREADY_TERMINAL") return [say(TEXTS.alreadyAnswered)];
       if (wasLate && error instanceof GatewayError && error.code === "QUESTION_ALREADY_TERMINAL" && (await stillLate(record.id))) {
-        return { reply: { text: TEXTS.lateSkip }, questionId: record.id }; // the one reply a late window refuses: a skip
+        return [say(TEXTS.lateSkip, { questionId: record.id })]; // the one reply a late window refuses: a skip
       }
       return failure(error);
     }
     switch (outcome.kind) {
       case "invalid":
-        if (outcome.reason === "credential") return credential();
-        return { reply: { text: outcome.reason === "empty" ? TEXTS.empty : outcome.message }, questionId: record.id };
+        if (outcome.reason === "credential") return CREDENTIAL;
+        return [say(outcome.reason === "empty" ? TEXTS.empty : outcome.message, { questionId: record.id })];
       case "skip":
         cache.put(outcome.record);
-        return { reply: { text: "⏭ Skipped." }, record: outcome.record, questionId: record.id };
+        return [say("⏭ Skipped.", { questionId: record.id })];
       case "answered":
         cache.put(outcome.record);
-        return { reply: { text: recordedText(outcome.record.questions, outcome.readAs, answeredLate(outcome.record) ? LATE_PREFIX : undefined) }, record: outcome.record, questionId: record.id };
+        return [say(recordedText(outcome.record.questions, outcome.readAs, answeredLate(outcome.record) ? LATE_PREFIX : undefined), { questionId: record.id })];
       case "partial": {
         cache.put(outcome.record);
         const recorded = recordedText(outcome.record.questions, outcome.readAs, outcome.record.status === "pending" ? "✅ Recorded so far" : "✅ Recorded so far (late)");
         // In a group the follow-up says how to answer there: a reply to it (or to the prompt) counts.
         const hint = !event.direct && Object.hasOwn(GROUP_REPLY_HINTS, surface) ? replyHint(surface as keyof typeof GROUP_REPLY_HINTS, { chat: "group" }) : undefined;
         const missing = renderMissingPrompt(outcome.record.questions, outcome.missing, hint ? { replyHint: hint } : {});
-        return { reply: { text: `${recorded}\n\n${missing}` }, record: outcome.record, questionId: record.id };
+        return [say(`${recorded}\n\n${missing}`, { questionId: record.id })];
       }
     }
   }
@@ -201,42 +213,37 @@ export function createInboundHandler(options: InboundOptions) {
       case "choice": {
         const question = record.questions[0];
         const option = question?.options[event.optionIndex];
-        if (!question || record.questions.length !== 1 || question.multiSelect || !option) return { toast: TEXTS.notValid };
-        return resolveWith(record, option.label, event, "button");
+        if (!question || record.questions.length !== 1 || question.multiSelect || !option) return [toast(TEXTS.notValid)];
+        return (await resolveWith(record, option.label, event, "button"))?.effects;
       }
       case "skip":
         // An expired question has nothing left to skip; a late answer is still taken.
-        if (record.status !== "pending") return { toast: TEXTS.lateSkip, reply: { text: TEXTS.lateSkip, private: true } };
+        if (record.status !== "pending") return [toast(TEXTS.lateSkip), privately(TEXTS.lateSkip)];
         try {
           const updated = await client.resolve({ id: record.id, cancel: true, reason: "skipped", by: by(event, "button") });
           cache.put(updated);
-          return { toast: TEXTS.skipped, record: updated };
+          return [toast(TEXTS.skipped)];
         } catch (error) {
           return failure(error);
         }
       case "other":
-        if (options.otherOpens === "modal") return { openModal: { questionId: record.id, title: TEXTS.modalTitle, label: record.questions[0]!.question.slice(0, 45) } };
+        if (options.otherOpens === "modal") return [{ openModal: { questionId: record.id, title: TEXTS.modalTitle, label: record.questions[0]!.question.slice(0, 45) } }];
         matcher.awaitOwnWords(event.chat, event.user.id, record.id);
-        return { askOwnWords: { questionId: record.id, text: TEXTS.ownWordsPrompt } };
+        return [{ askOwnWords: TEXTS.ownWordsPrompt, questionId: record.id }];
       case "modal":
         return ownWords(record, event.text, event, "modal");
     }
   }
 
-  /** Every text the platform will send, as the platform's safe text. */
-  function defused(response: BridgeResponse | undefined): BridgeResponse | undefined {
-    if (!response) return undefined;
-    const out = { ...response };
-    if (out.toast !== undefined) out.toast = toPlatformText(out.toast);
-    if (out.reply) out.reply = { ...out.reply, text: toPlatformText(out.reply.text) };
-    if (out.notDeleted) out.notDeleted = { ...out.notDeleted, text: toPlatformText(out.notDeleted.text) };
-    if (out.askOwnWords) out.askOwnWords = { ...out.askOwnWords, text: toPlatformText(out.askOwnWords.text) };
-    return out;
+  /** What the platform does: every text as the platform's safe text; no toast for a typed message (toasts answer presses). */
+  function finished(event: InboundEvent, effects: BridgeResponse | undefined): BridgeResponse | undefined {
+    if (!effects) return undefined;
+    return effectsToPlatformText(event.kind === "text" ? effects.filter((effect) => !("toast" in effect)) : effects, toPlatformText);
   }
 
   return {
     /** Handles one inbound event; resolves to what to tell the person, or undefined when it was not for us. */
-    handle: async (event: InboundEvent): Promise<BridgeResponse | undefined> => defused(await handleEvent(event)),
+    handle: async (event: InboundEvent): Promise<BridgeResponse | undefined> => finished(event, await handleEvent(event)),
     /**
      * The bot is sending a message about a question (the Other… request, a follow-up): once `messageRef` resolves to
      * its id, a reply to it is a reply to that question. A reply that comes while it is in flight waits for it.

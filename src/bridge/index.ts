@@ -47,6 +47,7 @@ export function createBridge(options: BridgeOptions) {
 export type Bridge = ReturnType<typeof createBridge>;
 export { PermanentSendError, type SurfaceAdapter } from "./delivery.ts";
 export { callbackToEvent, type CallbackContext } from "./callback-to-event.ts";
-export type { BridgeResponse, BridgeUser, InboundEvent, SentNote, TextEvent } from "./events.ts";
+export type { BridgeUser, InboundEvent, SentNote, TextEvent } from "./events.ts";
+export { applyEffects, type BridgeEffect, type BridgeResponse, type PlatformOps, type ReplyEffect } from "./effects.ts";
 export { TEXTS } from "./note-texts.ts";
 export { recordedText } from "../render/recorded-text.ts";
