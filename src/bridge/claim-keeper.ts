@@ -1,6 +1,6 @@
 /**
- * Keeps this bot's delivery claims alive while their sends wait in the platform's queue (grammY's throttler,
- * discord.js's REST queue, Slack's WebClient queue): the gateway counts a target with a live claim as queued, not
+ * Keeps this bot's delivery claims alive while their sends wait in the platform's queue (a framework's
+ * throttler or REST queue): the gateway counts a target with a live claim as queued, not
  * failed, when its delivery timeout passes. A claim is renewed every half lease, but only while the platform
  * answers this process (some send or edit settled since the last renewal) and for at most `maxHoldMs` per send, so
  * a send that hangs in a live process still lets its lease lapse and another bot take the copy over.

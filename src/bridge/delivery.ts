@@ -184,7 +184,7 @@ export function createDeliveryLoop({ client, adapter, cache, now = Date.now, log
         keeper.hold(key, record.id, target.chat);
         try {
           messageRef = await adapter.sendPrompt(record, target);
-          // After the send: the adapter may only now know what kind of chat it is (a Discord user's DM).
+          // After the send: the adapter may only now know what kind of chat it is (a DM opened for a user target).
           rendered = fingerprintOf(record, target.chat);
           cache.addSent(record.id, { surface, chat: target.chat, messageRef, deliveredAtMs: now(), ...(rendered ? { rendered } : {}) });
           attempts.delete(key);

@@ -22,7 +22,7 @@ export interface ReplyEffect {
  * the toast first, then the mark, the deletion, the Other… request or modal, and the reply.
  */
 export type BridgeEffect =
-  /** The short answer to a button press (Telegram's answerCallbackQuery). */
+  /** The short answer to a button press (a callback answer where the platform has one). */
   | { toast: string }
   /** A mark on the person's message: someone who may not answer, in a group, is never answered in public. */
   | { react: "refused" }
@@ -31,7 +31,7 @@ export type BridgeEffect =
    * refused (the message is still visible). Where there is no message to delete (a press, a modal), `ifDeleted`.
    */
   | { delete: true; ifDeleted?: BridgeEffect; otherwise?: BridgeEffect }
-  /** Other… on a platform without modals: ask for the person's own words (Telegram ForceReply). */
+  /** Other… on a platform without modals: ask for the person's own words (a forced reply). */
   | { askOwnWords: string; questionId: string }
   /** Other… on a platform with modals: open one with a single text field. */
   | { openModal: ModalRequest }

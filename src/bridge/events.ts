@@ -1,4 +1,4 @@
-/** Someone on a chat surface. `name` is for summaries ("answered in Telegram by Ada"). */
+/** Someone on a chat surface. `name` is for summaries ("answered in <platform> by Ada"). */
 export interface BridgeUser {
   id: string;
   name?: string;
@@ -17,12 +17,12 @@ export interface TextEvent extends EventBase {
   /** In a direct message with the bot; otherwise a group or channel, where only replies to the bot's messages count. */
   direct: boolean;
   /**
-   * The platform's id of this message (Telegram message_id, Discord message id, Slack ts), unique in its chat. The
+   * The platform's id of this message (a message id, or a timestamp where that is the id), unique in its chat. The
    * gateway takes a message once, so a re-delivered copy (a webhook retry, a replayed update) records nothing.
    */
   messageRef?: string;
   /**
-   * The bot message this one replies to (a Telegram or Discord reply, or the thread a Slack reply is in), in the
+   * The bot message this one replies to (a reply, or the thread a reply is in), in the
    * form the adapter gives delivered prompts.
    */
   replyToMessageRef?: string;

@@ -21,7 +21,7 @@ export interface InboundOptions {
   cache: RecordCache;
   /** Prompt sends in flight, by chat: a reply that matches nothing waits for them before it is dropped. */
   inflight: InflightSends;
-  /** Whether Other… opens a modal (Discord, Slack) or asks for a typed reply (Telegram). */
+  /** Whether Other… opens a modal (platforms with modals) or asks for a typed reply (the others). */
   otherOpens: "modal" | "reply";
   /** The platform's escaping (the renderer's): every text in a response goes through it. Default: unchanged. */
   toPlatformText?: (text: string) => string;

@@ -10,7 +10,7 @@ export const TEXTS = {
   modalTitle: "Your answer",
   credential:
     "That looks like a password, key or token, so it was not recorded. Never send credentials here: use the secrets flow instead.",
-  /** The credential could not be deleted (Slack lets a bot delete only its own messages): said privately where possible. */
+  /** The credential could not be deleted (some platforms let a bot delete only its own messages): said privately where possible. */
   credentialNotDeleted:
     "That looks like a password, key or token, so it was not recorded. Your message is still visible in this chat: delete it now, and rotate that secret, since others may have seen it. Never send credentials here: use the secrets flow instead.",
   empty: "Please reply with a number, an option, or your own words.",

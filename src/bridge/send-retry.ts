@@ -1,3 +1,5 @@
+import { platformApiName } from "../platforms/descriptors.ts";
+
 /** How a send that failed for a reason a later try may get past (a 5xx, a network error) is tried again. */
 export interface SendRetryPolicy {
   /** The wait after the first failed try (default 1 s); each later wait doubles. */
@@ -13,8 +15,6 @@ export function sendRetryDelayMs(attempt: number, policy: SendRetryPolicy = SEND
   return Math.min(policy.maxMs, policy.firstMs * 2 ** Math.max(0, Math.min(attempt - 1, 30)));
 }
 
-/** What each platform's API is called in a reason: "discord: cannot reach the Discord API: ECONNREFUSED". */
-const PLATFORM_API: Record<string, string> = { telegram: "the Bot API", discord: "the Discord API", slack: "the Slack API" };
 
 /** The network error code (ECONNREFUSED, ENOTFOUND, ETIMEDOUT, …) under a failed call, however the framework wraps it. */
 function networkCode(error: unknown): string | undefined {
@@ -27,12 +27,13 @@ function networkCode(error: unknown): string | undefined {
 
 /**
  * A failure as one line for the record (its `reason`, which the asker's delivery_failed repeats): a call that never
- * reached the platform names that and the network error ("slack: cannot reach the Slack API: ECONNREFUSED"), any
+ * reached the platform names that (the descriptor's `apiName`) and the network error ("<surface>: cannot reach the
+ * <platform> API: ECONNREFUSED"), any
  * other failure is the error's message. At most 300 characters, URLs cut out (a bot token may be in one).
  */
 export function sendFailureReason(error: unknown, surface?: string): string {
   const code = networkCode(error);
-  if (code && surface) return `${surface}: cannot reach ${PLATFORM_API[surface] ?? "the platform"}: ${code}`;
+  if (code && surface) return `${surface}: cannot reach ${platformApiName(surface) ?? "the platform"}: ${code}`;
   const text = (error instanceof Error ? error.message : String(error)).replace(/\bhttps?:\/\/\S+/giu, "<url>");
   return (text.trim() || "send failed").slice(0, 300);
 }

@@ -20,7 +20,7 @@ export interface SurfaceAdapter {
 
 /**
  * A reminder is plain text (the platform escapes it) sent as a reply to one delivered prompt, so that phones
- * notify: a Telegram reply, a Discord message reference, a Slack thread reply. It never pings anyone.
+ * notify: a reply, a message reference or a thread reply, as the platform has it. It never pings anyone.
  */
 export interface ReminderAdapter {
   /** Sends `text` as a reply to the copy's prompt; resolves to the reminder's message reference. */

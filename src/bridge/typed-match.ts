@@ -33,7 +33,7 @@ const awaitKey = (chat: string, user: string) => `${chat}\u0000${user}`;
  * to its prompt; in a direct message, also by any message when no pending question there matches.
  */
 export function createTypedMatcher({ surface, allowedUsers, cache, now = Date.now }: TypedMatcherOptions) {
-  /** After Other… on Telegram: this person's words in that chat answer this question. */
+  /** After Other… on a platform without modals: this person's words in that chat answer this question. */
   const awaitingOwnWords = new Map<string, string>();
   const notes = createSentNotes();
 
