@@ -37,8 +37,8 @@ const forbid = (name, from, to, comment) => ({ name, comment, severity: "error",
  * moves.
  */
 const ROOT_FILES = [
-  "config", "data-dir", "errors", "index", "late-window", "log", "log-level", "record", "record-freshness",
-  "reminder-timing", "sdk", "surfaces", "targets", "text", "token-file", "tool",
+  "config", "data-dir", "index", "late-window", "log", "log-level", "record", "record-freshness",
+  "reminder-timing", "sdk", "surfaces", "targets", "token-file", "tool",
 ];
 /** Any src/ root file not on the list. */
 const NEW_ROOT_FILE = `^src/(?!(?:${ROOT_FILES.join("|")})\\.ts$)[^/]+$`;

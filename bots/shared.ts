@@ -1,7 +1,7 @@
 import { createBridge, type Bridge, type BridgeOptions, type SurfaceAdapter } from "../src/bridge/index.ts";
 import { connectGateway, type GatewayClient } from "../src/client/index.ts";
 import type { Config } from "../src/config.ts";
-import type { BotStopError } from "../src/errors.ts";
+import type { BotStopError } from "../src/kernel/errors.ts";
 import { gatewayToken, gatewayUrl } from "../src/client/from-config.ts";
 
 export type Log = (message: string, error?: unknown) => void;

@@ -46,7 +46,7 @@ export {
 } from "./client/index.ts";
 export { askUser, createGatewayAsk, type AskUserOptions } from "./sdk.ts";
 export { requireApproval, type ApprovalRequest, type RequireApprovalOptions } from "./coding-agents/approval.ts";
-export { GatewayError, type ErrorCode } from "./errors.ts";
+export { GatewayError, type ErrorCode } from "./kernel/errors.ts";
 export { parseTarget, parseTargetList, formatTarget } from "./targets.ts";
 export { loadConfig, ConfigError, type Config } from "./config.ts";
 export {

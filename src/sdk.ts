@@ -1,6 +1,6 @@
 import type { GatewayClient } from "./client/index.ts";
 import { noAnswerResult, type AskUserResult } from "./contract/result.ts";
-import { GatewayError } from "./errors.ts";
+import { GatewayError } from "./kernel/errors.ts";
 import type { EscalationStep, QuestionRecord, Target } from "./record.ts";
 import type { AskFunction } from "./tool.ts";
 

@@ -4,7 +4,7 @@ import { createInboundHandler } from "../src/bridge/inbound.ts";
 import { createInflightSends } from "../src/bridge/inflight-sends.ts";
 import { createRecordCache } from "../src/bridge/record-cache.ts";
 import type { GatewayClient } from "../src/client/index.ts";
-import { GatewayError } from "../src/errors.ts";
+import { GatewayError } from "../src/kernel/errors.ts";
 import { looksLikeCredential } from "../src/parse/index.ts";
 import type { QuestionRecord } from "../src/record.ts";
 import { question, record } from "./helpers/records.ts";

@@ -8,7 +8,7 @@
  *   stays cheap (80,000 unknown fields, 300,000 questions).
  */
 import { describe, expect, it } from "vitest";
-import { capIssues, createIssueList, MAX_ISSUES, moreIssues } from "../src/contract/issues.ts";
+import { capIssues, createIssueList, MAX_ISSUES, moreIssues } from "../src/kernel/issues.ts";
 import { createAskUserTool, formatIssues, normalizeAskUserInput, type ContractIssue } from "../src/index.ts";
 
 const option = (label: string, description?: string) => (description === undefined ? { label } : { label, description });

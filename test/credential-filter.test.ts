@@ -10,7 +10,7 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { AskUserQuestion } from "../src/contract/schema.ts";
-import { GatewayError } from "../src/errors.ts";
+import { GatewayError } from "../src/kernel/errors.ts";
 import { validateAnswers } from "../src/gateway/answers.ts";
 import { createKnownSecretMatcher, KNOWN_SECRET_MIN_LENGTH, looksLikeCredential, parseReply } from "../src/parse/index.ts";
 

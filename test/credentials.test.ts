@@ -3,7 +3,7 @@
  * `token` command against the store it shares with the gateway, and the target allow-list.
  */
 import { afterAll, describe, expect, it } from "vitest";
-import { GatewayError } from "../src/errors.ts";
+import { GatewayError } from "../src/kernel/errors.ts";
 import { authorizeCall } from "../src/gateway/credentials/policy.ts";
 import { ADMIN, hashToken, SCOPED_TOKEN_PATTERN, WEB, type Principal } from "../src/gateway/credentials/principal.ts";
 import { createSqliteCredentialStore } from "../src/gateway/credentials/store.ts";

@@ -5,7 +5,7 @@
  * `quick` runs with DELIVERY_TIMEOUT_SECONDS=1; `patient` with 30 (nothing there fails by the timer).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { GatewayError } from "../src/errors.ts";
+import { GatewayError } from "../src/kernel/errors.ts";
 import { authorizeCall } from "../src/gateway/credentials/policy.ts";
 import { ADMIN, WEB, type Principal } from "../src/gateway/credentials/principal.ts";
 import { parseParams } from "../src/protocol/methods.ts";

@@ -3,7 +3,7 @@
  * (waiters, events, the expiry schedule, delivery claims), and the migrate command applies the schema explicitly.
  */
 import { describe, expect, it } from "vitest";
-import { GatewayError } from "../src/errors.ts";
+import { GatewayError } from "../src/kernel/errors.ts";
 import type { QuestionRecord } from "../src/record.ts";
 import { createTestDatabase } from "./helpers/postgres.ts";
 import { useGatewaysOnPostgres } from "./helpers/postgres-gateways.ts";

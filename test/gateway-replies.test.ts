@@ -8,7 +8,7 @@ import { createQuestionService } from "../src/gateway/service.ts";
 import { createMemoryStore } from "../src/gateway/store/memory-store.ts";
 import { StoreUnavailableError } from "../src/gateway/store/errors.ts";
 import type { QuestionStore } from "../src/gateway/store/types.ts";
-import { GatewayError } from "../src/errors.ts";
+import { GatewayError } from "../src/kernel/errors.ts";
 import { cleanup, oneQuestion, RawWs, startTestGateway, tempDir, twoQuestions, type ResFrame } from "./helpers/gateway.ts";
 
 afterAll(() => cleanup());

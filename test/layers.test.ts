@@ -48,8 +48,8 @@ describe("the layer rules", () => {
       { "src/cli/main.ts": uses("./mcp/server.ts"), "src/cli/mcp/server.ts": uses("../../kernel/x.ts"), "src/kernel/x.ts": LEAF },
       [],
     ],
-    ["a new file at the src/ root", { "src/helpers.ts": LEAF, "src/text.ts": LEAF }, ["no-new-root-files: src/helpers.ts → src/helpers.ts"]],
-    ["the kernel importing up", { "src/kernel/x.ts": uses("../text.ts"), "src/text.ts": LEAF }, ["kernel-is-the-bottom: src/kernel/x.ts → src/text.ts"]],
+    ["a new file at the src/ root", { "src/helpers.ts": LEAF, "src/index.ts": LEAF }, ["no-new-root-files: src/helpers.ts → src/helpers.ts"]],
+    ["the kernel importing up", { "src/kernel/x.ts": uses("../contract/text.ts"), "src/contract/text.ts": LEAF }, ["kernel-is-the-bottom: src/kernel/x.ts → src/contract/text.ts"]],
     [
       "the protocol importing a parser type",
       { "src/protocol/a.ts": `import type { x } from "../parse/b.ts";\nexport type Y = typeof x;\n`, "src/parse/b.ts": LEAF },

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { normalizeAskUserInput } from "../src/contract/normalize.ts";
 import type { AskUserQuestion } from "../src/contract/schema.ts";
 import { looksLikeCredential, parseNumberForm, parseReply, type ParseOutcome } from "../src/parse/index.ts";
-import { looseKey, looseLabelKey } from "../src/text.ts";
+import { looseKey, looseLabelKey } from "../src/kernel/text.ts";
 
 const RUNS = Number(process.env.PARSE_PROPERTY_RUNS ?? 300);
 

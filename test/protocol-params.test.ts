@@ -1,5 +1,5 @@
 /**
- * Issue 24, the protocol's part (parseParams in src/protocol/methods.ts, GatewayError in src/errors.ts):
+ * Issue 24, the protocol's part (parseParams in src/protocol/methods.ts, GatewayError in src/kernel/errors.ts):
  *
  * - item 10: a U+0000 in any string of any method's params is INVALID_PARAMS at its path. PostgreSQL cannot store
  *   one, so a NUL in a runId, a chat, a typed reply or a list filter used to be INTERNAL there.
@@ -7,8 +7,8 @@
  *   at most 16 KiB with its frame, its texts cut; and finding the problems costs a cheap scan, not work per item.
  */
 import { describe, expect, it } from "vitest";
-import { MAX_ISSUES } from "../src/contract/issues.ts";
-import { ERROR_RESPONSE_MAX_BYTES, GatewayError } from "../src/errors.ts";
+import { MAX_ISSUES } from "../src/kernel/issues.ts";
+import { ERROR_RESPONSE_MAX_BYTES, GatewayError } from "../src/kernel/errors.ts";
 import { encodeListCursor } from "../src/protocol/list-filter.ts";
 import { parseParams, parseSubscribeParams, type MethodName } from "../src/protocol/methods.ts";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { GatewayError } from "../src/errors.ts";
+import { GatewayError } from "../src/kernel/errors.ts";
 import { QuotaExceededError, SessionBusyError, StoreUnavailableError } from "../src/gateway/store/errors.ts";
 import { stored } from "../src/gateway/stored.ts";
 

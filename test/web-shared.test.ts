@@ -8,7 +8,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { backoffDelay } from "../src/kernel/backoff.ts";
-import { GatewayError, type ErrorBody } from "../src/errors.ts";
+import { GatewayError, type ErrorBody } from "../src/kernel/errors.ts";
 import type { QuestionRecord } from "../src/record.ts";
 import { recordedText } from "../src/render/recorded-text.ts";
 import { renderSummary, summarizeRecord, SUMMARY_ICONS } from "../src/render/summary.ts";

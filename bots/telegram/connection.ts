@@ -1,5 +1,5 @@
 import { HttpError, type Transformer } from "grammy";
-import { BotStopError } from "../../src/errors.ts";
+import { BotStopError } from "../../src/kernel/errors.ts";
 import type { Log } from "../shared.ts";
 
 /** While the Bot API stays unreachable, the line is repeated this often (with the count), not on every call. */

@@ -3,7 +3,7 @@ import { run, sequentialize } from "@grammyjs/runner";
 import { apiThrottler } from "@grammyjs/transformer-throttler";
 import { createServer } from "node:http";
 import { Bot, GrammyError, webhookCallback } from "grammy";
-import { BotStopError } from "../../src/errors.ts";
+import { BotStopError } from "../../src/kernel/errors.ts";
 import { requireConfig, type Config } from "../../src/config.ts";
 import { cutToFit, TELEGRAM_TEXT_MAX, toTelegramText } from "../../src/render/index.ts";
 import { createLog, startBridgeBot, type Log, type RunningBot } from "../shared.ts";

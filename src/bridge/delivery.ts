@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { GatewayClient } from "../client/index.ts";
-import { GatewayError } from "../errors.ts";
+import { GatewayError } from "../kernel/errors.ts";
 import type { QuestionRecord } from "../record.ts";
 import { createClaimKeeper } from "./claim-keeper.ts";
 import { acceptsLateAnswer } from "../late-window.ts";

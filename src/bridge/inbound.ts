@@ -1,6 +1,6 @@
 import type { GatewayClient } from "../client/index.ts";
 import type { Surface } from "../contract/result.ts";
-import { GatewayError } from "../errors.ts";
+import { GatewayError } from "../kernel/errors.ts";
 import { acceptsLateAnswer } from "../late-window.ts";
 import { looksLikeCredential } from "../parse/index.ts";
 import type { QuestionRecord, ResolvedBy, ResolveVia } from "../record.ts";

@@ -1,6 +1,6 @@
 import type { GatewayClient } from "../client/index.ts";
 import type { Surface } from "../contract/result.ts";
-import { GatewayError } from "../errors.ts";
+import { GatewayError } from "../kernel/errors.ts";
 import type { Delivery, QuestionRecord, ReminderCopy } from "../record.ts";
 import { renderReminderDone, renderReminderText } from "../render/index.ts";
 // The gateway's rule for a reminder it fires late, applied again by a bot that comes back to one it has not sent.

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import type { Config } from "../config.ts";
-import { GatewayError } from "../errors.ts";
+import { GatewayError } from "../kernel/errors.ts";
 import { askUser } from "../sdk.ts";
 import { parseTarget } from "../targets.ts";
 import { EXAMPLE_TARGETS } from "../platforms/descriptors.ts";

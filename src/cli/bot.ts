@@ -1,5 +1,5 @@
 import { deploymentSecrets, type Config } from "../config.ts";
-import { BotStopError } from "../errors.ts";
+import { BotStopError } from "../kernel/errors.ts";
 import { createLogger, logCallback, type Log } from "../log.ts";
 import { parseCommandArgs, UsageError } from "./args.ts";
 import { EXIT_UNRECOVERABLE, exitWithin, stopWithin, untilSignal } from "./shutdown.ts";

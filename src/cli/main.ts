@@ -80,7 +80,7 @@ export async function main(
   }
   const [{ ConfigError, loadConfig }, { GatewayError }, { UsageError }, { expectedErrorLine }] = await Promise.all([
     import("../config.ts"),
-    import("../errors.ts"),
+    import("../kernel/errors.ts"),
     import("./args.ts"),
     import("./expected-errors.ts"),
   ]);

@@ -1,5 +1,5 @@
 import { WebSocket } from "ws";
-import { GatewayError } from "../errors.ts";
+import { GatewayError } from "../kernel/errors.ts";
 import type { MethodName } from "../protocol/methods.ts";
 import type { GatewayEventName } from "../protocol/methods.ts";
 import type { QuestionRecord } from "../record.ts";

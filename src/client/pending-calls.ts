@@ -3,7 +3,7 @@
  * waiting request when the link drops. Free of `ws` and of the DOM, so the Node client (src/client/client.ts) and
  * the Control UI (through src/web/browser-shared.ts) share it.
  */
-import { GatewayError, type ErrorBody } from "../errors.ts";
+import { GatewayError, type ErrorBody } from "../kernel/errors.ts";
 
 /** A frame from the gateway as parsed JSON: a response (`res`) or an event (`event`). */
 export interface IncomingFrame {

@@ -1,5 +1,5 @@
 import type { GatewayClient } from "../client/index.ts";
-import { GatewayError } from "../errors.ts";
+import { GatewayError } from "../kernel/errors.ts";
 import type { Target } from "../record.ts";
 import { askUser } from "../sdk.ts";
 import { approvalDecision, approvalInput, noAnswerClause } from "./approval.ts";

@@ -7,7 +7,7 @@
 import { normalizeAskUserInput } from "../contract/normalize.ts";
 import type { AskUserResult } from "../contract/result.ts";
 import { LIMITS, type AskUserInputRaw } from "../contract/schema.ts";
-import { ellipsize, looseLabelKey } from "../text.ts";
+import { ellipsize, looseLabelKey } from "../kernel/text.ts";
 import type { CodexQuestion, CodexUserInputResponse } from "./codex-protocol.ts";
 import { quoteForPrompt } from "./prompt-text.ts";
 import { uniqueHeader, uniqueId } from "./question-keys.ts";

@@ -1,4 +1,4 @@
-import { ellipsize } from "../text.ts";
+import { ellipsize } from "../kernel/text.ts";
 
 /**
  * Control characters, bidi controls, zero-width and other invisible format characters, which could disguise what an

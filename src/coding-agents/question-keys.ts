@@ -1,5 +1,5 @@
 import { LIMITS } from "../contract/schema.ts";
-import { cutGraphemes } from "../text.ts";
+import { cutGraphemes } from "../kernel/text.ts";
 import { quoteForPrompt } from "./prompt-text.ts";
 
 /**

@@ -1,9 +1,9 @@
 import { z } from "zod";
-import { cutGraphemes, graphemeLength, hiddenCharacters, isBlankText, looseLabelKey } from "../text.ts";
-import { createIssueList, MAX_ISSUES, tooManyFields, type ContractIssue, type IssueList } from "./issues.ts";
+import { cutGraphemes, graphemeLength, hiddenCharacters, isBlankText, looseLabelKey } from "../kernel/text.ts";
+import { createIssueList, MAX_ISSUES, tooManyFields, type ContractIssue, type IssueList } from "../kernel/issues.ts";
 import { askUserInputSchema, LIMITS, optionSchema, questionSchema, type AskUserInput, type AskUserQuestion } from "./schema.ts";
 
-export { formatIssues, type ContractIssue } from "./issues.ts";
+export { formatIssues, type ContractIssue } from "../kernel/issues.ts";
 
 export type NormalizeResult = { ok: true; value: AskUserInput } | { ok: false; issues: ContractIssue[] };
 

@@ -4,7 +4,7 @@
  */
 import type { CanUseTool, PermissionResult } from "@anthropic-ai/claude-agent-sdk";
 import { createClaudeCodeAsker, type ClaudeCodeOptions, type ClaudeDecision } from "../coding-agents/claude-code.ts";
-import { GatewayError } from "../errors.ts";
+import { GatewayError } from "../kernel/errors.ts";
 
 export type { ClaudeCodeOptions } from "../coding-agents/claude-code.ts";
 export { requireApproval } from "../coding-agents/approval.ts";

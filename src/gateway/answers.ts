@@ -1,6 +1,6 @@
-import { formatIssues } from "../contract/issues.ts";
+import { formatIssues } from "../kernel/issues.ts";
 import { LIMITS, type AskUserQuestion } from "../contract/schema.ts";
-import { GatewayError } from "../errors.ts";
+import { GatewayError } from "../kernel/errors.ts";
 import { looksLikeCredential } from "../parse/index.ts";
 
 const MAX_VALUE_LENGTH = LIMITS.answerMaxLength;

@@ -1,4 +1,4 @@
-import { GatewayError } from "../errors.ts";
+import { GatewayError } from "../kernel/errors.ts";
 import { listPage } from "../protocol/list-filter.ts";
 import { isMethodName, parseParams, type MethodName, type MethodParams } from "../protocol/methods.ts";
 import { authorizeCall } from "./credentials/policy.ts";

@@ -1,5 +1,5 @@
-import { formatIssues } from "../contract/issues.ts";
-import { GatewayError } from "../errors.ts";
+import { formatIssues } from "../kernel/issues.ts";
+import { GatewayError } from "../kernel/errors.ts";
 import type { MethodParams } from "../protocol/methods.ts";
 import type { EscalationStep, QuestionRecord, Target } from "../record.ts";
 import { escalationDueMs, reminderDueMs, remindersOutstanding, stepsOutstanding } from "./store/follow-ups.ts";

@@ -1,4 +1,4 @@
-import { GatewayError } from "../errors.ts";
+import { GatewayError } from "../kernel/errors.ts";
 import type { QuestionRecord, ResolvedBy } from "../record.ts";
 import { validateAnswers } from "./answers.ts";
 import { lateRefusal } from "./store/follow-ups.ts";

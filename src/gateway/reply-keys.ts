@@ -1,4 +1,4 @@
-import { GatewayError } from "../errors.ts";
+import { GatewayError } from "../kernel/errors.ts";
 import type { QuestionStore, ReplyKey } from "./store/types.ts";
 import { stored } from "./stored.ts";
 

@@ -2,7 +2,7 @@ import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse }
 import type { AddressInfo, Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import { WebSocketServer } from "ws";
-import { GatewayError, type ErrorBody } from "../errors.ts";
+import { GatewayError, type ErrorBody } from "../kernel/errors.ts";
 import { bearerToken } from "./credentials/auth.ts";
 import { createAuthBackoff, lockoutMessage, retryAfterSeconds, type AuthBackoff } from "./credentials/auth-backoff.ts";
 import { createCredentialCheck, CREDENTIAL_RECHECK_MS, REVOKED_MESSAGE, type AuthVerdict } from "./credentials/check.ts";

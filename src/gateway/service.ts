@@ -1,7 +1,7 @@
-import { formatIssues } from "../contract/issues.ts";
+import { formatIssues } from "../kernel/issues.ts";
 import { randomBytes } from "node:crypto";
 import { normalizeAskUserInput } from "../contract/normalize.ts";
-import { GatewayError } from "../errors.ts";
+import { GatewayError } from "../kernel/errors.ts";
 import type { QuestionRecord, Target, TargetState } from "../record.ts";
 import { formatTarget, isChatTarget } from "../targets.ts";
 import { createKnownSecretMatcher, INVALID_MESSAGES, parseReply } from "../parse/index.ts";

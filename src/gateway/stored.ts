@@ -1,4 +1,4 @@
-import { GatewayError } from "../errors.ts";
+import { GatewayError } from "../kernel/errors.ts";
 import { QuotaExceededError, SessionBusyError, StoreUnavailableError } from "./store/errors.ts";
 
 /** The protocol message for a full quota, naming the setting that sets it. */

@@ -1,5 +1,5 @@
 import type { WebSocket } from "ws";
-import { GatewayError, type ErrorBody } from "../errors.ts";
+import { GatewayError, type ErrorBody } from "../kernel/errors.ts";
 import { toErrorBody, type Dispatch } from "./dispatch.ts";
 import { isRequestFrame, parseSubscribeParams, requestFrameSchema } from "../protocol/methods.ts";
 import type { GatewayEventName } from "../protocol/methods.ts";

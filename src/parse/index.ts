@@ -5,7 +5,7 @@ export { createKnownSecretMatcher, KNOWN_SECRET_MIN_LENGTH } from "./known-secre
 export { parseNumberForm } from "./number-form.ts";
 export { createOptionMatcher, isSkipText, type OptionMatch, type OptionMatcher } from "./match-option.ts";
 export { createKeyedLineReader, type KeyedLine } from "./keyed-line.ts";
-export { isBlankText } from "../text.ts";
+export { isBlankText } from "../kernel/text.ts";
 export { INVALID_MESSAGES } from "./messages.ts";
 export type {
   ParseOutcome,

@@ -1,5 +1,5 @@
 import type { AskUserQuestion } from "../contract/schema.ts";
-import { looseKey } from "../text.ts";
+import { looseKey } from "../kernel/text.ts";
 
 /** A line of a several-question reply that names its question (rule 9). */
 export interface KeyedLine {

@@ -1,5 +1,5 @@
 import type { AskUserQuestion } from "../contract/schema.ts";
-import { looseKey, looseLabelKey } from "../text.ts";
+import { looseKey, looseLabelKey } from "../kernel/text.ts";
 import { looseNumberForm } from "./number-form.ts";
 
 /** An option picked by a piece of reply text. */

@@ -1,4 +1,4 @@
-import { looseKey } from "../text.ts";
+import { looseKey } from "../kernel/text.ts";
 
 /** `N`, `#N`, `N)`, `option N` on a loose key (whose trailing `.` is already gone, so `N.` is covered). */
 const NUMBER_FORM = /^(?:#\s?|option\s?#?)?([0-9]{1,9})\)?$/u;

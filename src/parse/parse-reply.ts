@@ -1,5 +1,5 @@
 import type { AskUserQuestion } from "../contract/schema.ts";
-import { isBlankText } from "../text.ts";
+import { isBlankText } from "../kernel/text.ts";
 import { looksLikeCredential } from "./credential.ts";
 import { createKeyedLineReader, type KeyedLine } from "./keyed-line.ts";
 import { splitLines } from "./lines.ts";

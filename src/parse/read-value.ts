@@ -1,5 +1,5 @@
 import type { AskUserQuestion } from "../contract/schema.ts";
-import { looseKey } from "../text.ts";
+import { looseKey } from "../kernel/text.ts";
 import { createOptionMatcher, type OptionMatcher } from "./match-option.ts";
 import type { ReadValue } from "../contract/parse-outcome.ts";
 import { isNumberList, maxPieceCount, splitChoices } from "./split-choices.ts";

@@ -1,4 +1,4 @@
-import { looseKey } from "../text.ts";
+import { looseKey } from "../kernel/text.ts";
 import { looseNumberForm } from "./number-form.ts";
 
 /** A piece of a multi-select reply, as offsets into the reply, so that adjacent pieces can be re-joined with the text between them. */

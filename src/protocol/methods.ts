@@ -1,9 +1,9 @@
 import { z } from "zod";
-import { createIssueList, formatIssues, tooManyFields, type IssueList, type TooManyFields } from "../contract/issues.ts";
+import { createIssueList, formatIssues, tooManyFields, type IssueList, type TooManyFields } from "../kernel/issues.ts";
 import { SURFACES } from "../contract/result.ts";
 import { formatPath } from "../contract/normalize.ts";
 import { LIMITS } from "../contract/schema.ts";
-import { GatewayError } from "../errors.ts";
+import { GatewayError } from "../kernel/errors.ts";
 import { decodeListCursor, LIST_CURSOR_MAX_LENGTH } from "./list-filter.ts";
 import { nulIssues } from "./nul.ts";
 

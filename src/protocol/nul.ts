@@ -1,4 +1,4 @@
-import { createIssueList, type IssueList } from "../contract/issues.ts";
+import { createIssueList, type IssueList } from "../kernel/issues.ts";
 import { formatPath } from "../contract/normalize.ts";
 
 /** A place in the params: its key and the place it is in, so a path is built only for a problem. */

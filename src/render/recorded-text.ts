@@ -4,7 +4,7 @@
  */
 import type { AskUserQuestion } from "../contract/schema.ts";
 import type { ReadAs } from "../contract/parse-outcome.ts";
-import { ellipsize } from "../text.ts";
+import { ellipsize } from "../kernel/text.ts";
 
 const QUOTE_MAX = 80;
 

@@ -7,7 +7,7 @@
 import type { AskUserQuestion } from "../contract/schema.ts";
 import type { QuestionRecord, ResolvedBy } from "../record.ts";
 import { acceptsLateAnswer } from "../late-window.ts";
-import { ellipsize, graphemes } from "../text.ts";
+import { ellipsize, graphemes } from "../kernel/text.ts";
 import { whereAnswered } from "../surfaces.ts";
 import { renderPromptText } from "./prompt-text.ts";
 

@@ -1,4 +1,4 @@
-import { graphemes } from "../text.ts";
+import { graphemes } from "../kernel/text.ts";
 
 /** Text that has a body that may be cut, and a footer (reply guidance) that is always kept whole. */
 export interface PromptText {

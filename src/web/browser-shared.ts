@@ -13,7 +13,7 @@ export { recordHistory, reminderMarks, type HistoryLine, type ReminderMark } fro
 export { backoffDelay } from "../kernel/backoff.ts";
 export { createPendingCalls, parseFrame } from "../client/pending-calls.ts";
 export { listAll, listPages, type CallMethod } from "../client/list-pages.ts";
-export { GatewayError, type ErrorBody, type ErrorCode } from "../errors.ts";
+export { GatewayError, type ErrorBody, type ErrorCode } from "../kernel/errors.ts";
 export type { ReadAs } from "../parse/index.ts";
 export type { QuestionRecord, ResolvedBy } from "../record.ts";
 export type { AskUserOption, AskUserQuestion } from "../contract/schema.ts";

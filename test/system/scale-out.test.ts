@@ -29,7 +29,7 @@ import { writeFileSync } from "node:fs";
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectGateway, type GatewayClient } from "../../src/client/index.ts";
-import { GatewayError } from "../../src/errors.ts";
+import { GatewayError } from "../../src/kernel/errors.ts";
 import { runPostgresMigrations } from "../../src/gateway/store/postgres-schema.ts";
 import { sleep, TOKEN } from "../helpers/gateway.ts";
 import { connectWhenReady, createTestDatabase } from "../helpers/postgres.ts";

@@ -2,7 +2,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { ContractIssue } from "../../contract/normalize.ts";
 import { formatIssues } from "../../contract/normalize.ts";
 import type { AskUserResult } from "../../contract/result.ts";
-import { GatewayError } from "../../errors.ts";
+import { GatewayError } from "../../kernel/errors.ts";
 import type { LateAnsweredRecord } from "../../client/index.ts";
 
 /** What the result text needs to know about each question: its answer key and its header. */

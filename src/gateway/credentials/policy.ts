@@ -1,4 +1,4 @@
-import { GatewayError } from "../../errors.ts";
+import { GatewayError } from "../../kernel/errors.ts";
 import type { MethodName, MethodParams } from "../../protocol/methods.ts";
 import type { ResolvedBy, ResolveVia } from "../../record.ts";
 import type { Principal } from "./principal.ts";

@@ -1,4 +1,4 @@
-import { GatewayError } from "../../errors.ts";
+import { GatewayError } from "../../kernel/errors.ts";
 import type { QuestionRecord, ResolvedBy } from "../../record.ts";
 import { forbidden } from "./policy.ts";
 import type { Principal } from "./principal.ts";

@@ -11,7 +11,7 @@ const UNAUTHORIZED_CLOSE = 4401;
 /**
  * Opens `/ws` on this origin; the browser sends the session cookie, so no token is ever in the URL.
  * onStatus gets the link's status; onOpen runs after every (re)connection. A failed call rejects with the
- * protocol's GatewayError (src/errors.ts), whose `code` says why.
+ * protocol's GatewayError (src/kernel/errors.ts), whose `code` says why.
  * @param {{ onOpen: () => void, onEvent: (name: string, payload: unknown) => void, onStatus: (status: LinkStatus) => void }} handlers
  */
 export function createGatewayLink({ onOpen, onEvent, onStatus }) {

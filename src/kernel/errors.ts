@@ -1,4 +1,4 @@
-import { capIssues, type ContractIssue } from "./contract/issues.ts";
+import { capIssues, type ContractIssue } from "./issues.ts";
 
 /** The protocol's error codes (PRODUCT.md §3), plus the transport's own. */
 export const ERROR_CODES = [
