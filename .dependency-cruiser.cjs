@@ -8,44 +8,47 @@
  *   src/frameworks           optional agent-framework adapters (subpath exports) → coding-agents, client, core
  *   src/coding-agents        coding agents' own questions and approvals (Claude Code, Codex) → client, contract
  *   src/gateway, src/web     the server and its Control UI → store, credentials, and the pure core
- *   src/client               the gateway client and SDK → protocol, and the pure core
- *   src/protocol             the wire types both sides share (method params, frames, events, payloads) → contract
+ *   src/client               the gateway client and SDK (sdk.ts) → protocol, runtime, and the pure core
+ *   src/runtime              process plumbing (config, logs, the data dir, the token file) → record, platforms
+ *   src/protocol             the wire types both sides share (method params, frames, events, payloads) → record,
+ *                            contract
  *   src/bridge               platform-free bot logic → render, parse, contract
  *   src/platforms/<p>/       a platform's renderers (payload.ts, modal.ts, callback-data.ts) → render, parse,
  *                            contract; src/render/index.ts re-exports them for the bots (src/platforms/renderers.ts)
- *   src/render, src/parse    pure → contract and the shared leaves (src/text.ts, src/surfaces.ts, …)
- *   src/contract             the ask_user contract (and the parse outcome the protocol carries)
- *   src/platforms            the registry (index.ts, descriptors.ts), each platform's descriptor (platform.ts,
- *                            surface.ts, escaping.ts) and src/platforms/kit: pure leaves, which any layer may read
- *   src/kernel               the bottom (backoff; issue 26 adds text and errors): imports nothing else in src/
+ *   src/render, src/parse    pure → record, contract, kernel and the platform leaves
+ *   src/record               the question record and its rules (state, follow-ups, the late window, reminder
+ *                            timing, freshness, targets): pure, no zod of its own, no I/O → contract, kernel
+ *   src/contract             the ask_user contract and the tool (tool.ts), and the parse outcome the protocol
+ *                            carries → kernel
+ *   src/platforms            the registry (index.ts, descriptors.ts, surfaces.ts), each platform's descriptor
+ *                            (platform.ts, surface.ts, escaping.ts) and src/platforms/kit: pure leaves, which any
+ *                            layer may read
+ *   src/kernel               the bottom (text, errors and the issue cap, backoff): imports nothing else in src/
  * A platform's folder thus holds two layers, its descriptor below render and its renderers above it, so the folder
  * cycle src/render ↔ src/platforms is by design: no-folder-cycles leaves src/platforms out, and the platform rules
- * below (with no-module-cycles) fix the direction module by module instead.
+ * below (with no-module-cycles) fix the direction module by module instead. The same goes for the layers under
+ * render that read the platform leaves (src/contract reads the surfaces, src/record the example targets): their
+ * folder cycles run through src/platforms (record → platforms → record), and dependency-cruiser cannot skip a
+ * folder in the middle of a cycle, so no-folder-cycles leaves src/record, src/contract and src/kernel out too. That
+ * loses nothing: their own rules (record-is-pure, contract-is-the-bottom, kernel-is-the-bottom) let them import
+ * only downward and the platform leaves, so any cycle through them runs through src/platforms.
  * Nothing in src/ imports bots/, test/, bench/ or bin/, no folder imports a folder that imports it back, and a
  * subfolder never imports its parent folder's own files (the parent uses the subfolder, not the other way round).
- * The loose files at the src/ root are a fixed list (ROOT_FILES): issue 26 moves them into src/record, src/kernel
- * and src/runtime, whose rules are already here.
+ * The src/ root holds only index.ts, the main entry (ROOT_FILES).
  */
 const folder = (name) => `^src/${name}/`;
 
 /** `from` may not import `to`. */
 const forbid = (name, from, to, comment) => ({ name, comment, severity: "error", from: { path: from }, to: { path: to } });
 
-/**
- * The files at the src/ root today, and the only ones allowed there: no layer rule can name a loose root file, so
- * none is added. Issue 26 moves these into src/record, src/kernel and src/runtime; take each off the list as it
- * moves.
- */
-const ROOT_FILES = [
-  "config", "data-dir", "index", "late-window", "log", "log-level", "record", "record-freshness",
-  "reminder-timing", "sdk", "surfaces", "targets", "token-file", "tool",
-];
+/** The only file allowed at the src/ root, the main entry: no layer rule can name a loose root file, so none is added. */
+const ROOT_FILES = ["index"];
 /** Any src/ root file not on the list. */
 const NEW_ROOT_FILE = `^src/(?!(?:${ROOT_FILES.join("|")})\\.ts$)[^/]+$`;
-const NEW_ROOT_FILE_COMMENT = "a new file at the src/ root: put it in its layer's folder (src/kernel, src/contract, …), not next to the loose files issue 26 moves out";
+const NEW_ROOT_FILE_COMMENT = "a new file at the src/ root: put it in its layer's folder (src/kernel, src/contract, …), not at the root next to the main entry";
 
 /** The descriptor side of src/platforms: the registry, the kit, and each platform's descriptor, name and escaping. */
-const PLATFORM_LEAF = "^src/platforms/(index\\.ts$|descriptors\\.ts$|kit/|[^/]+/(platform|surface|escaping)\\.ts$)";
+const PLATFORM_LEAF = "^src/platforms/(index\\.ts$|descriptors\\.ts$|surfaces\\.ts$|kit/|[^/]+/(platform|surface|escaping)\\.ts$)";
 /** The renderer side: what a platform's folder holds besides its descriptor. */
 const PLATFORM_RENDERER = "^src/platforms/(?!kit/)[^/]+/(?!(platform|surface|escaping)\\.ts$)";
 
@@ -54,8 +57,15 @@ module.exports = {
     forbid("src-not-to-outside", "^src/", "^(bots|test|bench|bin)/", "src/ is the shared core: it never imports the bots, tests, benchmarks or CLI entry"),
     forbid("kernel-is-the-bottom", folder("kernel"), "^src/(?!kernel/)", "the kernel is the bottom: it imports nothing in src/ but itself"),
     forbid("contract-is-the-bottom", folder("contract"), "^src/(render|parse|bridge|client|gateway|web|cli|frameworks|protocol|record|runtime)/", "the contract imports nothing above it"),
-    forbid("record-is-pure", folder("record"), "^src/(render|parse|bridge|client|gateway|web|cli|frameworks|protocol|coding-agents|runtime)/", "the question record is pure data and rules: it loads no renderer, parser, protocol, client, server, CLI or runtime (issue 26; src/record does not exist yet)"),
-    forbid("runtime-not-below-render", "^src/(render|parse|contract|record|kernel)/", folder("runtime"), "the runtime (config, logs, files) sits above the pure layers: render, parse, contract, record and kernel never load it (issue 26; src/runtime does not exist yet)"),
+    forbid("record-is-pure", folder("record"), "^src/(?!(record|contract|kernel|platforms)/)", "the question record is pure data and rules: it imports only itself, the contract, the kernel and the platform leaves (targets.ts reads the example targets), never a renderer, parser, protocol, client, server, CLI or runtime"),
+    {
+      name: "record-is-pure",
+      comment: "the question record loads no package and no Node module itself (no zod, no I/O): its types and results come from src/contract",
+      severity: "error",
+      from: { path: folder("record") },
+      to: { dependencyTypes: ["npm", "npm-dev", "npm-optional", "npm-peer", "npm-bundled", "npm-no-pkg", "npm-unknown", "core"] },
+    },
+    forbid("runtime-not-below-render", "^src/(render|parse|contract|record|kernel)/", folder("runtime"), "the runtime (config, logs, files) sits above the pure layers: render, parse, contract, record and kernel never load it"),
     forbid("render-parse-are-pure", "^src/(render|parse)/", "^src/(bridge|client|gateway|web|cli|frameworks|protocol)/", "the renderer and parser are pure: no bridge, client, gateway, web or CLI"),
     forbid("bridge-below-transport", folder("bridge"), "^src/(gateway|web|cli|frameworks)/", "the bridge talks to the gateway through an injected client, never the server or the CLI"),
     forbid("client-not-to-server", folder("client"), "^src/(gateway|web|cli|bridge|frameworks)/", "the client and SDK never load the server, the web app, the CLI or the bridge"),
@@ -71,7 +81,7 @@ module.exports = {
     forbid("platforms-are-pure", folder("platforms"), "^src/(bridge|client|gateway|web|cli|frameworks|protocol|coding-agents|runtime)/", "a platform's descriptor and renderers are pure: no bridge, client, gateway, web, CLI or protocol"),
     forbid("platform-descriptors-are-leaves", PLATFORM_LEAF, "^src/(?!platforms/)", "the registry and the descriptors are leaves every layer may read: they import nothing of src/ outside src/platforms"),
     forbid("descriptors-load-no-renderer", PLATFORM_LEAF, PLATFORM_RENDERER, "a descriptor (and the registry) never loads a renderer: the renderers sit above src/render, the descriptors below it"),
-    forbid("registry-stays-light", "^src/platforms/index\\.ts$", "^src/platforms/(?!kit/)[^/]+/(?!surface\\.ts$)", "the registry of names holds only each platform's surface.ts: the Control UI bundles it (src/surfaces.ts); the descriptors are src/platforms/descriptors.ts"),
+    forbid("registry-stays-light", "^src/platforms/index\\.ts$", "^src/platforms/(?!kit/)[^/]+/(?!surface\\.ts$)", "the registry of names holds only each platform's surface.ts: the Control UI bundles it (src/platforms/surfaces.ts); the descriptors are src/platforms/descriptors.ts"),
     forbid("core-reads-platforms-through-the-registry", "^src/(?!platforms/)", "^src/platforms/(?!kit/)[^/]+/", "outside src/platforms, the core reads a platform only through the registry (src/platforms/index.ts, descriptors.ts) and src/platforms/kit (src/render/index.ts re-exports the renderers through src/platforms/renderers.ts)"),
     forbid("bots-not-to-server-or-cli", "^bots/", "^src/(gateway|web|cli)/", "a bot is a client of the gateway: bridge, client, render, parse, contract"),
     forbid("bots-stay-in-their-folder", "^bots/([^/]+)/", "^bots/(?!$1/|shared\\.ts$)", "a platform's folder imports only itself and bots/shared.ts"),
@@ -80,9 +90,10 @@ module.exports = {
       comment: "no folder imports a folder that (through others) imports it back",
       severity: "error",
       scope: "folder",
-      // src/platforms is two layers by design (see the top): the platform rules and no-module-cycles cover it.
-      from: { pathNot: "^src/platforms(/|$)" },
-      to: { circular: true, pathNot: "^src/platforms(/|$)" },
+      // src/platforms is two layers by design, and src/record, src/contract and src/kernel read its leaves (see the
+      // top): the platform rules, their own downward-only rules and no-module-cycles cover them.
+      from: { pathNot: "^src/(platforms|record|contract|kernel)(/|$)" },
+      to: { circular: true, pathNot: "^src/(platforms|record|contract|kernel)(/|$)" },
     },
     {
       // dependency-cruiser's folder graph counts a subfolder's modules as the parent folder's own (src/cli holds

@@ -8,7 +8,7 @@
  * - gateway RSS (VmRSS of the child) after serving, and RSS per pending question over the reference's;
  * - the latency of question.list filtered to one chat (100 pending questions each) over WebSocket.
  */
-import type { QuestionRecord } from "../src/record.ts";
+import type { QuestionRecord } from "../src/record/record.ts";
 import { createQuestionService } from "../src/gateway/service.ts";
 import { createSqliteStore } from "../src/gateway/store/index.ts";
 import { openSqliteDatabase } from "../src/gateway/store/sqlite-schema.ts";

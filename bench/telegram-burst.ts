@@ -14,8 +14,8 @@
  */
 import { startTelegramBot, type TelegramBotOptions } from "../bots/telegram/index.ts";
 import { connectGateway } from "../src/client/index.ts";
-import { loadConfig } from "../src/config.ts";
-import type { QuestionRecord } from "../src/record.ts";
+import { loadConfig } from "../src/runtime/config.ts";
+import type { QuestionRecord } from "../src/record/record.ts";
 import { QUESTION } from "./lib/drivers.ts";
 import { BENCH_TOKEN, spawnGateway, tempDir } from "./lib/procs.ts";
 import { startRateLimitedTelegram, type FloodLimits } from "./lib/rate-limited-telegram.ts";

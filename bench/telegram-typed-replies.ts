@@ -15,8 +15,8 @@
  */
 import { startTelegramBot } from "../bots/telegram/index.ts";
 import { connectGateway, type GatewayClient } from "../src/client/index.ts";
-import { loadConfig } from "../src/config.ts";
-import type { QuestionRecord } from "../src/record.ts";
+import { loadConfig } from "../src/runtime/config.ts";
+import type { QuestionRecord } from "../src/record/record.ts";
 import { QUESTION } from "./lib/drivers.ts";
 import { BENCH_TOKEN, spawnGateway, tempDir } from "./lib/procs.ts";
 import { startRateLimitedTelegram } from "./lib/rate-limited-telegram.ts";

@@ -3,7 +3,7 @@
 // dist/bin/ask-user-bridge.js, which is the package's `bin`. Everything loads lazily, so `--help` starts fast.
 import { main } from "../src/cli/main.ts";
 import type { BotStarter } from "../src/cli/bot.ts";
-import { BOT_NAMES } from "../src/surfaces.ts";
+import { BOT_NAMES } from "../src/platforms/surfaces.ts";
 
 async function loadEnv(): Promise<NodeJS.ProcessEnv> {
   const { config } = await import("dotenv");

@@ -1,6 +1,6 @@
 import { createBridge, type Bridge, type BridgeOptions, type SurfaceAdapter } from "../src/bridge/index.ts";
 import { connectGateway, type GatewayClient } from "../src/client/index.ts";
-import type { Config } from "../src/config.ts";
+import type { Config } from "../src/runtime/config.ts";
 import type { BotStopError } from "../src/kernel/errors.ts";
 import { gatewayToken, gatewayUrl } from "../src/client/from-config.ts";
 

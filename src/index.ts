@@ -33,7 +33,7 @@ export {
   type AskFunction,
   type AskContext,
   type AskUserSession,
-} from "./tool.ts";
+} from "./contract/tool.ts";
 export { parseReply, looksLikeCredential, type ParseOutcome, type ReadAs, type ReadValue } from "./parse/index.ts";
 export * as render from "./render/index.ts";
 export {
@@ -44,11 +44,11 @@ export {
   type LateAnswersFilter,
   type LateAnsweredRecord,
 } from "./client/index.ts";
-export { askUser, createGatewayAsk, type AskUserOptions } from "./sdk.ts";
+export { askUser, createGatewayAsk, type AskUserOptions } from "./client/sdk.ts";
 export { requireApproval, type ApprovalRequest, type RequireApprovalOptions } from "./coding-agents/approval.ts";
 export { GatewayError, type ErrorCode } from "./kernel/errors.ts";
-export { parseTarget, parseTargetList, formatTarget } from "./targets.ts";
-export { loadConfig, ConfigError, type Config } from "./config.ts";
+export { parseTarget, parseTargetList, formatTarget } from "./record/targets.ts";
+export { loadConfig, ConfigError, type Config } from "./runtime/config.ts";
 export {
   recordToResult,
   type QuestionRecord,
@@ -61,5 +61,5 @@ export {
   type ReminderSent,
   type ReminderCopy,
   type LateAnswer,
-} from "./record.ts";
+} from "./record/record.ts";
 export { createBridge, type Bridge, type InboundEvent, type BridgeResponse, type SurfaceAdapter } from "./bridge/index.ts";

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSlackBot } from "../bots/slack/index.ts";
 import { startTelegramBot } from "../bots/telegram/index.ts";
-import { loadConfig } from "../src/config.ts";
+import { loadConfig } from "../src/runtime/config.ts";
 import { SLACK_TEST_TOKENS } from "./fakes/slack-harness.ts";
 import { startFakeSlack, type FakeSlack } from "./fakes/slack-api.ts";
 import { startFakeTelegram, type FakeTelegram } from "./fakes/telegram-api.ts";

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { startDiscordBot } from "../bots/discord/index.ts";
 import { startSlackBot } from "../bots/slack/index.ts";
 import { startTelegramBot } from "../bots/telegram/index.ts";
-import { ConfigError, loadConfig } from "../src/config.ts";
+import { ConfigError, loadConfig } from "../src/runtime/config.ts";
 
 const env = { GATEWAY_URL: "http://127.0.0.1:9", GATEWAY_TOKEN: "x".repeat(32) };
 const base = loadConfig(env);

@@ -6,7 +6,7 @@ import { createRecordCache } from "../src/bridge/record-cache.ts";
 import type { GatewayClient } from "../src/client/index.ts";
 import { GatewayError } from "../src/kernel/errors.ts";
 import { looksLikeCredential } from "../src/parse/index.ts";
-import type { QuestionRecord } from "../src/record.ts";
+import type { QuestionRecord } from "../src/record/record.ts";
 import { question, record } from "./helpers/records.ts";
 
 type Op = keyof PlatformOps;

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { TextEvent } from "../src/bridge/index.ts";
 import { createRecordCache } from "../src/bridge/record-cache.ts";
 import { createTypedMatcher } from "../src/bridge/typed-match.ts";
-import type { QuestionRecord } from "../src/record.ts";
+import type { QuestionRecord } from "../src/record/record.ts";
 
 const GROUP = "-100";
 const DM = "101";

@@ -15,7 +15,7 @@ import { connectGateway, type GatewayClient } from "../src/client/index.ts";
 import type { AskUserResult } from "../src/contract/result.ts";
 import { startGateway, type RunningGateway } from "../src/gateway/run.ts";
 import { createControlUi } from "../src/web/index.ts";
-import { askUser } from "../src/sdk.ts";
+import { askUser } from "../src/client/sdk.ts";
 import { findBrowser, launchBrowser, type FoundBrowser } from "./helpers/browser.ts";
 
 const TOKEN = randomBytes(16).toString("hex");

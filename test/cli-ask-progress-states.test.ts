@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { createAskProgress } from "../src/cli/ask-progress.ts";
-import type { QuestionRecord } from "../src/record.ts";
+import type { QuestionRecord } from "../src/record/record.ts";
 
 describe("ask progress: target states", () => {
   it("prints a retrying or failed target once per change, with the reason, and in the countdown", async () => {

@@ -4,11 +4,11 @@
  * generated token's sign-in link only to a terminal, after the `#`.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { QuestionRecord } from "../src/record.ts";
+import type { QuestionRecord } from "../src/record/record.ts";
 import { main, type CliIO } from "../src/cli/main.ts";
 import { controlUiUrl, createAskProgress, formatDuration } from "../src/cli/ask-progress.ts";
 import { banner } from "../src/cli/serve.ts";
-import { loadConfig } from "../src/config.ts";
+import { loadConfig } from "../src/runtime/config.ts";
 import { cleanup, rpcOk, sleep, spawnCli, startTestGateway, tempDir, TOKEN, waitForOutput, type TestGateway } from "./helpers/gateway.ts";
 
 let gateway: TestGateway;

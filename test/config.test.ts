@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "dotenv";
 import { describe, expect, it } from "vitest";
-import { BOT_SECRETS, ConfigError, configSchema, loadConfig } from "../src/config.ts";
+import { BOT_SECRETS, ConfigError, configSchema, loadConfig } from "../src/runtime/config.ts";
 import { PLATFORM_LIST } from "../src/platforms/descriptors.ts";
 import { ENV_KIT } from "../src/platforms/kit/env.ts";
 

@@ -3,7 +3,7 @@ import { chmodSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { describeModeChanges, tightenPrivateDir } from "../src/data-dir.ts";
+import { describeModeChanges, tightenPrivateDir } from "../src/runtime/data-dir.ts";
 
 const modeOf = (path: string) => (statSync(path).mode & 0o777).toString(8);
 const dirs: string[] = [];

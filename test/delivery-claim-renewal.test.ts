@@ -8,7 +8,7 @@ import { createDeliveryLoop, type SurfaceAdapter } from "../src/bridge/delivery.
 import { createRecordCache } from "../src/bridge/record-cache.ts";
 import { sendFailureReason, sendRetryDelayMs } from "../src/bridge/send-retry.ts";
 import { connectGateway, type GatewayClient } from "../src/client/index.ts";
-import type { QuestionRecord, Target } from "../src/record.ts";
+import type { QuestionRecord, Target } from "../src/record/record.ts";
 import { oneQuestion, sleep, TOKEN, useTestGateway } from "./helpers/gateway.ts";
 import { waitUntil } from "./scenarios/tools.ts";
 

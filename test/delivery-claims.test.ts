@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createDeliveryLoop, type SurfaceAdapter } from "../src/bridge/delivery.ts";
 import { createRecordCache } from "../src/bridge/record-cache.ts";
 import { connectGateway, type GatewayClient } from "../src/client/index.ts";
-import type { QuestionRecord, Target } from "../src/record.ts";
+import type { QuestionRecord, Target } from "../src/record/record.ts";
 import { oneQuestion, TOKEN, useTestGateway } from "./helpers/gateway.ts";
 import { waitUntil } from "./scenarios/tools.ts";
 

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createDeliveryLoop, type SurfaceAdapter } from "../src/bridge/delivery.ts";
 import { renderedFingerprint } from "../src/bridge/copy-fingerprint.ts";
 import { createRecordCache } from "../src/bridge/record-cache.ts";
-import { reminderStillUseful } from "../src/reminder-timing.ts";
+import { reminderStillUseful } from "../src/record/reminder-timing.ts";
 import { connectGateway, type GatewayClient } from "../src/client/index.ts";
 import { oneQuestion, TOKEN, useTestGateway } from "./helpers/gateway.ts";
 import { waitUntil } from "./scenarios/tools.ts";

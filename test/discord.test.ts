@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startDiscordBot } from "../bots/discord/index.ts";
-import { loadConfig } from "../src/config.ts";
+import { loadConfig } from "../src/runtime/config.ts";
 import { decodeDiscordCustomId, encodeDiscordCustomId, toDiscordContent } from "../src/render/index.ts";
 import { startFakeDiscord, type FakeDiscord, type FakeInteraction } from "./fakes/discord-api.ts";
 import { OP } from "./fakes/discord-gateway.ts";

@@ -7,8 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectGateway, type GatewayClient } from "../src/client/index.ts";
 import { askUserResultSchema } from "../src/contract/result.ts";
 import { GatewayError } from "../src/kernel/errors.ts";
-import { askUser, createGatewayAsk } from "../src/sdk.ts";
-import { createAskUserTool } from "../src/tool.ts";
+import { askUser, createGatewayAsk } from "../src/client/sdk.ts";
+import { createAskUserTool } from "../src/contract/tool.ts";
 import { cleanup, freePort, oneQuestion, rpc, rpcOk, sleep, startTestGateway, TOKEN, WRONG_TOKEN, type TestGateway } from "./helpers/gateway.ts";
 
 const clients: GatewayClient[] = [];

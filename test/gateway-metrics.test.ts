@@ -3,7 +3,7 @@
  * scraped and every counter must have moved by exactly what the scenario did.
  */
 import { afterAll, describe, expect, it } from "vitest";
-import { loadConfig } from "../src/config.ts";
+import { loadConfig } from "../src/runtime/config.ts";
 import { hashToken, newScopedToken } from "../src/gateway/credentials/principal.ts";
 import { cleanup, oneQuestion, RawWs, rpcOk, sleep, startTestGateway, TOKEN, type TestGateway } from "./helpers/gateway.ts";
 

@@ -4,7 +4,7 @@
  * keeps the question queued on the other past the delivery deadline. DELIVERY_TIMEOUT_SECONDS=1.
  */
 import { describe, expect, it } from "vitest";
-import type { QuestionRecord } from "../src/record.ts";
+import type { QuestionRecord } from "../src/record/record.ts";
 import { useGatewaysOnPostgres } from "./helpers/postgres-gateways.ts";
 import { oneQuestion, sleep } from "./helpers/gateway.ts";
 import { waitUntil } from "./scenarios/tools.ts";

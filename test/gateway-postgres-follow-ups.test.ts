@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { GatewayClient } from "../src/client/index.ts";
-import type { QuestionRecord } from "../src/record.ts";
+import type { QuestionRecord } from "../src/record/record.ts";
 import { useGatewaysOnPostgres } from "./helpers/postgres-gateways.ts";
 import { oneQuestion, sleep } from "./helpers/gateway.ts";
 import { waitUntil } from "./scenarios/tools.ts";

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { GatewayError } from "../src/kernel/errors.ts";
-import type { QuestionRecord } from "../src/record.ts";
+import type { QuestionRecord } from "../src/record/record.ts";
 import { createTestDatabase } from "./helpers/postgres.ts";
 import { useGatewaysOnPostgres } from "./helpers/postgres-gateways.ts";
 import { oneQuestion, RawWs, spawnCli } from "./helpers/gateway.ts";

@@ -13,7 +13,7 @@ import {
   listPage,
   type ListFilter,
 } from "../src/protocol/list-filter.ts";
-import type { QuestionRecord } from "../src/record.ts";
+import type { QuestionRecord } from "../src/record/record.ts";
 import { pendingRecord } from "./store-contract.ts";
 import { oneQuestion, openTransport, RawWs, TOKEN, useTestGateway, type Transport } from "./helpers/gateway.ts";
 

@@ -1,6 +1,6 @@
 import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { createLogger, logCallback, logLevelFrom, redactAlso } from "../src/log.ts";
+import { createLogger, logCallback, logLevelFrom, redactAlso } from "../src/runtime/log.ts";
 
 function capture() {
   const lines: string[] = [];

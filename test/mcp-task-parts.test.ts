@@ -8,7 +8,7 @@ import { TASK_TTL_MARGIN_MS, TASK_TTL_MAX_MS, taskTtlMs } from "../src/cli/mcp/a
 import { waitingStatusText } from "../src/cli/mcp/progress.ts";
 import { invalidInputToToolResult, resultToStatusMessage, resultToToolResult } from "../src/cli/mcp/results.ts";
 import { AskTaskStore } from "../src/cli/mcp/task-store.ts";
-import type { QuestionRecord } from "../src/record.ts";
+import type { QuestionRecord } from "../src/record/record.ts";
 import { sleep } from "./helpers/gateway.ts";
 
 const REQUEST = { method: "tools/call", params: { name: "ask_user" } };

@@ -7,10 +7,10 @@
 import { spawn } from "node:child_process";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadConfig } from "../src/config.ts";
+import { loadConfig } from "../src/runtime/config.ts";
 import { askUserInputJsonSchema } from "../src/contract/schema.ts";
 import { runMcp } from "../src/cli/mcp.ts";
-import { ASK_USER_DESCRIPTION } from "../src/tool.ts";
+import { ASK_USER_DESCRIPTION } from "../src/contract/tool.ts";
 import { BIN, cleanup, freePort, rpcOk, sleep, startTestGateway, tempDir, type TestGateway } from "./helpers/gateway.ts";
 import {
   closeMcpClients,

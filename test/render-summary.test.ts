@@ -1,5 +1,5 @@
 import { describe, it, expect } from "vitest";
-import type { QuestionRecord } from "../src/record.ts";
+import type { QuestionRecord } from "../src/record/record.ts";
 import {
   renderDiscordPrompt,
   renderDiscordSummary,

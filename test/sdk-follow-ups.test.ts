@@ -5,7 +5,7 @@
  */
 import { afterAll, describe, expect, it } from "vitest";
 import { connectGateway, lateAnswers, type GatewayClient, type LateAnsweredRecord } from "../src/index.ts";
-import { askUser, createGatewayAsk } from "../src/sdk.ts";
+import { askUser, createGatewayAsk } from "../src/client/sdk.ts";
 import { cleanup, oneQuestion, rpcOk, TOKEN, useTestGateway } from "./helpers/gateway.ts";
 import { waitUntil } from "./scenarios/tools.ts";
 

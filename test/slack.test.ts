@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSlackBot } from "../bots/slack/index.ts";
 import { decodeSlackMessageRef, encodeSlackMessageRef } from "../bots/slack/adapter.ts";
-import { loadConfig } from "../src/config.ts";
+import { loadConfig } from "../src/runtime/config.ts";
 import { ROOT, rpcOk, sleep } from "./helpers/gateway.ts";
 import { createSlackHarness, SLACK_TEST_TOKENS, type SlackHarness } from "./fakes/slack-harness.ts";
 import { runBotScenarios, waitUntil } from "./scenarios/bot-scenarios.ts";

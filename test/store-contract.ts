@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { QuestionRecord, ResolvedBy } from "../src/record.ts";
+import type { QuestionRecord, ResolvedBy } from "../src/record/record.ts";
 import { QuestionExistsError, QuotaExceededError, SessionBusyError } from "../src/gateway/store/errors.ts";
 import type { DeliveryClaim, PendingLimits, QuestionStore, Resolution } from "../src/gateway/store/types.ts";
 

@@ -1,6 +1,6 @@
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { QuestionRecord } from "../src/record.ts";
+import type { QuestionRecord } from "../src/record/record.ts";
 import { CorruptRecordError, QuestionExistsError, QuotaExceededError, SessionBusyError, StoreUnavailableError } from "../src/gateway/store/errors.ts";
 import { POSTGRES_MIGRATIONS, runPostgresMigrations } from "../src/gateway/store/postgres-schema.ts";
 import { createPostgresStore, type PostgresQuestionStore, type PostgresStoreOptions } from "../src/gateway/store/postgres-store.ts";

@@ -4,7 +4,7 @@
  * checked here as a table; the page runs the same code from its bundle, checked equal below.
  */
 import { describe, expect, it } from "vitest";
-import type { QuestionRecord } from "../src/record.ts";
+import type { QuestionRecord } from "../src/record/record.ts";
 import { describeTarget, recordHistory, reminderMarks } from "../src/web/record-history.ts";
 import * as bundle from "../src/web/static/shared.js";
 import { question, record } from "./helpers/records.ts";

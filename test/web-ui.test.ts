@@ -15,7 +15,7 @@ import type { AskUserResult } from "../src/contract/result.ts";
 import { startGateway, type RunningGateway } from "../src/gateway/run.ts";
 import { CONTENT_SECURITY_POLICY, createControlUi } from "../src/web/index.ts";
 import { createMemorySessionStore, type SessionStore } from "../src/web/session-store.ts";
-import { askUser } from "../src/sdk.ts";
+import { askUser } from "../src/client/sdk.ts";
 import { launchBrowser } from "./helpers/browser.ts";
 
 const TOKEN = randomBytes(16).toString("hex");

@@ -1,6 +1,6 @@
 import { once } from "node:events";
 import { Client, Events, GatewayIntentBits, Partials, RESTEvents } from "discord.js";
-import { requireConfig, type Config } from "../../src/config.ts";
+import { requireConfig, type Config } from "../../src/runtime/config.ts";
 import { BotStopError } from "../../src/kernel/errors.ts";
 import { cutToFit, DISCORD_CONTENT_MAX, toDiscordContent } from "../../src/render/index.ts";
 import { createLog, startBridgeBot, type Log, type RunningBot } from "../shared.ts";

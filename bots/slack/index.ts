@@ -2,7 +2,7 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { App, LogLevel, SocketModeReceiver, type Logger, type webApi } from "@slack/bolt";
 import { BotStopError } from "../../src/kernel/errors.ts";
-import { ConfigError, requireConfig, type Config } from "../../src/config.ts";
+import { ConfigError, requireConfig, type Config } from "../../src/runtime/config.ts";
 import { cutToFit, SLACK_SECTION_TEXT_MAX, toSlackText } from "../../src/render/index.ts";
 import { createLog, startBridgeBot, type Log, type RunningBot } from "../shared.ts";
 import { createSlackAdapter, createSlackConversations } from "./adapter.ts";

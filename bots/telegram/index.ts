@@ -4,7 +4,7 @@ import { apiThrottler } from "@grammyjs/transformer-throttler";
 import { createServer } from "node:http";
 import { Bot, GrammyError, webhookCallback } from "grammy";
 import { BotStopError } from "../../src/kernel/errors.ts";
-import { requireConfig, type Config } from "../../src/config.ts";
+import { requireConfig, type Config } from "../../src/runtime/config.ts";
 import { cutToFit, TELEGRAM_TEXT_MAX, toTelegramText } from "../../src/render/index.ts";
 import { createLog, startBridgeBot, type Log, type RunningBot } from "../shared.ts";
 import { createTelegramAdapter } from "./adapter.ts";

@@ -1,5 +1,5 @@
 import type { Surface } from "../contract/result.ts";
-import type { QuestionRecord } from "../record.ts";
+import type { QuestionRecord } from "../record/record.ts";
 
 /** The targets of a record on one surface and chat. */
 export function targetsIn(record: QuestionRecord, surface: Surface, chat: string) {

@@ -1,5 +1,5 @@
 import type { GatewayClient } from "../client/index.ts";
-import type { Delivery, QuestionRecord } from "../record.ts";
+import type { Delivery, QuestionRecord } from "../record/record.ts";
 import type { SurfaceAdapter } from "./surface-adapter.ts";
 import type { RecordCache } from "./record-cache.ts";
 import { sendRetryDelayMs, type SendRetryPolicy } from "./send-retry.ts";

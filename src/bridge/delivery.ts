@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
 import type { GatewayClient } from "../client/index.ts";
 import { GatewayError } from "../kernel/errors.ts";
-import type { QuestionRecord } from "../record.ts";
+import type { QuestionRecord } from "../record/record.ts";
 import { createClaimKeeper } from "./claim-keeper.ts";
-import { acceptsLateAnswer } from "../late-window.ts";
+import { acceptsLateAnswer } from "../record/late-window.ts";
 import { createCopySettler } from "./settle-copies.ts";
 import { createCopyEditor } from "./copy-editor.ts";
 import { renderedFingerprint } from "./copy-fingerprint.ts";

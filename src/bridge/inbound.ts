@@ -1,9 +1,9 @@
 import type { GatewayClient } from "../client/index.ts";
 import type { Surface } from "../contract/result.ts";
 import { GatewayError } from "../kernel/errors.ts";
-import { acceptsLateAnswer } from "../late-window.ts";
+import { acceptsLateAnswer } from "../record/late-window.ts";
 import { looksLikeCredential } from "../parse/index.ts";
-import type { QuestionRecord, ResolvedBy, ResolveVia } from "../record.ts";
+import type { QuestionRecord, ResolvedBy, ResolveVia } from "../record/record.ts";
 import { GROUP_REPLY_HINTS, renderMissingPrompt, replyHint } from "../render/index.ts";
 import { deliveredTo, mayAnswer } from "./authorize.ts";
 import { effectsToPlatformText, type BridgeEffect, type BridgeResponse, type ReplyEffect } from "./effects.ts";

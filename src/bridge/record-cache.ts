@@ -1,7 +1,7 @@
 import type { Surface } from "../contract/result.ts";
-import type { Delivery, QuestionRecord } from "../record.ts";
-import { acceptsLateAnswer } from "../late-window.ts";
-import { isStaleCopy } from "../record-freshness.ts";
+import type { Delivery, QuestionRecord } from "../record/record.ts";
+import { acceptsLateAnswer } from "../record/late-window.ts";
+import { isStaleCopy } from "../record/freshness.ts";
 
 const KEEP_TERMINAL_MS = 2 * 60 * 60_000;
 

@@ -1,10 +1,10 @@
 import type { GatewayClient } from "../client/index.ts";
 import type { Surface } from "../contract/result.ts";
 import { GatewayError } from "../kernel/errors.ts";
-import type { Delivery, QuestionRecord, ReminderCopy } from "../record.ts";
+import type { Delivery, QuestionRecord, ReminderCopy } from "../record/record.ts";
 import { renderReminderDone, renderReminderText } from "../render/index.ts";
 // The gateway's rule for a reminder it fires late, applied again by a bot that comes back to one it has not sent.
-import { reminderStillUseful } from "../reminder-timing.ts";
+import { reminderStillUseful } from "../record/reminder-timing.ts";
 import type { RecordCache } from "./record-cache.ts";
 import { sendRetryDelayMs, type SendRetryPolicy } from "./send-retry.ts";
 import { PermanentSendError, type ReminderAdapter } from "./surface-adapter.ts";

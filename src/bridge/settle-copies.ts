@@ -1,5 +1,5 @@
-import { acceptsLateAnswer } from "../late-window.ts";
-import type { QuestionRecord } from "../record.ts";
+import { acceptsLateAnswer } from "../record/late-window.ts";
+import type { QuestionRecord } from "../record/record.ts";
 import type { RecordCache } from "./record-cache.ts";
 import type { ReminderSender } from "./reminders.ts";
 

@@ -1,5 +1,5 @@
 import type { Surface } from "../contract/result.ts";
-import type { Delivery, QuestionRecord, ReminderCopy, Target } from "../record.ts";
+import type { Delivery, QuestionRecord, ReminderCopy, Target } from "../record/record.ts";
 
 /** The four things a platform does for the bridge, and the reminder replies (issue 20 §1) where it can send them. */
 export interface SurfaceAdapter {

@@ -1,6 +1,6 @@
 import type { Surface } from "../contract/result.ts";
-import { acceptsLateAnswer } from "../late-window.ts";
-import type { QuestionRecord } from "../record.ts";
+import { acceptsLateAnswer } from "../record/late-window.ts";
+import type { QuestionRecord } from "../record/record.ts";
 import { mayAnswer, namesUser } from "./authorize.ts";
 import type { SentNote, TextEvent } from "./events.ts";
 import type { RecordCache } from "./record-cache.ts";

@@ -1,6 +1,6 @@
 import type { GatewayClient } from "../client/index.ts";
-import type { QuestionRecord } from "../record.ts";
-import { formatTarget } from "../targets.ts";
+import type { QuestionRecord } from "../record/record.ts";
+import { formatTarget } from "../record/targets.ts";
 
 /** How often, at most, `ask` on a terminal prints how long is left. */
 export const ASK_COUNTDOWN_INTERVAL_MS = 10_000;

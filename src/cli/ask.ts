@@ -1,10 +1,10 @@
 import { readFileSync } from "node:fs";
-import type { Config } from "../config.ts";
+import type { Config } from "../runtime/config.ts";
 import { GatewayError } from "../kernel/errors.ts";
-import { askUser } from "../sdk.ts";
-import { parseTarget } from "../targets.ts";
+import { askUser } from "../client/sdk.ts";
+import { parseTarget } from "../record/targets.ts";
 import { EXAMPLE_TARGETS } from "../platforms/descriptors.ts";
-import type { Target } from "../record.ts";
+import type { Target } from "../record/record.ts";
 import { parseCommandArgs, UsageError } from "./args.ts";
 import { connectFromConfig, gatewayUrl } from "../client/from-config.ts";
 import { createAskProgress } from "./ask-progress.ts";

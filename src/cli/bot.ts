@@ -1,9 +1,9 @@
-import { deploymentSecrets, type Config } from "../config.ts";
+import { deploymentSecrets, type Config } from "../runtime/config.ts";
 import { BotStopError } from "../kernel/errors.ts";
-import { createLogger, logCallback, type Log } from "../log.ts";
+import { createLogger, logCallback, type Log } from "../runtime/log.ts";
 import { parseCommandArgs, UsageError } from "./args.ts";
 import { EXIT_UNRECOVERABLE, exitWithin, stopWithin, untilSignal } from "./shutdown.ts";
-import { BOT_NAMES, type BotName } from "../surfaces.ts";
+import { BOT_NAMES, type BotName } from "../platforms/surfaces.ts";
 import { PLATFORM_LIST } from "../platforms/descriptors.ts";
 
 export type { BotName };

@@ -1,4 +1,4 @@
-import type { Config } from "../config.ts";
+import type { Config } from "../runtime/config.ts";
 import { PLATFORM_LIST } from "../platforms/descriptors.ts";
 
 /** The port variable that names `port` in this configuration, so the message says which one to change. */

@@ -1,5 +1,5 @@
-import type { EscalationStep, Target } from "../record.ts";
-import { parseTarget } from "../targets.ts";
+import type { EscalationStep, Target } from "../record/record.ts";
+import { parseTarget } from "../record/targets.ts";
 import { EXAMPLE_TARGETS } from "../platforms/descriptors.ts";
 import { UsageError } from "./args.ts";
 

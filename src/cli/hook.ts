@@ -1,10 +1,10 @@
 import { readFileSync } from "node:fs";
 import { z } from "zod";
-import type { Config } from "../config.ts";
+import type { Config } from "../runtime/config.ts";
 import { connectFromConfig } from "../client/from-config.ts";
 import { ASK_USER_QUESTION_TOOL, createClaudeCodeAsker, type ClaudeDecision } from "../coding-agents/claude-code.ts";
-import type { Target } from "../record.ts";
-import { parseTarget } from "../targets.ts";
+import type { Target } from "../record/record.ts";
+import { parseTarget } from "../record/targets.ts";
 import { parseCommandArgs, UsageError } from "./args.ts";
 import type { CliIO } from "./io.ts";
 

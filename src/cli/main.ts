@@ -1,4 +1,4 @@
-import type { Config } from "../config.ts";
+import type { Config } from "../runtime/config.ts";
 import type { CliIO } from "./io.ts";
 import type { BotLoaders } from "./bot.ts";
 import { packageVersion } from "./version.ts";
@@ -79,7 +79,7 @@ export async function main(
     return 1;
   }
   const [{ ConfigError, loadConfig }, { GatewayError }, { UsageError }, { expectedErrorLine }] = await Promise.all([
-    import("../config.ts"),
+    import("../runtime/config.ts"),
     import("../kernel/errors.ts"),
     import("./args.ts"),
     import("./expected-errors.ts"),

@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
 import type { Readable, Writable } from "node:stream";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import { ConfigError, type Config } from "../config.ts";
-import type { Target } from "../record.ts";
-import { formatTarget, parseTarget } from "../targets.ts";
+import { ConfigError, type Config } from "../runtime/config.ts";
+import type { Target } from "../record/record.ts";
+import { formatTarget, parseTarget } from "../record/targets.ts";
 import { EXAMPLE_TARGETS } from "../platforms/descriptors.ts";
 import { parseCommandArgs, UsageError } from "./args.ts";
 import { connectFromConfig, gatewayToken, gatewayUrl } from "../client/from-config.ts";

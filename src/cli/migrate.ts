@@ -1,4 +1,4 @@
-import type { Config } from "../config.ts";
+import type { Config } from "../runtime/config.ts";
 import { parseCommandArgs } from "./args.ts";
 
 type IO = { out: (s: string) => void; err: (s: string) => void };

@@ -1,6 +1,6 @@
-import type { Config } from "../config.ts";
-import type { QuestionRecord } from "../record.ts";
-import { formatTarget } from "../targets.ts";
+import type { Config } from "../runtime/config.ts";
+import type { QuestionRecord } from "../record/record.ts";
+import { formatTarget } from "../record/targets.ts";
 import { parseCommandArgs, UsageError } from "./args.ts";
 import { connectFromConfig } from "../client/from-config.ts";
 import { newestLateFirst } from "../client/index.ts";

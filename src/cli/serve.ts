@@ -1,12 +1,12 @@
 import { join } from "node:path";
-import { deploymentSecrets, type Config } from "../config.ts";
+import { deploymentSecrets, type Config } from "../runtime/config.ts";
 import { startGateway, type RunningGateway } from "../gateway/run.ts";
-import { createLogger } from "../log.ts";
+import { createLogger } from "../runtime/log.ts";
 import { createControlUi, type ControlUiOptions } from "../web/index.ts";
 import { parseCommandArgs } from "./args.ts";
 import { superviseChild } from "./supervise.ts";
 import { exitWithin, stopWithin, untilSignal } from "./shutdown.ts";
-import { BOT_NAMES, type BotName } from "../surfaces.ts";
+import { BOT_NAMES, type BotName } from "../platforms/surfaces.ts";
 import { PLATFORM_LIST, PLATFORMS } from "../platforms/descriptors.ts";
 import { hashToken, newScopedToken } from "../gateway/credentials/principal.ts";
 import type { CredentialStore } from "../gateway/credentials/store.ts";

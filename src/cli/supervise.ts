@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { backoffDelay } from "../kernel/backoff.ts";
-import type { Logger } from "../log.ts";
+import type { Logger } from "../runtime/log.ts";
 import { EXIT_UNRECOVERABLE } from "./shutdown.ts";
 
 /** A child that has not exited this long after SIGTERM is killed. Below `start`'s own stop grace (shutdown.ts). */

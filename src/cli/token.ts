@@ -1,4 +1,4 @@
-import type { Config } from "../config.ts";
+import type { Config } from "../runtime/config.ts";
 import { hashToken, isRole, newScopedToken, ROLES } from "../gateway/credentials/principal.ts";
 import { openCredentialStore, type Credential } from "../gateway/credentials/store.ts";
 import { parseCommandArgs, UsageError } from "./args.ts";

@@ -2,7 +2,7 @@ import { WebSocket } from "ws";
 import { GatewayError } from "../kernel/errors.ts";
 import type { MethodName } from "../protocol/methods.ts";
 import type { GatewayEventName } from "../protocol/methods.ts";
-import type { QuestionRecord } from "../record.ts";
+import type { QuestionRecord } from "../record/record.ts";
 import { backoffDelay } from "../kernel/backoff.ts";
 import { listAll } from "./list-pages.ts";
 import { createPendingCalls, parseFrame } from "./pending-calls.ts";

@@ -1,6 +1,6 @@
-import type { Config } from "../config.ts";
+import type { Config } from "../runtime/config.ts";
 import { connectGateway, type GatewayClient } from "./index.ts";
-import { readTokenFile } from "../token-file.ts";
+import { readTokenFile } from "../runtime/token-file.ts";
 
 /** Where clients find the gateway: GATEWAY_URL, or the local gateway's host and port. */
 export function gatewayUrl(config: Config): string {

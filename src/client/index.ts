@@ -2,7 +2,7 @@ import type { AskUserResult } from "../contract/result.ts";
 import type { MethodParams } from "../protocol/methods.ts";
 import type { ClaimOutcome, ReplyOutcome } from "../protocol/index.ts";
 import type { ListPage, ListQuery } from "../protocol/list-filter.ts";
-import type { QuestionRecord, ResolveVia } from "../record.ts";
+import type { QuestionRecord, ResolveVia } from "../record/record.ts";
 import { GatewayConnection, type ClientEvents, type ConnectOptions } from "./client.ts";
 import { listAll, listPages, type CallMethod } from "./list-pages.ts";
 

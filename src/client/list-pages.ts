@@ -1,5 +1,5 @@
 import type { ListPage, ListQuery } from "../protocol/list-filter.ts";
-import type { QuestionRecord } from "../record.ts";
+import type { QuestionRecord } from "../record/record.ts";
 
 /** Sends one protocol call; the client's `call`, or the Control UI's link. */
 export type CallMethod = <T>(method: string, params: unknown) => Promise<T>;

@@ -1,8 +1,8 @@
 import type { GatewayClient } from "../client/index.ts";
 import type { AskUserResult } from "../contract/result.ts";
 import type { AskUserInputRaw } from "../contract/schema.ts";
-import type { Target } from "../record.ts";
-import { askUser } from "../sdk.ts";
+import type { Target } from "../record/record.ts";
+import { askUser } from "../client/sdk.ts";
 import { quoteForPrompt } from "./prompt-text.ts";
 
 /** The approval question's options, in this order; `Allow for this session` only where the agent offers it. */

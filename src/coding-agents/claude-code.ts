@@ -1,7 +1,7 @@
 import type { GatewayClient } from "../client/index.ts";
 import { GatewayError } from "../kernel/errors.ts";
-import type { Target } from "../record.ts";
-import { askUser } from "../sdk.ts";
+import type { Target } from "../record/record.ts";
+import { askUser } from "../client/sdk.ts";
 import { approvalDecision, approvalInput, noAnswerClause } from "./approval.ts";
 import { answersForClaude, claudeQuestionsSchema, claudeQuestionsToSets } from "./claude-questions.ts";
 import { quoteForPrompt } from "./prompt-text.ts";

@@ -6,8 +6,8 @@
 import type { z } from "zod";
 import type { GatewayClient } from "../client/index.ts";
 import type { AskUserResult } from "../contract/result.ts";
-import type { Target } from "../record.ts";
-import { askUser } from "../sdk.ts";
+import type { Target } from "../record/record.ts";
+import { askUser } from "../client/sdk.ts";
 import { approvalDecision, approvalInput, type ApprovalDecision, type ApprovalRequest } from "./approval.ts";
 import {
   commandApprovalRequest,

@@ -3,7 +3,7 @@ import { z } from "zod";
 export const NO_ANSWER_REASONS = ["expired", "skipped", "cancelled", "aborted"] as const;
 export type NoAnswerReason = (typeof NO_ANSWER_REASONS)[number];
 
-export { SURFACES, type Surface } from "../surfaces.ts";
+export { SURFACES, type Surface } from "../platforms/surfaces.ts";
 
 /** Who resolved a question and how. `surface` may also be "api" or "cli" for protocol callers. */
 export const answeredBySchema = z.object({

@@ -1,7 +1,7 @@
 import type { GatewayClient } from "../client/index.ts";
-import type { Target } from "../record.ts";
-import { createGatewayAsk } from "../sdk.ts";
-import { createAskUserTool, type AskFunction, type AskUserSession, type AskUserTool } from "../tool.ts";
+import type { Target } from "../record/record.ts";
+import { createGatewayAsk } from "../client/sdk.ts";
+import { createAskUserTool, type AskFunction, type AskUserSession, type AskUserTool } from "../contract/tool.ts";
 
 /**
  * What every framework tool (`ask-user-bridge/ai`, `/langchain`, `/openai-agents`) takes: the agent's session, and

@@ -1,5 +1,5 @@
-import type { QuestionRecord } from "../record.ts";
-import { isChatTarget } from "../targets.ts";
+import type { QuestionRecord } from "../record/record.ts";
+import { isChatTarget } from "../record/targets.ts";
 import { createScheduler } from "./scheduler.ts";
 import type { QuestionStore } from "./store/types.ts";
 

@@ -1,5 +1,5 @@
-import type { QuestionRecord, Target, TargetState } from "../record.ts";
-import { isChatTarget } from "../targets.ts";
+import type { QuestionRecord, Target, TargetState } from "../record/record.ts";
+import { isChatTarget } from "../record/targets.ts";
 import type { HeldClaim } from "./store/types.ts";
 
 /**

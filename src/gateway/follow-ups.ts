@@ -1,10 +1,10 @@
 import { formatIssues } from "../kernel/issues.ts";
 import { GatewayError } from "../kernel/errors.ts";
 import type { MethodParams } from "../protocol/methods.ts";
-import type { EscalationStep, QuestionRecord, Target } from "../record.ts";
+import type { EscalationStep, QuestionRecord, Target } from "../record/record.ts";
 import { escalationDueMs, reminderDueMs, remindersOutstanding, stepsOutstanding } from "./store/follow-ups.ts";
 import type { QuestionStore } from "./store/types.ts";
-import { reminderStillUseful } from "../reminder-timing.ts";
+import { reminderStillUseful } from "../record/reminder-timing.ts";
 
 /**
  * When nobody answers (issue 20): the follow-up policy a request gets (reminders, escalation steps, the late-answer
@@ -62,7 +62,7 @@ export function followUpPolicy(
 }
 
 /** A reminder that no longer helps when it is fired is recorded in `remindersSkipped` and never announced. */
-export { LATE_REMINDER_MIN_LEFT_MS, reminderStillUseful } from "../reminder-timing.ts";
+export { LATE_REMINDER_MIN_LEFT_MS, reminderStillUseful } from "../record/reminder-timing.ts";
 
 export interface FollowUpFiringOptions {
   store: QuestionStore;

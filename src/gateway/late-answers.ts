@@ -1,5 +1,5 @@
 import { GatewayError } from "../kernel/errors.ts";
-import type { QuestionRecord, ResolvedBy } from "../record.ts";
+import type { QuestionRecord, ResolvedBy } from "../record/record.ts";
 import { validateAnswers } from "./answers.ts";
 import { lateRefusal } from "./store/follow-ups.ts";
 import type { QuestionStore } from "./store/types.ts";

@@ -1,7 +1,7 @@
-import type { Logger } from "../log.ts";
+import type { Logger } from "../runtime/log.ts";
 import type { GatewayEventName } from "../protocol/index.ts";
-import type { QuestionRecord } from "../record.ts";
-import { formatTarget } from "../targets.ts";
+import type { QuestionRecord } from "../record/record.ts";
+import { formatTarget } from "../record/targets.ts";
 
 /** At most this many pending questions are tracked (the oldest is dropped; a resolved one is dropped at once). */
 const MAX_TRACKED = 10_000;

@@ -1,5 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
-import type { QuestionRecord } from "../record.ts";
+import type { QuestionRecord } from "../record/record.ts";
 import type { GatewayEventName } from "../protocol/methods.ts";
 import type { QuestionStore } from "./store/types.ts";
 

@@ -1,5 +1,5 @@
-import { deploymentSecrets, type BOT_SECRETS, type Config } from "../config.ts";
-import { describeModeChanges, tightenPrivateDir } from "../data-dir.ts";
+import { deploymentSecrets, type BOT_SECRETS, type Config } from "../runtime/config.ts";
+import { describeModeChanges, tightenPrivateDir } from "../runtime/data-dir.ts";
 import { createTokenCheck } from "./credentials/auth.ts";
 import { createAuthBackoff, createGuardedTokenCheck, type TokenVerdict } from "./credentials/auth-backoff.ts";
 import type { CredentialStore } from "./credentials/store.ts";
@@ -9,8 +9,8 @@ import { createEventHub, createQuestionService } from "./service.ts";
 import { openStores } from "./store/open-stores.ts";
 import { SQLITE_FILES } from "./store/sqlite-file.ts";
 import type { QuestionStore } from "./store/types.ts";
-import { ensureGatewayToken, TOKEN_FILE_NAME } from "../token-file.ts";
-import { logCallback, redactAlso, type Logger } from "../log.ts";
+import { ensureGatewayToken, TOKEN_FILE_NAME } from "../runtime/token-file.ts";
+import { logCallback, redactAlso, type Logger } from "../runtime/log.ts";
 import { createLifecycleLog } from "./lifecycle-log.ts";
 
 export interface RunningGateway {

@@ -1,5 +1,5 @@
 import type { AskUserResult } from "../contract/result.ts";
-import { recordToResult, type QuestionRecord } from "../record.ts";
+import { recordToResult, type QuestionRecord } from "../record/record.ts";
 
 /**
  * What ends a wait early: an AbortSignal (HTTP), or the lighter hook a WebSocket connection gives, which runs its

@@ -7,7 +7,7 @@ import { lockoutMessage } from "./credentials/auth-backoff.ts";
 import { REVOKED_MESSAGE, type AuthVerdict } from "./credentials/check.ts";
 import type { Principal } from "./credentials/principal.ts";
 import { canSee } from "./credentials/scope.ts";
-import type { QuestionRecord } from "../record.ts";
+import type { QuestionRecord } from "../record/record.ts";
 import { CLOSE_HANDSHAKE_TIMEOUT_MS, MAX_FRAME_BYTES, PRE_AUTH_FRAME_MAX_BYTES, setFrameLimit } from "./limits.ts";
 
 const AUTH_DEADLINE_MS = 10_000;

@@ -18,7 +18,7 @@ export type { PlatformDescriptor };
 export const PLATFORM_LIST: readonly Platform[] = PLATFORM_NAMES.map((name) => PLATFORMS[name]);
 
 type UnionToIntersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never;
-/** Every platform's environment variables, as one zod shape (src/config.ts spreads it into the schema). */
+/** Every platform's environment variables, as one zod shape (src/runtime/config.ts spreads it into the schema). */
 export type PlatformEnvShape = UnionToIntersection<ReturnType<Platform["env"]>>;
 /** The platforms' secret variables. */
 export type PlatformSecret = Platform["secrets"][number];

@@ -3,7 +3,7 @@
  * from its companion src/platforms/descriptors.ts, which maps each name to its full descriptor and is checked against
  * this list by its type (a name without a descriptor, or a descriptor without a name, fails `tsc`).
  * This list holds only each platform's identity (its surface name and title) because the Control UI bundles it
- * (through src/surfaces.ts) and must stay small and free of zod; the descriptors hold everything else.
+ * (through src/platforms/surfaces.ts) and must stay small and free of zod; the descriptors hold everything else.
  * docs/ARCHITECTURE.md "Adding a platform" lists what a new platform takes.
  */
 import { discordSurface } from "./discord/surface.ts";

@@ -1,5 +1,5 @@
-import type { QuestionRecord, QuestionStatus } from "../record.ts";
-import type { Surface } from "../surfaces.ts";
+import type { QuestionRecord, QuestionStatus } from "../record/record.ts";
+import type { Surface } from "../platforms/surfaces.ts";
 
 /** A place in question.list's order (newest first: createdAtMs, then id, both descending). */
 export interface ListPosition {

@@ -1,5 +1,5 @@
 import type { ParseOutcome } from "../contract/parse-outcome.ts";
-import type { QuestionRecord } from "../record.ts";
+import type { QuestionRecord } from "../record/record.ts";
 
 /** What a typed reply did: the parse outcome, plus the record after it (absent for invalid replies). */
 export type ReplyOutcome =

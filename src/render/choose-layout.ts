@@ -4,7 +4,7 @@
  */
 import type { AskUserQuestion } from "../contract/schema.ts";
 import { PLATFORM_LIST } from "../platforms/descriptors.ts";
-import type { Surface } from "../surfaces.ts";
+import type { Surface } from "../platforms/surfaces.ts";
 import { fitsButtons, type PromptLayout } from "./layout.ts";
 
 /** Chat surfaces with native buttons (the web Control UI draws its own stepper, so it is not one). */

@@ -1,4 +1,4 @@
-import type { QuestionRecord } from "../record.ts";
+import type { QuestionRecord } from "../record/record.ts";
 import type { PromptAction } from "./callback-data.ts";
 
 export const OTHER_BUTTON_TEXT = "Other…";

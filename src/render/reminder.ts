@@ -3,7 +3,7 @@
  * becomes once the question resolves, where the platform does not let the bot delete it. Plain text, no mentions:
  * a reminder never pings anyone the prompt did not address. Each platform escapes it with its own `toXText`.
  */
-import type { QuestionRecord } from "../record.ts";
+import type { QuestionRecord } from "../record/record.ts";
 import { summarizeRecord, SUMMARY_ICONS } from "./summary.ts";
 
 export const REMINDER_ICON = "⏰";

@@ -5,10 +5,10 @@
  * of this module (src/web/browser-shared.ts), so both always say the same thing.
  */
 import type { AskUserQuestion } from "../contract/schema.ts";
-import type { QuestionRecord, ResolvedBy } from "../record.ts";
-import { acceptsLateAnswer } from "../late-window.ts";
+import type { QuestionRecord, ResolvedBy } from "../record/record.ts";
+import { acceptsLateAnswer } from "../record/late-window.ts";
 import { ellipsize, graphemes } from "../kernel/text.ts";
-import { whereAnswered } from "../surfaces.ts";
+import { whereAnswered } from "../platforms/surfaces.ts";
 import { renderPromptText } from "./prompt-text.ts";
 
 /** The person's own words are quoted and cut to this many graphemes (ellipsis included). */

@@ -5,9 +5,9 @@
  * (test/web-shared.test.ts checks the bundle stays small and free of them); `export type` costs nothing.
  */
 export { recordedText } from "../render/recorded-text.ts";
-export { isStaleCopy } from "../record-freshness.ts";
+export { isStaleCopy } from "../record/freshness.ts";
 export { summarizeRecord, SUMMARY_ICONS, type AnswerSummary, type RecordSummary, type SummaryKind } from "../render/summary.ts";
-export { acceptsLateAnswer } from "../late-window.ts";
+export { acceptsLateAnswer } from "../record/late-window.ts";
 export { REMINDER_ICON } from "../render/reminder.ts";
 export { recordHistory, reminderMarks, type HistoryLine, type ReminderMark } from "./record-history.ts";
 export { backoffDelay } from "../kernel/backoff.ts";
@@ -15,5 +15,5 @@ export { createPendingCalls, parseFrame } from "../client/pending-calls.ts";
 export { listAll, listPages, type CallMethod } from "../client/list-pages.ts";
 export { GatewayError, type ErrorBody, type ErrorCode } from "../kernel/errors.ts";
 export type { ReadAs } from "../parse/index.ts";
-export type { QuestionRecord, ResolvedBy } from "../record.ts";
+export type { QuestionRecord, ResolvedBy } from "../record/record.ts";
 export type { AskUserOption, AskUserQuestion } from "../contract/schema.ts";

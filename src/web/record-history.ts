@@ -3,10 +3,10 @@
  * the gateway fired, the escalation steps it took, and the expiry a late answer came after. Pure and zod-free: the
  * page runs it from its bundle (src/web/browser-shared.ts), the words coming from src/render as everywhere else.
  */
-import type { QuestionRecord, Target } from "../record.ts";
+import type { QuestionRecord, Target } from "../record/record.ts";
 import { formatTimeLeft, REMINDER_ICON } from "../render/reminder.ts";
 import { SUMMARY_ICONS } from "../render/summary.ts";
-import { whereAnswered } from "../surfaces.ts";
+import { whereAnswered } from "../platforms/surfaces.ts";
 
 export const ESCALATED_ICON = "↗";
 

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { decodeSlackMessageRef } from "../../bots/slack/adapter.ts";
 import { startSlackBot, type RunningSlackBot } from "../../bots/slack/index.ts";
-import { loadConfig, type Config } from "../../src/config.ts";
+import { loadConfig, type Config } from "../../src/runtime/config.ts";
 import { encodeSlackActionId, toSlackText } from "../../src/render/index.ts";
 import { freePort, sleep, startTestGateway, TOKEN, type TestGateway } from "../helpers/gateway.ts";
 import { waitUntil } from "../scenarios/bot-scenarios.ts";

@@ -6,7 +6,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startTelegramBot } from "../../bots/telegram/index.ts";
-import { loadConfig } from "../../src/config.ts";
+import { loadConfig } from "../../src/runtime/config.ts";
 import { encodeTelegramCallbackData, toTelegramText } from "../../src/render/index.ts";
 import { startFakeTelegram, type FakeTelegram, type FakeTelegramMessage } from "./telegram-api.ts";
 import { freePort, sleep, startTestGateway, TOKEN, type TestGateway } from "../helpers/gateway.ts";

@@ -1,5 +1,5 @@
 import type { AskUserQuestion } from "../../src/contract/schema.ts";
-import type { QuestionRecord } from "../../src/record.ts";
+import type { QuestionRecord } from "../../src/record/record.ts";
 
 /** A normalised single-select question; `over` changes any field. */
 export function question(over: Partial<AskUserQuestion> = {}): AskUserQuestion {

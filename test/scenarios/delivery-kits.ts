@@ -6,7 +6,7 @@ import { startDiscordBot } from "../../bots/discord/index.ts";
 import { startSlackBot } from "../../bots/slack/index.ts";
 import { startTelegramBot } from "../../bots/telegram/index.ts";
 import type { Surface } from "../../src/contract/result.ts";
-import { loadConfig, type Config } from "../../src/config.ts";
+import { loadConfig, type Config } from "../../src/runtime/config.ts";
 import { startApiProxy, type ApiProxy, type ProxiedCall } from "../fakes/api-proxy.ts";
 import { startFakeDiscord } from "../fakes/discord-api.ts";
 import { startFakeSlack } from "../fakes/slack-api.ts";

@@ -9,8 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningBot } from "../../bots/shared.ts";
 import { startTelegramBot } from "../../bots/telegram/index.ts";
 import { connectGateway, type GatewayClient } from "../../src/client/index.ts";
-import { loadConfig } from "../../src/config.ts";
-import type { QuestionRecord } from "../../src/record.ts";
+import { loadConfig } from "../../src/runtime/config.ts";
+import type { QuestionRecord } from "../../src/record/record.ts";
 import { startFakeTelegram, type FakeTelegram } from "../fakes/telegram-api.ts";
 import { startTestGateway, TOKEN, type TestGateway } from "../helpers/gateway.ts";
 

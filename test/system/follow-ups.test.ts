@@ -15,7 +15,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { startSlackBot } from "../../bots/slack/index.ts";
 import { startTelegramBot } from "../../bots/telegram/index.ts";
 import { connectGateway, type LateAnsweredRecord } from "../../src/client/index.ts";
-import { loadConfig } from "../../src/config.ts";
+import { loadConfig } from "../../src/runtime/config.ts";
 import { startFakeSlack } from "../fakes/slack-api.ts";
 import { SLACK_TEST_TOKENS } from "../fakes/slack-harness.ts";
 import { startFakeTelegram, type FakeTelegram } from "../fakes/telegram-api.ts";

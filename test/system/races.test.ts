@@ -9,7 +9,7 @@ import { startSlackBot } from "../../bots/slack/index.ts";
 import { startTelegramBot } from "../../bots/telegram/index.ts";
 import type { RunningBot } from "../../bots/shared.ts";
 import { TEXTS } from "../../src/bridge/index.ts";
-import { loadConfig } from "../../src/config.ts";
+import { loadConfig } from "../../src/runtime/config.ts";
 import { decodeSlackMessageRef } from "../../bots/slack/adapter.ts";
 import { startFakeSlack, type FakeSlack } from "../fakes/slack-api.ts";
 import { SLACK_TEST_TOKENS } from "../fakes/slack-harness.ts";

@@ -1,6 +1,6 @@
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js";
-import type { QuestionRecord } from "../../record.ts";
+import type { QuestionRecord } from "../../record/record.ts";
 
 export type ToolCallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 

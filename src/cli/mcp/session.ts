@@ -2,8 +2,8 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { GatewayClient } from "../../client/index.ts";
 import { formatPath, normalizeAskUserInput } from "../../contract/normalize.ts";
 import { GatewayError } from "../../kernel/errors.ts";
-import type { QuestionRecord, Target } from "../../record.ts";
-import { askUser } from "../../sdk.ts";
+import type { QuestionRecord, Target } from "../../record/record.ts";
+import { askUser } from "../../client/sdk.ts";
 import { startWaitProgress, type ToolCallExtra } from "./progress.ts";
 import {
   errorToToolResult,

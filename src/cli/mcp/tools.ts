@@ -1,7 +1,7 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { askUserInputJsonSchema } from "../../contract/schema.ts";
-import { ASK_USER_DESCRIPTION } from "../../tool.ts";
+import { ASK_USER_DESCRIPTION } from "../../contract/tool.ts";
 
 /** The longest one ask_user_wait call waits: below the ~60 s after which many MCP clients give up on a request. */
 export const ASK_USER_WAIT_MAX_SECONDS = 50;

@@ -1,6 +1,6 @@
 import { GatewayError } from "../../kernel/errors.ts";
 import type { MethodName, MethodParams } from "../../protocol/methods.ts";
-import type { ResolvedBy, ResolveVia } from "../../record.ts";
+import type { ResolvedBy, ResolveVia } from "../../record/record.ts";
 import type { Principal } from "./principal.ts";
 
 type Kind = Principal["kind"];

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import type { BotName } from "../../surfaces.ts";
+import type { BotName } from "../../platforms/surfaces.ts";
 import type { Role } from "../store/credentials.ts";
 
 // The roles live with the credential record they are stored in (src/gateway/store/credentials.ts).

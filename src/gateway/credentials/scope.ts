@@ -1,5 +1,5 @@
 import { GatewayError } from "../../kernel/errors.ts";
-import type { QuestionRecord, ResolvedBy } from "../../record.ts";
+import type { QuestionRecord, ResolvedBy } from "../../record/record.ts";
 import { forbidden } from "./policy.ts";
 import type { Principal } from "./principal.ts";
 

@@ -1,4 +1,4 @@
-import { BOT_NAMES, type BotName } from "../../surfaces.ts";
+import { BOT_NAMES, type BotName } from "../../platforms/surfaces.ts";
 
 /** The roles a scoped credential can have (`ask-user-bridge token create --role …`). */
 export const ROLES = ["agent", ...BOT_NAMES.map((name) => `bot:${name}` as const)] as const;

@@ -1,4 +1,4 @@
-import type { LateAnswer, QuestionRecord, ReminderCopy, Target } from "../../record.ts";
+import type { LateAnswer, QuestionRecord, ReminderCopy, Target } from "../../record/record.ts";
 import type { ClaimOutcome } from "../../protocol/claim.ts";
 import type { DeliveryClaim, LateRefusal } from "./types.ts";
 

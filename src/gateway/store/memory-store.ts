@@ -1,4 +1,4 @@
-import type { QuestionRecord } from "../../record.ts";
+import type { QuestionRecord } from "../../record/record.ts";
 import { QuestionExistsError, SessionBusyError } from "./errors.ts";
 import { enforceQuota, quotaCheckFor } from "./pending-limits.ts";
 import {

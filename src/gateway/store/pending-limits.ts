@@ -1,4 +1,4 @@
-import type { QuestionRecord } from "../../record.ts";
+import type { QuestionRecord } from "../../record/record.ts";
 import { QuotaExceededError } from "./errors.ts";
 import type { PendingLimits } from "./types.ts";
 

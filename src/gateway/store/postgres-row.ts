@@ -1,5 +1,5 @@
 import pg from "pg";
-import type { QuestionRecord } from "../../record.ts";
+import type { QuestionRecord } from "../../record/record.ts";
 import { deliveriesFromJson, recordToParams, resolutionToParams, rowToRecord, type QuestionRow } from "./sqlite-row.ts";
 import type { Resolution } from "./types.ts";
 

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import type { QuestionRecord } from "../../record.ts";
+import type { QuestionRecord } from "../../record/record.ts";
 import {
   applyEscalation,
   applyReminder,

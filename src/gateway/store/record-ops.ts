@@ -1,4 +1,4 @@
-import type { Delivery, QuestionRecord, TargetState } from "../../record.ts";
+import type { Delivery, QuestionRecord, TargetState } from "../../record/record.ts";
 import type { ListPosition } from "../../protocol/list-filter.ts";
 import { CorruptRecordError } from "./errors.ts";
 import { lateUntilFor } from "./follow-ups.ts";

@@ -1,5 +1,5 @@
 import path from "node:path";
-import { preparePrivateDir, restrictFile } from "../../data-dir.ts";
+import { preparePrivateDir, restrictFile } from "../../runtime/data-dir.ts";
 import { CREDENTIALS_TABLE as TABLE, CREDENTIALS_TABLE_SQL, rowsByHash, rowToCredential, type CredentialRow } from "./credentials-table.ts";
 import type { CredentialStore } from "./credentials.ts";
 import { SQLITE_FILE_NAME } from "./sqlite-file.ts";

@@ -1,4 +1,4 @@
-import type { Delivery, EscalationStep, LateAnswer, QuestionRecord, QuestionStatus, RecordReason, ResolvedBy, Target, TargetState } from "../../record.ts";
+import type { Delivery, EscalationStep, LateAnswer, QuestionRecord, QuestionStatus, RecordReason, ResolvedBy, Target, TargetState } from "../../record/record.ts";
 import { nextFollowUpMs } from "./follow-ups.ts";
 import type { AskUserQuestion } from "../../contract/schema.ts";
 import type { Surface } from "../../contract/result.ts";

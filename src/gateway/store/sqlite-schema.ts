@@ -1,6 +1,6 @@
 import path from "node:path";
 import Database from "better-sqlite3";
-import { preparePrivateDir, restrictFile } from "../../data-dir.ts";
+import { preparePrivateDir, restrictFile } from "../../runtime/data-dir.ts";
 import { SQLITE_FILE_NAME } from "./sqlite-file.ts";
 
 export { SQLITE_FILE_NAME };

@@ -1,6 +1,6 @@
 import { SqliteError } from "better-sqlite3";
 import type Database from "better-sqlite3";
-import type { Delivery, LateAnswer, QuestionRecord } from "../../record.ts";
+import type { Delivery, LateAnswer, QuestionRecord } from "../../record/record.ts";
 import { CorruptRecordError, QuestionExistsError, SessionBusyError } from "./errors.ts";
 import { enforceQuota, quotaCheckFor, type PendingCounts, type QuotaCheck } from "./pending-limits.ts";
 import { createClaimTable, decodeSkippingCorrupt, normalizeLimit } from "./record-ops.ts";

@@ -1,4 +1,4 @@
-import type { Delivery, LateAnswer, QuestionRecord, RecordReason, ReminderCopy, ResolvedBy, TargetState } from "../../record.ts";
+import type { Delivery, LateAnswer, QuestionRecord, RecordReason, ReminderCopy, ResolvedBy, TargetState } from "../../record/record.ts";
 import type { ClaimOutcome } from "../../protocol/claim.ts";
 import type { ListFilter } from "../../protocol/list-filter.ts";
 

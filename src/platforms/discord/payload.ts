@@ -1,6 +1,6 @@
 /** Discord message payloads (REST create/edit message). Never pings: `allowed_mentions: { parse: [] }` plus escaped content. */
-import type { QuestionRecord } from "../../record.ts";
-import { acceptsLateAnswer } from "../../late-window.ts";
+import type { QuestionRecord } from "../../record/record.ts";
+import { acceptsLateAnswer } from "../../record/late-window.ts";
 import { encodeDiscordCustomId } from "./callback-data.ts";
 import { cutToFit, fitPromptText } from "../../render/text-width.ts";
 import { chooseLayout } from "../../render/choose-layout.ts";

@@ -70,7 +70,7 @@ export interface PlatformDescriptor<
   /** Native buttons, or undefined: every prompt is numbered text. */
   buttons: ButtonCapability | undefined;
   callbackData: CallbackDataLimit;
-  /** Its environment variables, as a zod fragment of the config schema (src/config.ts). */
+  /** Its environment variables, as a zod fragment of the config schema (src/runtime/config.ts). */
   env(kit: EnvKit): E;
   /** Which of them are secrets: kept out of answers (the credential filter) and out of logs. */
   secrets: readonly S[];

@@ -1,7 +1,7 @@
 /**
- * The zod pieces environment variables are made of, the core's (src/config.ts) and each platform's. A platform's
+ * The zod pieces environment variables are made of, the core's (src/runtime/config.ts) and each platform's. A platform's
  * descriptor takes them as an argument (`env(kit)`) and imports only their type, so the descriptors stay free of zod
- * at run time (the Control UI bundles the registry through src/surfaces.ts).
+ * at run time (the Control UI bundles the registry through src/platforms/surfaces.ts).
  */
 import { z } from "zod";
 

@@ -1,6 +1,6 @@
 /** Slack Block Kit payloads (chat.postMessage / chat.update). All text escapes `&`, `<` and `>`. */
-import type { QuestionRecord } from "../../record.ts";
-import { acceptsLateAnswer } from "../../late-window.ts";
+import type { QuestionRecord } from "../../record/record.ts";
+import { acceptsLateAnswer } from "../../record/late-window.ts";
 import { encodeSlackActionId } from "./callback-data.ts";
 import { cutToFit, fitPromptText } from "../../render/text-width.ts";
 import { chooseLayout } from "../../render/choose-layout.ts";

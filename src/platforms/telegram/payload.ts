@@ -1,6 +1,6 @@
 /** Telegram payloads for sendMessage / editMessageText. Text is sent WITHOUT parse_mode, so no markup applies. */
-import type { QuestionRecord } from "../../record.ts";
-import { acceptsLateAnswer } from "../../late-window.ts";
+import type { QuestionRecord } from "../../record/record.ts";
+import { acceptsLateAnswer } from "../../record/late-window.ts";
 import { encodeTelegramCallbackData } from "./callback-data.ts";
 import { cutToFit, fitPromptText } from "../../render/text-width.ts";
 import { chooseLayout } from "../../render/choose-layout.ts";

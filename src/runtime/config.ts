@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { LOG_LEVELS } from "./log-level.ts";
-import { parseTargetList } from "./targets.ts";
-import { ENV_KIT } from "./platforms/kit/env.ts";
-import { PLATFORM_LIST, type PlatformEnvShape, type PlatformSecret } from "./platforms/descriptors.ts";
+import { parseTargetList } from "../record/targets.ts";
+import { ENV_KIT } from "../platforms/kit/env.ts";
+import { PLATFORM_LIST, type PlatformEnvShape, type PlatformSecret } from "../platforms/descriptors.ts";
 
 const { port, url } = ENV_KIT;
 
@@ -75,7 +75,7 @@ export const configSchema = z.object({
       ctx.addIssue({ code: "custom", message: 'must be "1" or "true" (or "0", "false", unset)' });
       return z.NEVER;
     }),
-  /** How much the processes log (src/log.ts); question and answer text only at debug. */
+  /** How much the processes log (src/runtime/log.ts); question and answer text only at debug. */
   LOG_LEVEL: z
     .string()
     .trim()

@@ -1,6 +1,6 @@
-import { SURFACES, type Surface } from "./contract/result.ts";
+import { SURFACES, type Surface } from "../contract/result.ts";
 import type { Target } from "./record.ts";
-import { EXAMPLE_TARGETS } from "./platforms/descriptors.ts";
+import { EXAMPLE_TARGETS } from "../platforms/descriptors.ts";
 
 const CHAT_PATTERN = /^[A-Za-z0-9_@.\-]{1,128}$/;
 const USER_PATTERN = /^[A-Za-z0-9_@.\-]{1,128}$/;

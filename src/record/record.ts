@@ -1,5 +1,5 @@
-import type { AskUserQuestion } from "./contract/schema.ts";
-import { answeredResult, noAnswerResult, type AskUserResult, type NoAnswerReason, type Surface } from "./contract/result.ts";
+import type { AskUserQuestion } from "../contract/schema.ts";
+import { answeredResult, noAnswerResult, type AskUserResult, type NoAnswerReason, type Surface } from "../contract/result.ts";
 
 export type QuestionStatus = "pending" | "answered" | "expired" | "cancelled";
 

@@ -1,11 +1,11 @@
-import { askUserInputJsonSchema, type AskUserInput } from "./contract/schema.ts";
-import { formatIssues, normalizeAskUserInput } from "./contract/normalize.ts";
+import { askUserInputJsonSchema, type AskUserInput } from "./schema.ts";
+import { formatIssues, normalizeAskUserInput } from "./normalize.ts";
 import {
   askUserResultSchema,
   noAnswerResult,
   type AskUserResult,
   type InvalidInputResult,
-} from "./contract/result.ts";
+} from "./result.ts";
 
 /** The model guidance (PRODUCT.md §1), sent as the tool's description. */
 export const ASK_USER_DESCRIPTION = [

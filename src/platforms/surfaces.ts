@@ -4,7 +4,7 @@
  * that lists surfaces (the contract's SURFACES, the summary's "in <platform>", the
  * CLI's `bot` command and `start`'s bots) reads it from here, and so from the registry.
  */
-import { PLATFORM_NAMES, PLATFORM_SURFACES, type PlatformName } from "./platforms/index.ts";
+import { PLATFORM_NAMES, PLATFORM_SURFACES, type PlatformName } from "./index.ts";
 
 interface SurfaceEntry {
   /** How a summary says where an answer came from: "answered on the web by Ada". */

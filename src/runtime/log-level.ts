@@ -1,4 +1,4 @@
-/** The levels LOG_LEVEL takes (pino's, plus silent). Apart from src/log.ts so that config.ts does not load pino. */
+/** The levels LOG_LEVEL takes (pino's, plus silent). Apart from log.ts so that config.ts does not load pino. */
 export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 

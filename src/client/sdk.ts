@@ -1,8 +1,8 @@
-import type { GatewayClient } from "./client/index.ts";
-import { noAnswerResult, type AskUserResult } from "./contract/result.ts";
-import { GatewayError } from "./kernel/errors.ts";
-import type { EscalationStep, QuestionRecord, Target } from "./record.ts";
-import type { AskFunction } from "./tool.ts";
+import type { GatewayClient } from "./index.ts";
+import { noAnswerResult, type AskUserResult } from "../contract/result.ts";
+import { GatewayError } from "../kernel/errors.ts";
+import type { EscalationStep, QuestionRecord, Target } from "../record/record.ts";
+import type { AskFunction } from "../contract/tool.ts";
 
 export interface AskUserOptions {
   signal?: AbortSignal;
