@@ -9,28 +9,9 @@
  */
 import { describe, expect, it } from "vitest";
 import { capIssues, createIssueList, MAX_ISSUES, moreIssues } from "../src/kernel/issues.ts";
-import { createAskUserTool, formatIssues, normalizeAskUserInput, type ContractIssue } from "../src/index.ts";
+import { createAskUserTool, formatIssues, type ContractIssue } from "../src/index.ts";
 
-const option = (label: string, description?: string) => (description === undefined ? { label } : { label, description });
-const question = (over: Record<string, unknown> = {}) => ({
-  id: "deploy_target",
-  header: "Target",
-  question: "Where should this deploy?",
-  options: [option("Staging (Recommended)"), option("Production")],
-  ...over,
-});
-const input = (over: Record<string, unknown> = {}) => ({ questions: [question()], ...over });
-
-function issuesOf(value: unknown): ContractIssue[] {
-  const result = normalizeAskUserInput(value);
-  if (result.ok) throw new Error(`expected issues, got ok: ${JSON.stringify(result.value)}`);
-  return result.issues;
-}
-function valueOf(value: unknown) {
-  const result = normalizeAskUserInput(value);
-  if (!result.ok) throw new Error(`expected ok, got ${JSON.stringify(result.issues)}`);
-  return result.value;
-}
+import { input, issuesOf, option, question, valueOf } from "./helpers/contract-inputs.ts";
 
 /** Every character refused, by the code point the message names. */
 const HIDDEN: Array<[string, string]> = [

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { askUserInputJsonSchema, LIMITS, normalizeAskUserInput, type ContractIssue } from "../src/index.ts";
+import { askUserInputJsonSchema, LIMITS, normalizeAskUserInput } from "../src/index.ts";
 import {
   DISCORD_CONTENT_MAX,
   DISCORD_TEXT_INPUT_MAX,
@@ -9,26 +9,7 @@ import {
   TELEGRAM_TEXT_MAX,
 } from "../src/render/index.ts";
 
-const option = (label: string, description?: string) => (description === undefined ? { label } : { label, description });
-const question = (over: Record<string, unknown> = {}) => ({
-  id: "deploy_target",
-  header: "Target",
-  question: "Where should this deploy?",
-  options: [option("Staging (Recommended)"), option("Production")],
-  ...over,
-});
-const input = (over: Record<string, unknown> = {}) => ({ questions: [question()], ...over });
-
-function issuesOf(value: unknown): ContractIssue[] {
-  const result = normalizeAskUserInput(value);
-  if (result.ok) throw new Error(`expected issues, got ok: ${JSON.stringify(result.value)}`);
-  return result.issues;
-}
-function valueOf(value: unknown) {
-  const result = normalizeAskUserInput(value);
-  if (!result.ok) throw new Error(`expected ok, got ${JSON.stringify(result.issues)}`);
-  return result.value;
-}
+import { input, issuesOf, option, question, valueOf } from "./helpers/contract-inputs.ts";
 
 describe("timeoutSeconds", () => {
   it.each([
