@@ -5,13 +5,13 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startTelegramBot } from "../../bots/telegram/index.ts";
-import { loadConfig } from "../../src/runtime/config.ts";
-import { encodeTelegramCallbackData, toTelegramText } from "../../src/render/index.ts";
+import { startTelegramBot } from "../../../bots/telegram/index.ts";
+import { loadConfig } from "../../../src/runtime/config.ts";
+import { encodeTelegramCallbackData, toTelegramText } from "../../../src/render/index.ts";
 import { startFakeTelegram, type FakeTelegram, type FakeTelegramMessage } from "./telegram-api.ts";
-import { freePort, sleep, startTestGateway, TOKEN, type TestGateway } from "../helpers/gateway.ts";
-import { waitUntil } from "../scenarios/tools.ts";
-import type { BotHarness, Person } from "../scenarios/harness.ts";
+import { freePort, sleep, startTestGateway, TOKEN, type TestGateway } from "../../helpers/gateway.ts";
+import { waitUntil } from "../../scenarios/tools.ts";
+import type { BotHarness, Person } from "../../scenarios/harness.ts";
 
 /** Fast limits for tests; the real defaults space sends a second apart per chat. */
 const TEST_THROTTLE = {
