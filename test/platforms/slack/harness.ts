@@ -10,6 +10,8 @@ import { waitUntil } from "../../scenarios/bot-scenarios.ts";
 import type { BotHarness, Person, PromptCopy } from "../../scenarios/harness.ts";
 import { startFakeSlack, type FakeSlack, type FakeSlackMessage } from "./slack-api.ts";
 
+export { slackDeliveryKit } from "../../scenarios/delivery-kits.ts";
+
 export const SLACK_TEST_TOKENS = { bot: "xoxb-test-not-real", app: "xapp-1-test-not-real", signingSecret: "8f742231b10e8888abcd99yyyzzz85a5" };
 /** Fast retries for tests; production uses SLACK_RETRY_CONFIG. A 429 still waits its full Retry-After. */
 const TEST_RETRY = { retries: 2, minTimeout: 20, maxTimeout: 100 };

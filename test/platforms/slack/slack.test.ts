@@ -4,9 +4,8 @@ import { startSlackBot } from "../../../bots/slack/index.ts";
 import { decodeSlackMessageRef, encodeSlackMessageRef } from "../../../bots/slack/adapter.ts";
 import { loadConfig } from "../../../src/runtime/config.ts";
 import { ROOT, rpcOk, sleep } from "../../helpers/gateway.ts";
-import { createSlackHarness, SLACK_TEST_TOKENS, type SlackHarness } from "./harness.ts";
+import { createSlackHarness, slackDeliveryKit, SLACK_TEST_TOKENS, type SlackHarness } from "./harness.ts";
 import { runBotScenarios, waitUntil } from "../../scenarios/bot-scenarios.ts";
-import { slackDeliveryKit } from "../../scenarios/delivery-kits.ts";
 import { runDeliveryScenarios } from "../../scenarios/delivery-scenarios.ts";
 import { runFollowUpScenarios } from "../../scenarios/follow-up-scenarios.ts";
 

@@ -1,6 +1,6 @@
 /**
  * The Telegram harness: the real grammY bot (bots/telegram) against the fake Bot API, connected to a real gateway in
- * this process. The scenario suites and the coding-agent tests drive it.
+ * this process. The scenario suites, telegram.test.ts and the coding-agent tests drive it.
  */
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -12,6 +12,8 @@ import { startFakeTelegram, type FakeTelegram, type FakeTelegramMessage } from "
 import { freePort, sleep, startTestGateway, TOKEN, type TestGateway } from "../../helpers/gateway.ts";
 import { waitUntil } from "../../scenarios/tools.ts";
 import type { BotHarness, Person } from "../../scenarios/harness.ts";
+
+export { telegramDeliveryKit } from "../../scenarios/delivery-kits.ts";
 
 /** Fast limits for tests; the real defaults space sends a second apart per chat. */
 const TEST_THROTTLE = {
