@@ -4,7 +4,7 @@
  *
  * The real gateway (SQLite, a child process) and the real bot (discord.js with its REST queue; Bolt's WebClient with
  * the bot's production retry policy) talk to the tests' fake platform behind a proxy that enforces the platform's
- * limits (test/fakes/discord-limits.ts, test/fakes/slack-limits.ts). An agent asks all 600 at once, 10 per channel.
+ * limits (test/platforms/discord/discord-limits.ts, test/platforms/slack/slack-limits.ts). An agent asks all 600 at once, 10 per channel.
  *
  * Measured: from the first ask to the moment the last delivery is recorded by the gateway, against the theoretical
  * minimum the limits impose:
@@ -20,10 +20,10 @@ import { connectGateway } from "../src/client/index.ts";
 import { loadConfig, type Config } from "../src/runtime/config.ts";
 import type { QuestionRecord } from "../src/record/record.ts";
 import { startApiProxy } from "../test/fakes/api-proxy.ts";
-import { startFakeDiscord } from "../test/fakes/discord-api.ts";
-import { DISCORD_LIMITS, enforceDiscordLimits, type DiscordLimits } from "../test/fakes/discord-limits.ts";
-import { startFakeSlack } from "../test/fakes/slack-api.ts";
-import { enforceSlackLimits, SLACK_LIMITS, type SlackLimits } from "../test/fakes/slack-limits.ts";
+import { startFakeDiscord } from "../test/platforms/discord/discord-api.ts";
+import { DISCORD_LIMITS, enforceDiscordLimits, type DiscordLimits } from "../test/platforms/discord/discord-limits.ts";
+import { startFakeSlack } from "../test/platforms/slack/slack-api.ts";
+import { enforceSlackLimits, SLACK_LIMITS, type SlackLimits } from "../test/platforms/slack/slack-limits.ts";
 import { QUESTION } from "./lib/drivers.ts";
 import { BENCH_TOKEN, spawnGateway, tempDir } from "./lib/procs.ts";
 import type { BenchResult } from "./lib/result.ts";

@@ -9,9 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSlackBot } from "../bots/slack/index.ts";
 import { startTelegramBot } from "../bots/telegram/index.ts";
 import { loadConfig } from "../src/runtime/config.ts";
-import { SLACK_TEST_TOKENS } from "./fakes/slack-harness.ts";
-import { startFakeSlack, type FakeSlack } from "./fakes/slack-api.ts";
-import { startFakeTelegram, type FakeTelegram } from "./fakes/telegram-api.ts";
+import { SLACK_TEST_TOKENS } from "./platforms/slack/harness.ts";
+import { startFakeSlack, type FakeSlack } from "./platforms/slack/slack-api.ts";
+import { startFakeTelegram, type FakeTelegram } from "./platforms/telegram/telegram-api.ts";
 import { freePort, startTestGateway, TOKEN, type TestGateway } from "./helpers/gateway.ts";
 
 /** TEST-NET-1 (RFC 5737): never one of this machine's addresses. */

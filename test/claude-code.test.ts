@@ -13,7 +13,7 @@ import { connectGateway, type GatewayClient } from "../src/client/index.ts";
 import { createCanUseTool } from "../src/frameworks/claude-agent-sdk.ts";
 import { requireApproval } from "../src/index.ts";
 import { startFakeAnthropic, type FakeAnthropic, type ModelTurn } from "./fakes/anthropic-api.ts";
-import { createTelegramHarness, type TelegramHarness } from "./fakes/telegram-harness.ts";
+import { createTelegramHarness, type TelegramHarness } from "./platforms/telegram/harness.ts";
 import { BIN, cleanup, ROOT, spawnCli, tempDir, TOKEN } from "./helpers/gateway.ts";
 import type { PromptCopy } from "./scenarios/harness.ts";
 import { waitUntil } from "./scenarios/tools.ts";

@@ -30,9 +30,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEXTS } from "../../src/bridge/index.ts";
 import { decodeDiscordCustomId, decodeSlackActionId, decodeTelegramCallbackData } from "../../src/render/index.ts";
 import { decodeSlackMessageRef } from "../../bots/slack/adapter.ts";
-import { BOT_USER, type FakeDiscordMessage } from "../fakes/discord-payloads.ts";
-import type { FakeSlackMessage } from "../fakes/slack-api.ts";
-import type { FakeTelegramMessage } from "../fakes/telegram-api.ts";
+import { BOT_USER, type FakeDiscordMessage } from "../platforms/discord/discord-payloads.ts";
+import type { FakeSlackMessage } from "../platforms/slack/slack-api.ts";
+import type { FakeTelegramMessage } from "../platforms/telegram/telegram-api.ts";
 import { rpcOk, sleep } from "../helpers/gateway.ts";
 import { startSystem, until, type BotName, type RunningSystem } from "./system-harness.ts";
 

@@ -5,9 +5,9 @@
  */
 import { TEXTS } from "../../src/bridge/index.ts";
 import { decodeDiscordCustomId, decodeSlackActionId, decodeTelegramCallbackData } from "../../src/render/index.ts";
-import { BOT_USER, type FakeDiscordMessage } from "../fakes/discord-payloads.ts";
-import type { FakeSlackMessage } from "../fakes/slack-api.ts";
-import type { FakeTelegramMessage } from "../fakes/telegram-api.ts";
+import { BOT_USER, type FakeDiscordMessage } from "../platforms/discord/discord-payloads.ts";
+import type { FakeSlackMessage } from "../platforms/slack/slack-api.ts";
+import type { FakeTelegramMessage } from "../platforms/telegram/telegram-api.ts";
 import type { ScaleOut } from "./scale-out-harness.ts";
 import type { BotName } from "./system-harness.ts";
 

@@ -9,8 +9,8 @@
  * - Who may answer, through the "Other…" path: a person outside the allow-list can neither open the modal (Slack,
  *   Discord) or the own-words reply (Telegram), nor submit one opened for someone else. (Buttons, typed replies,
  *   forged callbacks, stale taps, mention injection and the Slack signature / Telegram webhook secret are covered by
- *   test/scenarios/bot-scenarios.ts, test/discord.test.ts, test/slack.test.ts, test/slack-http.test.ts and
- *   test/telegram-webhook.test.ts.)
+ *   test/scenarios/bot-scenarios.ts, test/platforms/discord/discord.test.ts, test/platforms/slack/slack.test.ts, test/platforms/slack/slack-http.test.ts and
+ *   test/platforms/telegram/telegram-webhook.test.ts.)
  * - Credentials: replies shaped like credentials (sk-, xoxb-, ghp_, AKIA, a Telegram bot token, a JWT, a PEM private
  *   key, a long high-entropy string), typed as a reply and given as own words on each platform, are refused with the
  *   secrets-flow notice, and never reach the agent (events, the record, waitAnswer), the store files under DATA_DIR
@@ -23,8 +23,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WebSocket, type RawData } from "ws";
 import { TEXTS } from "../../src/bridge/index.ts";
 import { decodeSlackMessageRef } from "../../bots/slack/adapter.ts";
-import { CALLBACK_TYPE } from "../fakes/discord-payloads.ts";
-import type { FakeTelegramMessage } from "../fakes/telegram-api.ts";
+import { CALLBACK_TYPE } from "../platforms/discord/discord-payloads.ts";
+import type { FakeTelegramMessage } from "../platforms/telegram/telegram-api.ts";
 import { RawWs, rpc, rpcOk, sleep, TOKEN, WRONG_TOKEN } from "../helpers/gateway.ts";
 import { startSystem, until, type RunningSystem } from "./system-harness.ts";
 
@@ -255,7 +255,7 @@ describe("security (gateway and bots as processes)", () => {
       expect(await rpcOk(url(), "question.waitAnswer", { id, timeoutMs: 15_000 })).toMatchObject({ status: "answered", answers: { answers: { choice: ["Ada's own plan"] } } });
     });
 
-    // (The stranger's own Other… press on Discord is refused in test/discord.test.ts.)
+    // (The stranger's own Other… press on Discord is refused in test/platforms/discord/discord.test.ts.)
     it("Discord: a modal opened for the person and submitted by the stranger is refused", async () => {
       const id = await ask("discord", dcChannel(MODAL_CHAT), "discord modal");
       const message = sys.discord.message((await deliveryOf(id)).messageRef.split("/")[1]!);

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { rpcOk, sleep } from "./helpers/gateway.ts";
-import { createSlackHarness, SLACK_TEST_TOKENS, type SlackHarness } from "./fakes/slack-harness.ts";
-import { postSigned, slackRequestBody, slackSignature } from "./fakes/slack-signing.ts";
-import { scenarioTools, waitUntil } from "./scenarios/tools.ts";
-import type { PromptCopy } from "./scenarios/harness.ts";
+import { rpcOk, sleep } from "../../helpers/gateway.ts";
+import { createSlackHarness, SLACK_TEST_TOKENS, type SlackHarness } from "./harness.ts";
+import { postSigned, slackRequestBody, slackSignature } from "./slack-signing.ts";
+import { scenarioTools, waitUntil } from "../../scenarios/tools.ts";
+import type { PromptCopy } from "../../scenarios/harness.ts";
 
 const single = {
   id: "deploy_target",

@@ -1,17 +1,19 @@
 /**
  * The Telegram harness: the real grammY bot (bots/telegram) against the fake Bot API, connected to a real gateway in
- * this process. The scenario suites and the coding-agent tests drive it.
+ * this process. The scenario suites, telegram.test.ts and the coding-agent tests drive it.
  */
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startTelegramBot } from "../../bots/telegram/index.ts";
-import { loadConfig } from "../../src/runtime/config.ts";
-import { encodeTelegramCallbackData, toTelegramText } from "../../src/render/index.ts";
+import { startTelegramBot } from "../../../bots/telegram/index.ts";
+import { loadConfig } from "../../../src/runtime/config.ts";
+import { encodeTelegramCallbackData, toTelegramText } from "../../../src/render/index.ts";
 import { startFakeTelegram, type FakeTelegram, type FakeTelegramMessage } from "./telegram-api.ts";
-import { freePort, sleep, startTestGateway, TOKEN, type TestGateway } from "../helpers/gateway.ts";
-import { waitUntil } from "../scenarios/tools.ts";
-import type { BotHarness, Person } from "../scenarios/harness.ts";
+import { freePort, sleep, startTestGateway, TOKEN, type TestGateway } from "../../helpers/gateway.ts";
+import { waitUntil } from "../../scenarios/tools.ts";
+import type { BotHarness, Person } from "../../scenarios/harness.ts";
+
+export { telegramDeliveryKit } from "../../scenarios/delivery-kits.ts";
 
 /** Fast limits for tests; the real defaults space sends a second apart per chat. */
 const TEST_THROTTLE = {

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { createResponseHolds } from "./held-responses.ts";
+import { createResponseHolds } from "../../fakes/held-responses.ts";
 
 /** One REST call as the fake saw it. `route` is the template (`/channels/:id/messages/:id`), for assertions. */
 export interface RestCall {

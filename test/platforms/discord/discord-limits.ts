@@ -8,7 +8,7 @@
  * `retry_after` (seconds) and `global` in the JSON body and the same headers (`X-RateLimit-Global`, `-Scope`,
  * `Retry-After`). A channel's bucket is a fixed window that opens with its first message; `graceMs` forgives jitter.
  */
-import type { ApiProxy, ProxiedCall, ProxyVerdict } from "./api-proxy.ts";
+import type { ApiProxy, ProxiedCall, ProxyVerdict } from "../../fakes/api-proxy.ts";
 
 export interface DiscordLimits {
   perChannel: number;

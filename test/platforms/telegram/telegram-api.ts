@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createResponseHolds, heldResponse } from "./held-responses.ts";
+import { createResponseHolds, heldResponse } from "../../fakes/held-responses.ts";
 
 /** A chat message as the fake Bot API keeps it. */
 export interface FakeTelegramMessage {

@@ -1,14 +1,13 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startSlackBot } from "../bots/slack/index.ts";
-import { decodeSlackMessageRef, encodeSlackMessageRef } from "../bots/slack/adapter.ts";
-import { loadConfig } from "../src/runtime/config.ts";
-import { ROOT, rpcOk, sleep } from "./helpers/gateway.ts";
-import { createSlackHarness, SLACK_TEST_TOKENS, type SlackHarness } from "./fakes/slack-harness.ts";
-import { runBotScenarios, waitUntil } from "./scenarios/bot-scenarios.ts";
-import { slackDeliveryKit } from "./scenarios/delivery-kits.ts";
-import { runDeliveryScenarios } from "./scenarios/delivery-scenarios.ts";
-import { runFollowUpScenarios } from "./scenarios/follow-up-scenarios.ts";
+import { startSlackBot } from "../../../bots/slack/index.ts";
+import { decodeSlackMessageRef, encodeSlackMessageRef } from "../../../bots/slack/adapter.ts";
+import { loadConfig } from "../../../src/runtime/config.ts";
+import { ROOT, rpcOk, sleep } from "../../helpers/gateway.ts";
+import { createSlackHarness, slackDeliveryKit, SLACK_TEST_TOKENS, type SlackHarness } from "./harness.ts";
+import { runBotScenarios, waitUntil } from "../../scenarios/bot-scenarios.ts";
+import { runDeliveryScenarios } from "../../scenarios/delivery-scenarios.ts";
+import { runFollowUpScenarios } from "../../scenarios/follow-up-scenarios.ts";
 
 runBotScenarios("slack", () => createSlackHarness("socket"));
 runDeliveryScenarios("slack", slackDeliveryKit);

@@ -4,7 +4,7 @@
  * `perChannelPerSecond`). Over it, Slack answers HTTP 429 with `Retry-After` (whole seconds) and
  * `{"ok": false, "error": "ratelimited"}`. `graceMs` of refill are forgiven as network jitter.
  */
-import type { ApiProxy, ProxiedCall } from "./api-proxy.ts";
+import type { ApiProxy, ProxiedCall } from "../../fakes/api-proxy.ts";
 
 export interface SlackLimits {
   perChannelPerSecond: number;

@@ -2,11 +2,11 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTelegramBot } from "../bots/telegram/index.ts";
-import { loadConfig } from "../src/runtime/config.ts";
-import { startFakeTelegram, type FakeTelegram } from "./fakes/telegram-api.ts";
-import { freePort, rpcOk, sleep, startTestGateway, TOKEN, type TestGateway } from "./helpers/gateway.ts";
-import { waitUntil } from "./scenarios/bot-scenarios.ts";
+import { startTelegramBot } from "../../../bots/telegram/index.ts";
+import { loadConfig } from "../../../src/runtime/config.ts";
+import { startFakeTelegram, type FakeTelegram } from "./telegram-api.ts";
+import { freePort, rpcOk, sleep, startTestGateway, TOKEN, type TestGateway } from "../../helpers/gateway.ts";
+import { waitUntil } from "../../scenarios/bot-scenarios.ts";
 
 describe("telegram webhook mode", () => {
   let fake: FakeTelegram;

@@ -1,6 +1,6 @@
 /** The Slack bot's per-channel pace for chat.postMessage (bots/slack/channel-pacer.ts), on a fake clock. */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { createChannelPacer } from "../bots/slack/channel-pacer.ts";
+import { createChannelPacer } from "../../../bots/slack/channel-pacer.ts";
 
 describe("the Slack channel pacer", () => {
   beforeEach(() => void vi.useFakeTimers());

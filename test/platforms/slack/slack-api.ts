@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { WebSocketServer, type WebSocket } from "ws";
-import { createResponseHolds, heldResponse } from "./held-responses.ts";
+import { createResponseHolds, heldResponse } from "../../fakes/held-responses.ts";
 import { postSigned, slackRequestBody } from "./slack-signing.ts";
 
 /** A message as the fake Web API keeps it. */

@@ -1,14 +1,16 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { decodeSlackMessageRef } from "../../bots/slack/adapter.ts";
-import { startSlackBot, type RunningSlackBot } from "../../bots/slack/index.ts";
-import { loadConfig, type Config } from "../../src/runtime/config.ts";
-import { encodeSlackActionId, toSlackText } from "../../src/render/index.ts";
-import { freePort, sleep, startTestGateway, TOKEN, type TestGateway } from "../helpers/gateway.ts";
-import { waitUntil } from "../scenarios/bot-scenarios.ts";
-import type { BotHarness, Person, PromptCopy } from "../scenarios/harness.ts";
+import { decodeSlackMessageRef } from "../../../bots/slack/adapter.ts";
+import { startSlackBot, type RunningSlackBot } from "../../../bots/slack/index.ts";
+import { loadConfig, type Config } from "../../../src/runtime/config.ts";
+import { encodeSlackActionId, toSlackText } from "../../../src/render/index.ts";
+import { freePort, sleep, startTestGateway, TOKEN, type TestGateway } from "../../helpers/gateway.ts";
+import { waitUntil } from "../../scenarios/bot-scenarios.ts";
+import type { BotHarness, Person, PromptCopy } from "../../scenarios/harness.ts";
 import { startFakeSlack, type FakeSlack, type FakeSlackMessage } from "./slack-api.ts";
+
+export { slackDeliveryKit } from "../../scenarios/delivery-kits.ts";
 
 export const SLACK_TEST_TOKENS = { bot: "xoxb-test-not-real", app: "xapp-1-test-not-real", signingSecret: "8f742231b10e8888abcd99yyyzzz85a5" };
 /** Fast retries for tests; production uses SLACK_RETRY_CONFIG. A 429 still waits its full Retry-After. */

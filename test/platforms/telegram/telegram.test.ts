@@ -1,13 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { toTelegramText } from "../src/render/index.ts";
-import { rpcOk, sleep } from "./helpers/gateway.ts";
-import { runBotScenarios, waitUntil } from "./scenarios/bot-scenarios.ts";
-import { createTelegramHarness, type TelegramHarness } from "./fakes/telegram-harness.ts";
-import { telegramDeliveryKit } from "./scenarios/delivery-kits.ts";
-import { runDeliveryScenarios } from "./scenarios/delivery-scenarios.ts";
-import { runFollowUpScenarios } from "./scenarios/follow-up-scenarios.ts";
-import { scenarioTools } from "./scenarios/tools.ts";
-import type { Person } from "./scenarios/harness.ts";
+import { toTelegramText } from "../../../src/render/index.ts";
+import { rpcOk, sleep } from "../../helpers/gateway.ts";
+import { runBotScenarios, waitUntil } from "../../scenarios/bot-scenarios.ts";
+import { createTelegramHarness, telegramDeliveryKit, type TelegramHarness } from "./harness.ts";
+import { runDeliveryScenarios } from "../../scenarios/delivery-scenarios.ts";
+import { runFollowUpScenarios } from "../../scenarios/follow-up-scenarios.ts";
+import { scenarioTools } from "../../scenarios/tools.ts";
+import type { Person } from "../../scenarios/harness.ts";
 
 runBotScenarios("telegram", createTelegramHarness);
 runDeliveryScenarios("telegram", telegramDeliveryKit);
