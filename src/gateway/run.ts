@@ -5,7 +5,8 @@ import { createAuthBackoff, createGuardedTokenCheck, type TokenVerdict } from ".
 import type { CredentialStore } from "./credentials/store.ts";
 import { createGatewayMetrics, type ConnectionSnapshot } from "./server/metrics.ts";
 import { createGatewayServer, type HttpRoute, type RequestAuthenticator } from "./server/server.ts";
-import { createEventHub, createQuestionService } from "./service/service.ts";
+import { createEventHub } from "./service/events.ts";
+import { createQuestionService } from "./service/service.ts";
 import { openStores } from "./store/open-stores.ts";
 import { SQLITE_FILES } from "./store/sqlite/sqlite-file.ts";
 import type { QuestionStore } from "./store/kit/types.ts";
