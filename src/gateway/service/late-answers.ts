@@ -1,7 +1,7 @@
 import { GatewayError } from "../../kernel/errors.ts";
 import type { QuestionRecord, ResolvedBy } from "../../record/record.ts";
 import { validateAnswers } from "./validate-answers.ts";
-import { lateRefusal } from "../store/kit/follow-ups.ts";
+import { acceptsLateAnswer, lateRefusal } from "../../record/late-window.ts";
 import type { QuestionStore } from "../store/kit/types.ts";
 import { stored } from "./stored.ts";
 
@@ -49,7 +49,7 @@ export function createLateAnswers({ store, now, holdsKnownSecret, finished, anno
     },
 
     /** True when this record takes a late answer now. */
-    open: (record: QuestionRecord): boolean => record.status === "expired" && record.lateUntilMs !== undefined && lateRefusal(record, now()) === undefined,
+    open: (record: QuestionRecord): boolean => acceptsLateAnswer(record, now()),
 
     /** True when the record has (or had) a late window, so an answer to it goes through `take`. */
     windowed: (record: QuestionRecord): boolean => record.status === "expired" && record.lateUntilMs !== undefined,

@@ -1,8 +1,7 @@
 import type { LateAnswer, QuestionRecord, ReminderCopy, Target } from "../../../record/record.ts";
+import { lateRefusal } from "../../../record/late-window.ts";
 import type { ClaimOutcome } from "../../../protocol/claim.ts";
-import type { DeliveryClaim, LateRefusal } from "./types.ts";
-
-export type { LateRefusal };
+import type { DeliveryClaim } from "./types.ts";
 
 /**
  * What happens to a question after it was asked and before (or just after) it ends, as pure functions every store
@@ -78,24 +77,11 @@ export function applyReminderCopy(record: QuestionRecord, copy: ReminderCopy): Q
   return { ...record, reminderCopies: [...copies, copy] };
 }
 
-/** Whether an expired record takes a late answer at `atMs`, or why not. */
-export function lateRefusal(record: QuestionRecord, atMs: number): LateRefusal | undefined {
-  if (record.status !== "expired") return "not_expired";
-  if (record.lateAnswer !== undefined) return "late_answered";
-  if (record.lateUntilMs === undefined || atMs >= record.lateUntilMs) return "window_closed";
-  return undefined;
-}
-
-/** Stores the late answer on an expired record within its window, once (the first wins). The status stays expired. */
+/** Stores the late answer on an expired record within its window (src/record/late-window.ts), once (the first wins). The status stays expired. */
 export function applyLateAnswer(record: QuestionRecord, late: LateAnswer): QuestionRecord | undefined {
   if (lateRefusal(record, late.atMs) !== undefined) return undefined;
   const { partialAnswers: _held, ...rest } = record;
   return { ...rest, lateAnswer: late };
-}
-
-/** When a record that expires at `resolvedAtMs` takes late answers until (undefined: it has no late window). */
-export function lateUntilFor(record: Pick<QuestionRecord, "lateAnswerSeconds">, resolvedAtMs: number): number | undefined {
-  return record.lateAnswerSeconds ? resolvedAtMs + record.lateAnswerSeconds * 1000 : undefined;
 }
 
 /** A claim's copy: "prompt" (the question itself) or "reminder:<offsetSeconds>". */

@@ -1,7 +1,7 @@
 import type { Delivery, QuestionRecord, TargetState } from "../../../record/record.ts";
 import type { ListPosition } from "../../../protocol/list-filter.ts";
 import { CorruptRecordError } from "./errors.ts";
-import { lateUntilFor } from "./follow-ups.ts";
+import { lateUntilFor } from "../../../record/late-window.ts";
 import type { ClaimOutcome, DeliveryClaim, HeldClaim, Resolution } from "./types.ts";
 
 /**

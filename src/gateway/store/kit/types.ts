@@ -1,4 +1,5 @@
 import type { Delivery, LateAnswer, QuestionRecord, RecordReason, ReminderCopy, ResolvedBy, TargetState } from "../../../record/record.ts";
+import type { LateRefusal } from "../../../record/late-window.ts";
 import type { ClaimOutcome } from "../../../protocol/claim.ts";
 import type { ListFilter } from "../../../protocol/list-filter.ts";
 
@@ -44,9 +45,6 @@ export interface DeliveryClaim {
   /** "prompt" (default) or "reminder:<offsetSeconds>": a reminder's claim is its own, never a prompt delivery claim. */
   copy?: string;
 }
-
-/** Why a late answer was refused: one was taken already, the window closed (or there was none), or it is not expired. */
-export type LateRefusal = "late_answered" | "window_closed" | "not_expired";
 
 /** What storing a late answer did. */
 export type LateOutcome =

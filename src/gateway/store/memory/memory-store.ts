@@ -17,11 +17,11 @@ import {
   applyLateAnswer,
   applyReminder,
   applyReminderCopy,
-  lateRefusal,
   nextFollowUpMs,
   reminderClaimFor,
   reminderOffsetOf,
 } from "../kit/follow-ups.ts";
+import { acceptsLateAnswer, lateRefusal } from "../../../record/late-window.ts";
 import type { ListFilter, PendingFilter, QuestionStore } from "../kit/types.ts";
 
 /**
@@ -199,7 +199,7 @@ export function createMemoryStore(): QuestionStore {
       assertOpen();
       const record = records.get(id);
       if (!record) return undefined;
-      const late = options.lateAtMs !== undefined && lateRefusal(record, options.lateAtMs) === undefined;
+      const late = options.lateAtMs !== undefined && acceptsLateAnswer(record, options.lateAtMs);
       if (record.status === "pending" || late) record.partialAnswers = { ...record.partialAnswers, ...structuredClone(answers) };
       return copy(record);
     },

@@ -1,6 +1,7 @@
 import pg from "pg";
 import type { QuestionRecord } from "../../../record/record.ts";
 import { deliveriesFromJson, recordToParams, resolutionToParams, rowToRecord, type QuestionRow } from "../kit/sql-row.ts";
+import { lateUntilSql } from "../kit/late-window-sql.ts";
 import type { Resolution } from "../kit/types.ts";
 
 /**
@@ -78,7 +79,7 @@ export function recordToValues(record: QuestionRecord): unknown[] {
 export const RESOLVE_RECORD = `UPDATE questions q SET status = $2, resolved_at_ms = $3::bigint,
     answers_json = COALESCE($4::json, q.answers_json), by_json = COALESCE($5::json, q.by_json),
     reason = COALESCE($6, q.reason), detail = COALESCE($7, q.detail),
-    late_until_ms = CASE WHEN $2 = 'expired' AND q.late_answer_seconds > 0 THEN $3::bigint + q.late_answer_seconds * 1000 ELSE q.late_until_ms END
+    late_until_ms = COALESCE(CASE WHEN $2 = 'expired' THEN ${lateUntilSql("$3::bigint", "q.")} END, q.late_until_ms)
   WHERE q.id = $1 AND q.status = 'pending'
   RETURNING ${READ_RECORD}`;
 

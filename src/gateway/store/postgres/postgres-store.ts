@@ -4,10 +4,11 @@ import {
   applyEscalation,
   applyReminder,
   applyReminderCopy,
-  lateRefusal,
   reminderClaimFor,
   reminderOffsetOf,
 } from "../kit/follow-ups.ts";
+import { lateRefusal } from "../../../record/late-window.ts";
+import { lateAnswerOpenSql, lateUntilSql } from "../kit/late-window-sql.ts";
 import { followUpParams } from "../kit/sql-row.ts";
 import type { CorruptRecordError } from "../kit/errors.ts";
 import { startPostgresChanges, type PostgresChanges } from "./postgres-changes.ts";
@@ -261,7 +262,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
            FOR UPDATE SKIP LOCKED
          )
          UPDATE questions q SET status = 'expired', reason = 'expired', resolved_at_ms = $1::bigint,
-           late_until_ms = CASE WHEN q.late_answer_seconds > 0 THEN $1::bigint + q.late_answer_seconds * 1000 END
+           late_until_ms = ${lateUntilSql("$1::bigint", "q.")}
          FROM due WHERE q.id = due.id AND q.status = 'pending'
          RETURNING ${READ_RECORD}`,
         [nowMs, Math.max(0, Math.trunc(limit))],
@@ -297,7 +298,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
         id,
         `UPDATE questions q SET partial_json = COALESCE(q.partial_json, '{}'::jsonb) || $2::jsonb
          WHERE q.id = $1 AND (q.status = 'pending'
-           OR ($3::bigint IS NOT NULL AND q.status = 'expired' AND q.late_json IS NULL AND q.late_until_ms > $3::bigint))
+           OR ($3::bigint IS NOT NULL AND ${lateAnswerOpenSql("$3::bigint", "q.")}))
          RETURNING ${READ_RECORD}`,
         [id, JSON.stringify(answers), options.lateAtMs ?? null],
       );
@@ -355,7 +356,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
         "setLateAnswer",
         true,
         `UPDATE questions q SET late_json = $2::json, partial_json = NULL
-         WHERE q.id = $1 AND q.status = 'expired' AND q.late_json IS NULL AND q.late_until_ms > $3::bigint
+         WHERE q.id = $1 AND ${lateAnswerOpenSql("$3::bigint", "q.")}
          RETURNING ${READ_RECORD}`,
         [id, JSON.stringify(late), late.atMs],
       );

@@ -10,10 +10,11 @@ import {
   applyLateAnswer,
   applyReminder,
   applyReminderCopy,
-  lateRefusal,
   reminderClaimFor,
   reminderOffsetOf,
 } from "../kit/follow-ups.ts";
+import { lateUntilSql } from "../kit/late-window-sql.ts";
+import { acceptsLateAnswer, lateRefusal } from "../../../record/late-window.ts";
 import { deliveriesFromJson, deliveryToParams, followUpParams, recordToParams, resolutionToParams, rowToRecord, surfacesColumn } from "../kit/sql-row.ts";
 import type { DeliveryRow, QuestionRow } from "../kit/sql-row.ts";
 import type { LateOutcome, ListFilter, PendingFilter, QuestionStore, Resolution, ResolveOutcome } from "../kit/types.ts";
@@ -107,7 +108,7 @@ export function createSqliteStore({ dataDir, onCorruptRecord = warnCorruptRecord
       `UPDATE questions SET status = @status, resolved_at_ms = @resolved_at_ms,
          answers_json = COALESCE(@answers_json, answers_json), by_json = COALESCE(@by_json, by_json),
          reason = COALESCE(@reason, reason), detail = COALESCE(@detail, detail),
-         late_until_ms = CASE WHEN @status = 'expired' AND late_answer_seconds > 0 THEN @resolved_at_ms + late_answer_seconds * 1000 ELSE late_until_ms END
+         late_until_ms = COALESCE(CASE WHEN @status = 'expired' THEN ${lateUntilSql("@resolved_at_ms")} END, late_until_ms)
        WHERE id = @id AND status = 'pending'
        RETURNING ${READ}`,
     ),
@@ -348,7 +349,7 @@ export function createSqliteStore({ dataDir, onCorruptRecord = warnCorruptRecord
       run(() => {
         const record = read(id);
         if (!record) return record;
-        const late = options.lateAtMs !== undefined && lateRefusal(record, options.lateAtMs) === undefined;
+        const late = options.lateAtMs !== undefined && acceptsLateAnswer(record, options.lateAtMs);
         if (record.status !== "pending" && !late) return record;
         beginWrite();
         sql.savePartial.run(JSON.stringify({ ...record.partialAnswers, ...answers }), id);
