@@ -7,7 +7,11 @@
  *                            runs the MCP server in src/cli/mcp)
  *   src/frameworks           optional agent-framework adapters (subpath exports) → coding-agents, client, core
  *   src/coding-agents        coding agents' own questions and approvals (Claude Code, Codex) → client, contract
- *   src/gateway, src/web     the server and its Control UI → store, credentials, and the pure core
+ *   src/gateway, src/web     the server and its Control UI → store, credentials, and the pure core. Inside the
+ *                            gateway, run.ts wires server/ (HTTP, WebSocket, dispatch) → service/ (the question
+ *                            lifecycle; no transport) → credentials/ → store/; the store's backends (memory/,
+ *                            sqlite/, postgres/) import only themselves and store/kit/, and store/open-stores.ts
+ *                            loads the chosen one
  *   src/client               the gateway client and SDK (sdk.ts) → protocol, runtime, and the pure core
  *   src/runtime              process plumbing (config, logs, the data dir, the token file) → record, platforms
  *   src/protocol             the wire types both sides share (method params, frames, events, payloads) → record,
@@ -75,6 +79,9 @@ module.exports = {
     forbid("gateway-not-to-web", folder("gateway"), folder("web"), "the gateway serves a web app it is handed; it never imports one"),
     forbid("gateway-not-to-client", folder("gateway"), folder("client"), "the server never loads the client; what both need (backoff) lives below both, in src/kernel"),
     forbid("store-is-below-the-gateway", "^src/gateway/store/", "^src/gateway/(?!store/)", "the store knows nothing of the gateway around it"),
+    forbid("service-is-transport-free", "^src/gateway/service/", "^src/gateway/server/", "the question service knows no transport: the server (HTTP, WebSocket, dispatch) calls it, never the other way round"),
+    forbid("store-kit-is-the-store-bottom", "^src/gateway/store/kit/", "^src/gateway/store/(?!kit/)", "the store kit (the contract types, errors, follow-ups, the shared SQL) is what every backend builds on: it loads no backend and not open-stores.ts"),
+    forbid("store-backends-stay-apart", "^src/gateway/store/((?!kit/)[^/]+)/", "^src/gateway/store/(?!$1/|kit/)", "a store backend (memory, sqlite, postgres) imports only itself and the store kit, so open-stores.ts can load each alone"),
     forbid("coding-agents-are-clients", folder("coding-agents"), "^src/(gateway|web|cli|bridge|frameworks)/", "the coding-agent rules ask through the client, like any agent; they load no server, CLI, bridge or framework"),
     forbid("only-callers-load-coding-agents", "^src/(?!coding-agents/|cli/|frameworks/|index\\.ts$)", folder("coding-agents"), "only the CLI, the framework adapters and the main entry (requireApproval) use the coding-agent rules"),
     forbid("frameworks-are-leaves", "^src/(?!frameworks/)", folder("frameworks"), "nothing in src/ loads an agent framework adapter (they are optional subpath exports)"),

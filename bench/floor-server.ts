@@ -13,7 +13,7 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { WebSocketServer, type WebSocket } from "ws";
-import { openSqliteDatabase } from "../src/gateway/store/sqlite-schema.ts";
+import { openSqliteDatabase } from "../src/gateway/store/sqlite/sqlite-schema.ts";
 
 /** The floor's two statements. SQLite's are synchronous (return nothing); PostgreSQL's return a promise. */
 interface FloorStatements {
@@ -45,7 +45,7 @@ function sqliteStatements(dataDir: string): FloorStatements {
 
 async function postgresStatements(databaseUrl: string): Promise<FloorStatements> {
   const { default: pg } = await import("pg");
-  const { runPostgresMigrations } = await import("../src/gateway/store/postgres-schema.ts");
+  const { runPostgresMigrations } = await import("../src/gateway/store/postgres/postgres-schema.ts");
   await runPostgresMigrations(databaseUrl);
   const client = new pg.Client({ connectionString: databaseUrl, application_name: "aub-floor" });
   await client.connect();

@@ -9,10 +9,10 @@
  * - the latency of question.list filtered to one chat (100 pending questions each) over WebSocket.
  */
 import type { QuestionRecord } from "../src/record/record.ts";
-import { createQuestionService } from "../src/gateway/service.ts";
+import { createQuestionService } from "../src/gateway/service/service.ts";
 import { createSqliteStore } from "../src/gateway/store/index.ts";
-import { openSqliteDatabase } from "../src/gateway/store/sqlite-schema.ts";
-import { deliveryToParams, recordToParams } from "../src/gateway/store/sqlite-row.ts";
+import { openSqliteDatabase } from "../src/gateway/store/sqlite/sqlite-schema.ts";
+import { deliveryToParams, recordToParams } from "../src/gateway/store/kit/sql-row.ts";
 import { QUESTION, rpcClient } from "./lib/drivers.ts";
 import { BENCH_TOKEN, rssBytes, spawnGateway, tempDir } from "./lib/procs.ts";
 import { rotate, type BenchResult } from "./lib/result.ts";

@@ -11,7 +11,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { AskUserQuestion } from "../src/contract/schema.ts";
 import { GatewayError } from "../src/kernel/errors.ts";
-import { validateAnswers } from "../src/gateway/answers.ts";
+import { validateAnswers } from "../src/gateway/service/validate-answers.ts";
 import { createKnownSecretMatcher, KNOWN_SECRET_MIN_LENGTH, looksLikeCredential, parseReply } from "../src/parse/index.ts";
 
 // ------------------------------------------------------------------ secrets, made up but of the real shapes

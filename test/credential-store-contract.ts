@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { hashToken } from "../src/gateway/credentials/principal.ts";
-import { ROLES, type Credential, type CredentialStore } from "../src/gateway/store/credentials.ts";
+import { ROLES, type Credential, type CredentialStore } from "../src/gateway/store/kit/credentials.ts";
 
 /** One credential store under test. */
 export interface CredentialStoreHarness {

@@ -7,7 +7,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { openCredentialStore, openStores, type Stores, type StoresConfig } from "../src/gateway/store/open-stores.ts";
-import type { CredentialStore } from "../src/gateway/store/credentials.ts";
+import type { CredentialStore } from "../src/gateway/store/kit/credentials.ts";
 import { runCredentialStoreContract } from "./credential-store-contract.ts";
 
 runCredentialStoreContract("memory", async () => {

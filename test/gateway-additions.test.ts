@@ -13,10 +13,10 @@ import { afterAll, describe, expect, it } from "vitest";
 import type { WebSocket } from "ws";
 import { connectGateway } from "../src/client/index.ts";
 import { ADMIN } from "../src/gateway/credentials/principal.ts";
-import { createDispatcher } from "../src/gateway/dispatch.ts";
-import { createQuestionService } from "../src/gateway/service.ts";
+import { createDispatcher } from "../src/gateway/server/dispatch.ts";
+import { createQuestionService } from "../src/gateway/service/service.ts";
 import { createMemoryStore, SQLITE_FILE_NAME, type QuestionStore } from "../src/gateway/store/index.ts";
-import { createConnection } from "../src/gateway/ws-connection.ts";
+import { createConnection } from "../src/gateway/server/ws-connection.ts";
 import { cleanup, oneQuestion, RawWs, rpc, sleep, startTestGateway, TOKEN, type TestGateway } from "./helpers/gateway.ts";
 
 const gateways: TestGateway[] = [];

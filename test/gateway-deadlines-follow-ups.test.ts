@@ -3,9 +3,9 @@
  * tried again a second later, never in a tight loop; and the end of a late window is announced once.
  */
 import { describe, expect, it } from "vitest";
-import { createDeadlines } from "../src/gateway/deadlines.ts";
-import { createMemoryStore } from "../src/gateway/store/memory-store.ts";
-import type { QuestionStore } from "../src/gateway/store/types.ts";
+import { createDeadlines } from "../src/gateway/service/deadlines.ts";
+import { createMemoryStore } from "../src/gateway/store/memory/memory-store.ts";
+import type { QuestionStore } from "../src/gateway/store/kit/types.ts";
 import { pendingRecord } from "./store-contract.ts";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -8,9 +8,9 @@ import type { IncomingMessage } from "node:http";
 import { afterAll, describe, expect, it } from "vitest";
 import { WebSocket, WebSocketServer } from "ws";
 import { addressKey, createAuthBackoff, createGuardedTokenCheck, MAX_DELAY_MS } from "../src/gateway/credentials/auth-backoff.ts";
-import { createConnectionCounter, setFrameLimit } from "../src/gateway/limits.ts";
+import { createConnectionCounter, setFrameLimit } from "../src/gateway/server/limits.ts";
 import { ADMIN, WEB } from "../src/gateway/credentials/principal.ts";
-import { isCrossOrigin } from "../src/gateway/origin.ts";
+import { isCrossOrigin } from "../src/gateway/server/origin.ts";
 
 function clock() {
   let now = 1_000_000;

@@ -4,10 +4,10 @@
  * is refused. Over the real WebSocket protocol, plus the service with an injected clock and a failing store.
  */
 import { afterAll, describe, expect, it } from "vitest";
-import { createQuestionService } from "../src/gateway/service.ts";
-import { createMemoryStore } from "../src/gateway/store/memory-store.ts";
-import { StoreUnavailableError } from "../src/gateway/store/errors.ts";
-import type { QuestionStore } from "../src/gateway/store/types.ts";
+import { createQuestionService } from "../src/gateway/service/service.ts";
+import { createMemoryStore } from "../src/gateway/store/memory/memory-store.ts";
+import { StoreUnavailableError } from "../src/gateway/store/kit/errors.ts";
+import type { QuestionStore } from "../src/gateway/store/kit/types.ts";
 import { GatewayError } from "../src/kernel/errors.ts";
 import { cleanup, oneQuestion, RawWs, startTestGateway, tempDir, twoQuestions, type ResFrame } from "./helpers/gateway.ts";
 

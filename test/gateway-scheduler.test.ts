@@ -4,7 +4,7 @@
  * suspend) while the timer is pending: the tick runs within about a second, not at the old timer's end.
  */
 import { describe, expect, it } from "vitest";
-import { createScheduler, MAX_TIMER_MS } from "../src/gateway/scheduler.ts";
+import { createScheduler, MAX_TIMER_MS } from "../src/gateway/service/scheduler.ts";
 
 describe("createScheduler and the wall clock", () => {
   it("runs a deadline within ~1 s after the wall clock jumps past it, though the timer was set for 10 minutes", async () => {

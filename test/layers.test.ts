@@ -60,6 +60,26 @@ describe("the layer rules", () => {
       { "src/gateway/store/a.ts": uses("../../client/b.ts"), "src/client/b.ts": LEAF },
       ["gateway-not-to-client: src/gateway/store/a.ts → src/client/b.ts"],
     ],
+    [
+      "the service importing the server",
+      { "src/gateway/service/a.ts": uses("../server/b.ts"), "src/gateway/server/b.ts": LEAF },
+      ["service-is-transport-free: src/gateway/service/a.ts → src/gateway/server/b.ts"],
+    ],
+    [
+      "a store backend importing another backend",
+      { "src/gateway/store/postgres/a.ts": uses("../sqlite/b.ts"), "src/gateway/store/sqlite/b.ts": uses("../kit/c.ts"), "src/gateway/store/kit/c.ts": LEAF },
+      ["store-backends-stay-apart: src/gateway/store/postgres/a.ts → src/gateway/store/sqlite/b.ts"],
+    ],
+    [
+      "a store backend importing the store's own files",
+      { "src/gateway/store/open-stores.ts": uses("./memory/a.ts"), "src/gateway/store/memory/a.ts": uses("../types.ts"), "src/gateway/store/types.ts": LEAF },
+      ["store-backends-stay-apart: src/gateway/store/memory/a.ts → src/gateway/store/types.ts", "subfolder-below-parent: src/gateway/store/memory/a.ts → src/gateway/store/types.ts"],
+    ],
+    [
+      "the store kit importing a backend",
+      { "src/gateway/store/kit/a.ts": uses("../memory/b.ts"), "src/gateway/store/memory/b.ts": LEAF },
+      ["store-kit-is-the-store-bottom: src/gateway/store/kit/a.ts → src/gateway/store/memory/b.ts"],
+    ],
   ])("%s", async (name, files, expected) => {
     expect(await violations(name, files)).toEqual(expected);
   });

@@ -4,9 +4,9 @@
  */
 import pg from "pg";
 import { afterAll, beforeAll } from "vitest";
-import { runPostgresMigrations } from "../src/gateway/store/postgres-schema.ts";
-import { createPostgresStore } from "../src/gateway/store/postgres-store.ts";
-import type { QuestionStore } from "../src/gateway/store/types.ts";
+import { runPostgresMigrations } from "../src/gateway/store/postgres/postgres-schema.ts";
+import { createPostgresStore } from "../src/gateway/store/postgres/postgres-store.ts";
+import type { QuestionStore } from "../src/gateway/store/kit/types.ts";
 import { connectWhenReady, createTestDatabase, type TestDatabase } from "./helpers/postgres.ts";
 import { runStoreContract } from "./store-contract.ts";
 

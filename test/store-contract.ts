@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { QuestionRecord, ResolvedBy } from "../src/record/record.ts";
-import { QuestionExistsError, QuotaExceededError, SessionBusyError } from "../src/gateway/store/errors.ts";
-import type { DeliveryClaim, PendingLimits, QuestionStore, Resolution } from "../src/gateway/store/types.ts";
+import { QuestionExistsError, QuotaExceededError, SessionBusyError } from "../src/gateway/store/kit/errors.ts";
+import type { DeliveryClaim, PendingLimits, QuestionStore, Resolution } from "../src/gateway/store/kit/types.ts";
 
 /** One store under test. `reopen` (durable stores only) closes it and opens it again on the same data. */
 export interface StoreHarness {

@@ -1,10 +1,10 @@
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { QuestionRecord } from "../src/record/record.ts";
-import { CorruptRecordError, QuestionExistsError, QuotaExceededError, SessionBusyError, StoreUnavailableError } from "../src/gateway/store/errors.ts";
-import { POSTGRES_MIGRATIONS, runPostgresMigrations } from "../src/gateway/store/postgres-schema.ts";
-import { createPostgresStore, type PostgresQuestionStore, type PostgresStoreOptions } from "../src/gateway/store/postgres-store.ts";
-import type { Resolution, StoreChange } from "../src/gateway/store/types.ts";
+import { CorruptRecordError, QuestionExistsError, QuotaExceededError, SessionBusyError, StoreUnavailableError } from "../src/gateway/store/kit/errors.ts";
+import { POSTGRES_MIGRATIONS, runPostgresMigrations } from "../src/gateway/store/postgres/postgres-schema.ts";
+import { createPostgresStore, type PostgresQuestionStore, type PostgresStoreOptions } from "../src/gateway/store/postgres/postgres-store.ts";
+import type { Resolution, StoreChange } from "../src/gateway/store/kit/types.ts";
 import { connectWhenReady, createTestDatabase, databaseUrl, type TestDatabase } from "./helpers/postgres.ts";
 import { startTcpProxy, type TcpProxy } from "./helpers/tcp-proxy.ts";
 import { createAtOnce, fullRecord, pendingRecord } from "./store-contract.ts";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { GatewayError } from "../src/kernel/errors.ts";
-import { QuotaExceededError, SessionBusyError, StoreUnavailableError } from "../src/gateway/store/errors.ts";
-import { stored } from "../src/gateway/stored.ts";
+import { QuotaExceededError, SessionBusyError, StoreUnavailableError } from "../src/gateway/store/kit/errors.ts";
+import { stored } from "../src/gateway/service/stored.ts";
 
 describe("stored: store failures as protocol errors", () => {
   it.each([

@@ -14,7 +14,7 @@ export async function runMigrate(argv: string[], config: Config, io: IO): Promis
   const { values } = parseCommandArgs(argv, {});
   if (values.help) return io.out(MIGRATE_HELP), 0;
   if (config.DATABASE_URL) {
-    const { runPostgresMigrations } = await import("../gateway/store/postgres-schema.ts");
+    const { runPostgresMigrations } = await import("../gateway/store/postgres/postgres-schema.ts");
     const report = await runPostgresMigrations(config.DATABASE_URL);
     io.out(
       report.applied.length === 0
@@ -23,7 +23,7 @@ export async function runMigrate(argv: string[], config: Config, io: IO): Promis
     );
     return 0;
   }
-  const { migrateSqliteDataDir } = await import("../gateway/store/sqlite-schema.ts");
+  const { migrateSqliteDataDir } = await import("../gateway/store/sqlite/sqlite-schema.ts");
   const report = migrateSqliteDataDir(config.DATA_DIR);
   io.out(
     report.from === report.to

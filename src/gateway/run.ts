@@ -3,15 +3,16 @@ import { describeModeChanges, tightenPrivateDir } from "../runtime/data-dir.ts";
 import { createTokenCheck } from "./credentials/auth.ts";
 import { createAuthBackoff, createGuardedTokenCheck, type TokenVerdict } from "./credentials/auth-backoff.ts";
 import type { CredentialStore } from "./credentials/store.ts";
-import { createGatewayMetrics, type ConnectionSnapshot } from "./metrics.ts";
-import { createGatewayServer, type HttpRoute, type RequestAuthenticator } from "./server.ts";
-import { createEventHub, createQuestionService } from "./service.ts";
+import { createGatewayMetrics, type ConnectionSnapshot } from "./server/metrics.ts";
+import { createGatewayServer, type HttpRoute, type RequestAuthenticator } from "./server/server.ts";
+import { createEventHub } from "./service/events.ts";
+import { createQuestionService } from "./service/service.ts";
 import { openStores } from "./store/open-stores.ts";
-import { SQLITE_FILES } from "./store/sqlite-file.ts";
-import type { QuestionStore } from "./store/types.ts";
+import { SQLITE_FILES } from "./store/sqlite/sqlite-file.ts";
+import type { QuestionStore } from "./store/kit/types.ts";
 import { ensureGatewayToken, TOKEN_FILE_NAME } from "../runtime/token-file.ts";
 import { logCallback, redactAlso, type Logger } from "../runtime/log.ts";
-import { createLifecycleLog } from "./lifecycle-log.ts";
+import { createLifecycleLog } from "./service/lifecycle-log.ts";
 
 export interface RunningGateway {
   url: string;

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createTokenCheck } from "../gateway/credentials/auth.ts";
-import type { HttpRoute } from "../gateway/server.ts";
+import type { HttpRoute } from "../gateway/server/server.ts";
 import { createHostCheck, hostRefusal } from "./host-check.ts";
 import { renderLoginPage, type LoginProblem } from "./login-page.ts";
 import { boundPort, clearedCookieHeader, isSameOrigin, isSecureRequest, readCookie, sessionCookieHeader, sessionCookieName } from "./session.ts";

@@ -30,7 +30,7 @@ import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectGateway, type GatewayClient } from "../../src/client/index.ts";
 import { GatewayError } from "../../src/kernel/errors.ts";
-import { runPostgresMigrations } from "../../src/gateway/store/postgres-schema.ts";
+import { runPostgresMigrations } from "../../src/gateway/store/postgres/postgres-schema.ts";
 import { sleep, TOKEN } from "../helpers/gateway.ts";
 import { connectWhenReady, createTestDatabase } from "../helpers/postgres.ts";
 import { startRestartablePostgres, type RestartablePostgres } from "../helpers/restartable-postgres.ts";

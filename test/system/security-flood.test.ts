@@ -20,7 +20,7 @@ import { LIST_PAGE_MAX_CHARS } from "../../src/protocol/list-filter.ts";
 import { MAX_FRAME_BYTES } from "../../src/protocol/methods.ts";
 import { cleanup, freePort, RawWs, spawnGateway, tempDir, type ChildGateway } from "../helpers/gateway.ts";
 
-/** The gateway's per-connection send queue (MAX_BUFFERED_BYTES in src/gateway/ws-connection.ts). */
+/** The gateway's per-connection send queue (MAX_BUFFERED_BYTES in src/gateway/server/ws-connection.ts). */
 const SEND_QUEUE_BYTES = 16 * 1024 * 1024;
 /** What the Control UI asks for as recent history (HISTORY_LIMIT in src/web/static/app.js). */
 const UI_HISTORY = 500;

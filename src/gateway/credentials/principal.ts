@@ -1,9 +1,9 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { BotName } from "../../platforms/surfaces.ts";
-import type { Role } from "../store/credentials.ts";
+import type { Role } from "../store/kit/credentials.ts";
 
-// The roles live with the credential record they are stored in (src/gateway/store/credentials.ts).
-export { isRole, ROLES, type Role } from "../store/credentials.ts";
+// The roles live with the credential record they are stored in (src/gateway/store/kit/credentials.ts).
+export { isRole, ROLES, type Role } from "../store/kit/credentials.ts";
 
 /**
  * Who is calling, decided by the gateway from the credential, never from the request:

@@ -2,8 +2,8 @@
  * Scoped credentials' storage, for the gateway and the CLI. Each backend lives beside its question store in
  * src/gateway/store/, and src/gateway/store/open-stores.ts picks one; the drivers load only when a store is opened.
  */
-export type { Credential, CredentialStore } from "../store/credentials.ts";
-export { createMemoryCredentialStore } from "../store/memory-credentials.ts";
-export { createSqliteCredentialStore } from "../store/sqlite-credentials.ts";
-export { createPostgresCredentialStore } from "../store/postgres-credentials.ts";
+export type { Credential, CredentialStore } from "../store/kit/credentials.ts";
+export { createMemoryCredentialStore } from "../store/memory/memory-credentials.ts";
+export { createSqliteCredentialStore } from "../store/sqlite/sqlite-credentials.ts";
+export { createPostgresCredentialStore } from "../store/postgres/postgres-credentials.ts";
 export { openCredentialStore } from "../store/open-stores.ts";

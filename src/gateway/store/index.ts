@@ -14,12 +14,12 @@ export type {
   Resolution,
   ResolveOutcome,
   StoreChange,
-} from "./types.ts";
-export { createMemoryStore } from "./memory-store.ts";
-export { createSqliteStore, type SqliteStoreOptions } from "./sqlite-store.ts";
-export { SQLITE_FILE_NAME, SQLITE_MIGRATIONS, SQLITE_PRAGMAS, applySqlitePragmas } from "./sqlite-schema.ts";
-export { CorruptRecordError, QuestionExistsError, QuotaExceededError, SessionBusyError, StoreUnavailableError, type QuotaExceeded } from "./errors.ts";
-export { createPostgresStore, type PostgresQuestionStore, type PostgresStoreOptions } from "./postgres-store.ts";
+} from "./kit/types.ts";
+export { createMemoryStore } from "./memory/memory-store.ts";
+export { createSqliteStore, type SqliteStoreOptions } from "./sqlite/sqlite-store.ts";
+export { SQLITE_FILE_NAME, SQLITE_MIGRATIONS, SQLITE_PRAGMAS, applySqlitePragmas } from "./sqlite/sqlite-schema.ts";
+export { CorruptRecordError, QuestionExistsError, QuotaExceededError, SessionBusyError, StoreUnavailableError, type QuotaExceeded } from "./kit/errors.ts";
+export { createPostgresStore, type PostgresQuestionStore, type PostgresStoreOptions } from "./postgres/postgres-store.ts";
 export {
   POSTGRES_CHANNEL,
   POSTGRES_MIGRATIONS,
@@ -27,9 +27,9 @@ export {
   migratePostgres,
   runPostgresMigrations,
   type PostgresMigrationReport,
-} from "./postgres-schema.ts";
+} from "./postgres/postgres-schema.ts";
 export { openCredentialStore, openStores, type Stores, type StoresConfig } from "./open-stores.ts";
-export { isRole, ROLES, type Credential, type CredentialStore, type Role } from "./credentials.ts";
-export { createMemoryCredentialStore } from "./memory-credentials.ts";
-export { createSqliteCredentialStore } from "./sqlite-credentials.ts";
-export { createPostgresCredentialStore } from "./postgres-credentials.ts";
+export { isRole, ROLES, type Credential, type CredentialStore, type Role } from "./kit/credentials.ts";
+export { createMemoryCredentialStore } from "./memory/memory-credentials.ts";
+export { createSqliteCredentialStore } from "./sqlite/sqlite-credentials.ts";
+export { createPostgresCredentialStore } from "./postgres/postgres-credentials.ts";

@@ -1,5 +1,5 @@
-import type { CredentialStore } from "./credentials.ts";
-import type { QuestionStore } from "./types.ts";
+import type { CredentialStore } from "./kit/credentials.ts";
+import type { QuestionStore } from "./kit/types.ts";
 
 /** What picks the backend: PostgreSQL when DATABASE_URL is set, else SQLite under DATA_DIR, or memory. */
 export interface StoresConfig {
@@ -31,19 +31,19 @@ function chooseBackend(config: StoresConfig): Backend {
   const url = config.DATABASE_URL;
   if (url) {
     return {
-      openQuestions: async (log) => (await import("./postgres-store.ts")).createPostgresStore({ connectionString: url, ...(log ? { log } : {}) }),
-      openCredentials: async () => (await import("./postgres-credentials.ts")).createPostgresCredentialStore(url),
+      openQuestions: async (log) => (await import("./postgres/postgres-store.ts")).createPostgresStore({ connectionString: url, ...(log ? { log } : {}) }),
+      openCredentials: async () => (await import("./postgres/postgres-credentials.ts")).createPostgresCredentialStore(url),
     };
   }
   if (config.STORE === "memory") {
     return {
-      openQuestions: async () => (await import("./memory-store.ts")).createMemoryStore(),
-      openCredentials: async () => (await import("./memory-credentials.ts")).createMemoryCredentialStore(),
+      openQuestions: async () => (await import("./memory/memory-store.ts")).createMemoryStore(),
+      openCredentials: async () => (await import("./memory/memory-credentials.ts")).createMemoryCredentialStore(),
     };
   }
   return {
-    openQuestions: async () => (await import("./sqlite-store.ts")).createSqliteStore({ dataDir: config.DATA_DIR }),
-    openCredentials: async () => (await import("./sqlite-credentials.ts")).createSqliteCredentialStore(config.DATA_DIR),
+    openQuestions: async () => (await import("./sqlite/sqlite-store.ts")).createSqliteStore({ dataDir: config.DATA_DIR }),
+    openCredentials: async () => (await import("./sqlite/sqlite-credentials.ts")).createSqliteCredentialStore(config.DATA_DIR),
   };
 }
 

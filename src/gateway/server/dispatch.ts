@@ -1,0 +1,88 @@
+import { GatewayError } from "../../kernel/errors.ts";
+import { listPage } from "../../protocol/list-filter.ts";
+import { isMethodName, parseParams, type MethodName, type MethodParams } from "../../protocol/methods.ts";
+import { authorizeCall } from "../credentials/policy.ts";
+import { ADMIN, type Principal } from "../credentials/principal.ts";
+import { checkBotMayAct, visibleTo } from "../credentials/scope.ts";
+import type { Cancellation, QuestionService } from "../service/service.ts";
+
+/** Who is calling, and what ends its waits. */
+export interface CallContext {
+  principal: Principal;
+  signal?: Cancellation;
+}
+
+type Handlers = { [M in MethodName]: (params: MethodParams<M>, context: CallContext) => unknown };
+
+/** Runs one protocol method against the service. Shared by the WebSocket and the HTTP mirror. */
+export function createDispatcher(service: QuestionService) {
+  /**
+   * The record a scoped caller acts on, once it is allowed to: an agent's own questions only (others' are not found),
+   * a bot's only with a target on its surface, for the people that target names. The admin token and the Control UI
+   * skip the read.
+   */
+  async function guard(principal: Principal, id: string, act?: { what: "answer" | "cancel"; by: MethodParams<"question.resolve">["by"] }): Promise<void> {
+    if (!(principal.kind === "agent" || (principal.kind === "bot" && act))) return;
+    const record = visibleTo(principal, await service.get(id));
+    if (act) checkBotMayAct(principal, record, act.by, act.what);
+  }
+  /** An agent's runs and lists are its own (runId and sessionKey are per credential). */
+  const ownedBy = (principal: Principal) => (principal.kind === "agent" ? principal.credentialId : undefined);
+
+  const handlers: Handlers = {
+    "question.request": async (params, { signal, principal }) => {
+      const { id, expiresAtMs, record } = await service.request(params, principal);
+      // With waitMs the asker gets question.waitAnswer's payload (which carries the id) instead.
+      return params.waitMs === undefined ? { id, expiresAtMs } : service.waitFor(record, params.waitMs, signal);
+    },
+    "question.waitAnswer": async ({ id, timeoutMs }, { signal, principal }) => {
+      await guard(principal, id);
+      return service.waitAnswer(id, timeoutMs, signal);
+    },
+    "question.resolve": async (params, { principal }) => {
+      await guard(principal, params.id, { what: "cancel" in params ? "cancel" : "answer", by: params.by });
+      return service.resolve(params);
+    },
+    "question.reply": async (params, { principal }) => {
+      await guard(principal, params.id, { what: "answer", by: params.by });
+      return service.reply(params);
+    },
+    "question.get": async ({ id }, { principal }) => visibleTo(principal, await service.get(id)),
+    "question.list": (params, { principal }) => {
+      const askedBy = ownedBy(principal);
+      return listPage(params, (filter) => service.list(askedBy === undefined ? filter : { ...filter, askedBy }));
+    },
+    "question.delivered": (params) => service.delivered(params),
+    "question.deliveryFailed": (params) => service.deliveryFailed(params),
+    "question.claimDelivery": (params) => service.claimDelivery(params),
+    "question.copyRendered": (params) => service.copyRendered(params),
+    "question.reminderSent": (params) => service.reminderSent(params),
+    "run.abort": ({ runId }, { principal }) => service.abortRun(runId, ownedBy(principal)),
+  };
+
+  /**
+   * Runs a method: validates its params, checks the caller may make this call (filling in `by` from the credential),
+   * and runs it. The service settles a write only once the store has made it durable, so a response never gets
+   * ahead of it.
+   */
+  return async function dispatch(method: unknown, params: unknown, signal?: Cancellation, principal: Principal = ADMIN): Promise<unknown> {
+    if (!isMethodName(method)) {
+      throw new GatewayError("UNKNOWN_METHOD", `unknown method ${JSON.stringify(String(method)).slice(0, 140)}`);
+    }
+    return run(method, params, signal ? { principal, signal } : { principal });
+  };
+
+  function run<M extends MethodName>(method: M, params: unknown, context: CallContext): unknown {
+    const checked = authorizeCall(context.principal, method, parseParams(method, params));
+    return (handlers[method] as (params: MethodParams<M>, context: CallContext) => unknown)(checked, context);
+  }
+}
+
+export type Dispatch = ReturnType<typeof createDispatcher>;
+
+/** Maps any thrown value to a protocol error body; unexpected errors become INTERNAL without internals. */
+export function toErrorBody(error: unknown, log?: (message: string, error: unknown) => void) {
+  if (error instanceof GatewayError) return error.toBody();
+  log?.("internal error", error);
+  return { code: "INTERNAL" as const, message: "internal error" };
+}

@@ -1,0 +1,339 @@
+import type { QuestionRecord } from "../../../record/record.ts";
+import { QuestionExistsError, SessionBusyError } from "../kit/errors.ts";
+import { enforceQuota, quotaCheckFor } from "../kit/pending-limits.ts";
+import {
+  addDeliveryTo,
+  applyResolution,
+  compareNewestFirst,
+  compareSoonestExpiry,
+  createClaimTable,
+  isBefore,
+  mergeTargetState,
+  normalizeLimit,
+  withVisibleStates,
+} from "../kit/record-ops.ts";
+import {
+  applyEscalation,
+  applyLateAnswer,
+  applyReminder,
+  applyReminderCopy,
+  nextFollowUpMs,
+  reminderClaimFor,
+  reminderOffsetOf,
+} from "../kit/follow-ups.ts";
+import { acceptsLateAnswer, lateRefusal } from "../../../record/late-window.ts";
+import type { ListFilter, PendingFilter, QuestionStore } from "../kit/types.ts";
+
+/**
+ * Stores what a durable store would keep: plain JSON, so `undefined` fields vanish exactly as they do in
+ * SQLite's JSON columns, and nothing the caller holds aliases stored state.
+ */
+function toStored<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value)) as T;
+}
+
+/** A session's slot: sessions are per asker, and the admin's records (no askedBy) are a namespace of their own. */
+const sessionSlot = (record: QuestionRecord): string => JSON.stringify([record.askedBy ?? null, record.sessionKey]);
+
+/**
+ * An in-process store for tests and throwaway gateways. Every result is a copy. A pending index
+ * (id → expiresAtMs) keeps expireDue / nextExpiryMs proportional to the pending records only.
+ */
+export function createMemoryStore(): QuestionStore {
+  const records = new Map<string, QuestionRecord>();
+  const pending = new Map<string, number>();
+  /** sessionSlot (askedBy and sessionKey) → the id of its pending record. */
+  const pendingSessions = new Map<string, string>();
+  /** Pending id → its next reminder or escalation moment (records with one left only). */
+  const followUps = new Map<string, number>();
+  /** Expired id → its late window's end (records with a window and no late answer yet only). */
+  const lateWindows = new Map<string, number>();
+  const claims = createClaimTable();
+  /** Reminder-copy claims: question id → `surface\nchat\noffset` → the claim held. */
+  const reminderClaims = new Map<string, Map<string, { claimant: string; leaseUntilMs: number }>>();
+  /** Reply keys taken (`surface\nchat\nmessageRef`) → when. */
+  const replyKeys = new Map<string, number>();
+  const replyKeyText = (key: { surface: string; chat: string; messageRef: string }) => `${key.surface}\n${key.chat}\n${key.messageRef}`;
+  let closed = false;
+
+  const assertOpen = (): void => {
+    if (closed) throw new Error("the memory question store is closed");
+  };
+  const copy = (record: QuestionRecord): QuestionRecord => withVisibleStates(structuredClone(record));
+
+  const put = (record: QuestionRecord): void => {
+    records.set(record.id, record);
+    const due = nextFollowUpMs(record);
+    if (due === undefined) followUps.delete(record.id);
+    else followUps.set(record.id, due);
+    if (record.status === "expired" && record.lateUntilMs !== undefined && record.lateAnswer === undefined) lateWindows.set(record.id, record.lateUntilMs);
+    else lateWindows.delete(record.id);
+    if (record.status === "pending") {
+      pending.set(record.id, record.expiresAtMs);
+      if (record.sessionKey !== undefined) pendingSessions.set(sessionSlot(record), record.id);
+    } else {
+      pending.delete(record.id);
+      claims.forget(record.id);
+      reminderClaims.delete(record.id);
+      if (record.sessionKey !== undefined && pendingSessions.get(sessionSlot(record)) === record.id) pendingSessions.delete(sessionSlot(record));
+    }
+  };
+
+  const matches = (record: QuestionRecord, filter: ListFilter): boolean =>
+    (filter.status === undefined || record.status === filter.status) &&
+    (filter.runId === undefined || record.runId === filter.runId) &&
+    (filter.sessionKey === undefined || record.sessionKey === filter.sessionKey) &&
+    (filter.askedBy === undefined || record.askedBy === filter.askedBy) &&
+    (filter.surface === undefined || record.targets.some((t) => t.surface === filter.surface)) &&
+    (filter.chat === undefined || record.targets.some((t) => t.chat === filter.chat && (filter.surface === undefined || t.surface === filter.surface))) &&
+    (filter.late !== true || record.lateAnswer !== undefined) &&
+    (filter.before === undefined || isBefore(record, filter.before));
+
+  /** A compare-and-set on one stored record: `apply` returns the new record, or undefined to change nothing. */
+  const update = (id: string, apply: (record: QuestionRecord) => QuestionRecord | undefined): QuestionRecord | undefined => {
+    const record = records.get(id);
+    const next = record && apply(record);
+    if (!next) return undefined;
+    const stored = toStored(next);
+    put(stored);
+    return copy(stored);
+  };
+
+  const pendingRecords = (): QuestionRecord[] =>
+    [...pending.keys()].map((id) => records.get(id)).filter((r): r is QuestionRecord => r !== undefined);
+
+  const countPending = (filter: PendingFilter): number =>
+    pendingRecords().filter(
+      (r) =>
+        (filter.runId === undefined || r.runId === filter.runId) &&
+        (filter.askedBy === undefined || r.askedBy === filter.askedBy) &&
+        (filter.surface === undefined || r.targets.some((t) => t.surface === filter.surface)),
+    ).length;
+
+  // Each method is async, so a throw becomes a rejection, as with the durable stores.
+  return {
+    // Nothing awaits between the checks and `put`, so on one thread the quota is exact however many creates race.
+    async create(record, limits) {
+      assertOpen();
+      const quota = quotaCheckFor(record, limits);
+      if (quota) {
+        enforceQuota(quota, {
+          run: quota.runId === undefined ? 0 : countPending({ askedBy: quota.askedBy, runId: quota.runId }),
+          credential: countPending({ askedBy: quota.askedBy }),
+        });
+      }
+      if (records.has(record.id)) throw new QuestionExistsError(record.id);
+      if (record.status === "pending" && record.sessionKey !== undefined && pendingSessions.has(sessionSlot(record))) {
+        throw new SessionBusyError(record.sessionKey);
+      }
+      const stored = toStored(record);
+      stored.reminders ??= [];
+      const deliveries = stored.deliveries;
+      stored.deliveries = [];
+      for (const delivery of deliveries) addDeliveryTo(stored.deliveries, delivery);
+      put(stored);
+    },
+
+    async countPending(filter = {}) {
+      assertOpen();
+      return countPending(filter);
+    },
+
+    async get(id) {
+      assertOpen();
+      const record = records.get(id);
+      return record && copy(record);
+    },
+
+    async list(filter = {}) {
+      assertOpen();
+      const source = filter.status === "pending" ? pendingRecords() : [...records.values()];
+      const found = source.filter((r) => matches(r, filter)).sort(compareNewestFirst);
+      const limit = normalizeLimit(filter.limit);
+      return (limit === undefined ? found : found.slice(0, limit)).map(copy);
+    },
+
+    async resolve(id, resolution) {
+      assertOpen();
+      const record = records.get(id);
+      if (!record) return { ok: false, code: "QUESTION_NOT_FOUND" };
+      if (record.status !== "pending") return { ok: false, code: "QUESTION_ALREADY_TERMINAL", record: copy(record) };
+      const resolved = toStored(applyResolution(record, resolution));
+      put(resolved);
+      return { ok: true, record: copy(resolved) };
+    },
+
+    async expireDue(nowMs, limit) {
+      assertOpen();
+      const due: QuestionRecord[] = [];
+      for (const [id, expiresAtMs] of pending) {
+        const record = expiresAtMs <= nowMs ? records.get(id) : undefined;
+        if (record) due.push(record);
+      }
+      return due
+        .sort(compareSoonestExpiry)
+        .slice(0, Math.max(0, limit))
+        .map((record) => {
+          const expired = applyResolution(record, { status: "expired", reason: "expired", resolvedAtMs: nowMs });
+          put(expired);
+          return copy(expired);
+        });
+    },
+
+    async nextExpiryMs() {
+      assertOpen();
+      let next: number | undefined;
+      for (const expiresAtMs of pending.values()) if (next === undefined || expiresAtMs < next) next = expiresAtMs;
+      return next;
+    },
+
+    async addDelivery(id, delivery) {
+      assertOpen();
+      const record = records.get(id);
+      if (!record) return undefined;
+      addDeliveryTo(record.deliveries, toStored(delivery));
+      return copy(record);
+    },
+
+    async mergePartial(id, answers, options = {}) {
+      assertOpen();
+      const record = records.get(id);
+      if (!record) return undefined;
+      const late = options.lateAtMs !== undefined && acceptsLateAnswer(record, options.lateAtMs);
+      if (record.status === "pending" || late) record.partialAnswers = { ...record.partialAnswers, ...structuredClone(answers) };
+      return copy(record);
+    },
+
+    async followUpsDue(nowMs, limit) {
+      assertOpen();
+      return [...followUps]
+        .filter(([, at]) => at <= nowMs)
+        .sort((a, b) => a[1] - b[1] || (a[0] < b[0] ? -1 : 1))
+        .slice(0, Math.max(0, limit))
+        .map(([id]) => copy(records.get(id)!));
+    },
+
+    async nextFollowUpMs(lateAfterMs) {
+      assertOpen();
+      let next: number | undefined;
+      for (const at of followUps.values()) if (next === undefined || at < next) next = at;
+      for (const at of lateWindows.values()) if (at > lateAfterMs && (next === undefined || at < next)) next = at;
+      return next;
+    },
+
+    async lateWindowsEnded(afterMs, uptoMs, limit) {
+      assertOpen();
+      return [...lateWindows]
+        .filter(([, at]) => at > afterMs && at <= uptoMs)
+        .sort((a, b) => a[1] - b[1] || (a[0] < b[0] ? -1 : 1))
+        .slice(0, Math.max(0, limit))
+        .map(([id]) => copy(records.get(id)!));
+    },
+
+    async markReminder(id, offsetSeconds, atMs, skipped = false) {
+      assertOpen();
+      return update(id, (record) => applyReminder(record, offsetSeconds, atMs, skipped));
+    },
+
+    async markEscalated(id, step, atMs) {
+      assertOpen();
+      return update(id, (record) => applyEscalation(record, step, atMs));
+    },
+
+    async addReminderCopy(id, reminderCopy) {
+      assertOpen();
+      const record = records.get(id);
+      if (!record) return undefined;
+      return update(id, (r) => applyReminderCopy(r, reminderCopy)) ?? copy(record);
+    },
+
+    async setLateAnswer(id, late) {
+      assertOpen();
+      const record = records.get(id);
+      if (!record) return { ok: false, code: "QUESTION_NOT_FOUND" };
+      const why = lateRefusal(record, late.atMs);
+      if (why) return { ok: false, code: "QUESTION_ALREADY_TERMINAL", record: copy(record), why };
+      const updated = update(id, (r) => applyLateAnswer(r, late));
+      return updated ? { ok: true, record: updated } : { ok: false, code: "QUESTION_ALREADY_TERMINAL", record: copy(record), why: "late_answered" };
+    },
+
+    async pendingAwaitingDelivery() {
+      assertOpen();
+      return pendingRecords()
+        .filter((r) => r.deliveries.length === 0 && r.targets.every((t) => t.surface !== "web"))
+        .sort((a, b) => compareNewestFirst(b, a))
+        .map(copy);
+    },
+
+    async claimDelivery(claim) {
+      assertOpen();
+      const offsetSeconds = reminderOffsetOf(claim.copy);
+      if (offsetSeconds === undefined) return claims.claim(records.get(claim.id), claim);
+      const held = reminderClaims.get(claim.id) ?? new Map<string, { claimant: string; leaseUntilMs: number }>();
+      const key = `${claim.surface}\n${claim.chat}\n${offsetSeconds}`;
+      const outcome = reminderClaimFor(records.get(claim.id), held.get(key), { ...claim, offsetSeconds });
+      if (outcome.ok) reminderClaims.set(claim.id, held.set(key, { claimant: claim.claimant, leaseUntilMs: outcome.leaseUntilMs }));
+      return outcome;
+    },
+
+    async liveClaims(id, nowMs) {
+      assertOpen();
+      return claims.live(records.get(id), nowMs);
+    },
+
+    async setTargetState(id, state) {
+      assertOpen();
+      const record = records.get(id);
+      if (!record) return undefined;
+      const merged = mergeTargetState(record.targetStates ?? [], toStored(state));
+      if (merged) record.targetStates = merged;
+      return copy(record);
+    },
+
+    async setRendered(id, surface, chat, rendered) {
+      assertOpen();
+      const record = records.get(id);
+      if (!record) return undefined;
+      const delivery = record.deliveries.find((d) => d.surface === surface && d.chat === chat);
+      if (delivery) delivery.rendered = rendered;
+      return copy(record);
+    },
+
+    async markReplySeen(key, atMs) {
+      assertOpen();
+      const text = replyKeyText(key);
+      if (replyKeys.has(text)) return false;
+      replyKeys.set(text, atMs);
+      return true;
+    },
+
+    async unmarkReplySeen(key) {
+      assertOpen();
+      replyKeys.delete(replyKeyText(key));
+    },
+
+    async pruneRepliesSeen(beforeMs) {
+      assertOpen();
+      let pruned = 0;
+      for (const [text, atMs] of replyKeys) {
+        if (atMs < beforeMs) {
+          replyKeys.delete(text);
+          pruned++;
+        }
+      }
+      return pruned;
+    },
+
+    async close() {
+      closed = true;
+      records.clear();
+      pending.clear();
+      followUps.clear();
+      lateWindows.clear();
+      pendingSessions.clear();
+      claims.clear();
+      reminderClaims.clear();
+      replyKeys.clear();
+    },
+  };
+}

@@ -1,0 +1,294 @@
+import pg from "pg";
+import { CREDENTIALS_TABLE_SQL } from "../kit/credentials-table.ts";
+import { statementError, unreachableError } from "./postgres-failure.ts";
+
+/** The NOTIFY channel every instance LISTENs on; the triggers below send one notification per committed change. */
+export const POSTGRES_CHANNEL = "ask_user_bridge";
+
+/** The table that records which migrations ran (named for this project: `schema_migrations` is other tools' name). */
+export const POSTGRES_MIGRATIONS_TABLE = "ask_user_bridge_migrations";
+
+/** The advisory lock migrations run under, so instances starting at once never race (any constant would do). */
+const MIGRATION_LOCK = 7_216_334_209;
+
+/**
+ * Schema migrations: entry `i` is version `i + 1`. Append, never edit. Each runs in the same transaction as its
+ * version row, so a failed migration leaves nothing behind.
+ *
+ * The JSON columns are `json`, which keeps the text exactly as written (object key order included) and refuses
+ * invalid JSON; `partial_json` is `jsonb`, because partial replies are merged in SQL (`||`). Times are BIGINT ms.
+ * The triggers notify `ask_user_bridge` with `{ event, id, origin }`, where `origin` is the writer's
+ * `application_name` (its instance id): NOTIFY is sent iff the transaction commits, and each instance skips its own.
+ */
+export const POSTGRES_MIGRATIONS: readonly string[] = [
+  `CREATE TABLE questions (
+     id              TEXT PRIMARY KEY,
+     status          TEXT NOT NULL CHECK (status IN ('pending', 'answered', 'expired', 'cancelled')),
+     created_at_ms   BIGINT NOT NULL,
+     expires_at_ms   BIGINT NOT NULL,
+     resolved_at_ms  BIGINT,
+     timeout_seconds BIGINT NOT NULL,
+     run_id          TEXT,
+     session_key     TEXT,
+     surfaces        TEXT[] NOT NULL,
+     reason          TEXT,
+     detail          TEXT,
+     questions_json  JSON NOT NULL,
+     answers_json    JSON,
+     by_json         JSON,
+     targets_json    JSON NOT NULL,
+     partial_json    JSONB
+   );
+   CREATE INDEX questions_by_created ON questions (created_at_ms DESC, id DESC);
+   CREATE INDEX questions_pending_created ON questions (created_at_ms DESC, id DESC) WHERE status = 'pending';
+   CREATE INDEX questions_by_run ON questions (run_id, created_at_ms DESC, id DESC) WHERE run_id IS NOT NULL;
+   CREATE INDEX questions_by_session ON questions (session_key, created_at_ms DESC, id DESC) WHERE session_key IS NOT NULL;
+   CREATE INDEX questions_pending_expiry ON questions (expires_at_ms, id) WHERE status = 'pending';
+   CREATE INDEX questions_by_surface ON questions USING GIN (surfaces);
+   -- One pending question per session, across every instance: a second pending insert fails (SessionBusyError).
+   CREATE UNIQUE INDEX questions_pending_session ON questions (session_key) WHERE status = 'pending' AND session_key IS NOT NULL;
+
+   CREATE TABLE deliveries (
+     question_id     TEXT NOT NULL REFERENCES questions (id) ON DELETE CASCADE,
+     surface         TEXT NOT NULL,
+     chat            TEXT NOT NULL,
+     message_ref     TEXT NOT NULL,
+     delivered_at_ms BIGINT NOT NULL,
+     seq             BIGINT GENERATED ALWAYS AS IDENTITY,
+     PRIMARY KEY (question_id, surface, chat)
+   );
+   CREATE TABLE question_targets (
+     chat        TEXT NOT NULL,
+     surface     TEXT NOT NULL,
+     question_id TEXT NOT NULL REFERENCES questions (id) ON DELETE CASCADE,
+     PRIMARY KEY (chat, surface, question_id)
+   );
+   CREATE INDEX question_targets_by_question ON question_targets (question_id);
+   CREATE TABLE delivery_claims (
+     question_id    TEXT NOT NULL REFERENCES questions (id) ON DELETE CASCADE,
+     surface        TEXT NOT NULL,
+     chat           TEXT NOT NULL,
+     claimant       TEXT NOT NULL,
+     lease_until_ms BIGINT NOT NULL,
+     PRIMARY KEY (question_id, surface, chat)
+   );
+
+   CREATE FUNCTION ask_user_bridge_notify_question() RETURNS trigger LANGUAGE plpgsql AS $$
+   DECLARE
+     event text;
+   BEGIN
+     IF TG_OP = 'INSERT' THEN
+       event := 'question.requested';
+     ELSIF OLD.status = 'pending' AND NEW.status <> 'pending' THEN
+       event := 'question.resolved';
+     ELSIF NEW.partial_json IS DISTINCT FROM OLD.partial_json THEN
+       event := 'question.updated';
+     ELSE
+       RETURN NULL;
+     END IF;
+     PERFORM pg_notify('${POSTGRES_CHANNEL}',
+       json_build_object('event', event, 'id', NEW.id, 'origin', current_setting('application_name'))::text);
+     RETURN NULL;
+   END $$;
+   CREATE TRIGGER questions_notify AFTER INSERT OR UPDATE ON questions
+     FOR EACH ROW EXECUTE FUNCTION ask_user_bridge_notify_question();
+
+   CREATE FUNCTION ask_user_bridge_notify_delivery() RETURNS trigger LANGUAGE plpgsql AS $$
+   BEGIN
+     -- A delivery written by the transaction that created its question is part of that question.requested.
+     IF EXISTS (SELECT 1 FROM questions
+                WHERE id = NEW.question_id AND xmin::text = (pg_current_xact_id()::text::bigint % 4294967296)::text) THEN
+       RETURN NULL;
+     END IF;
+     PERFORM pg_notify('${POSTGRES_CHANNEL}',
+       json_build_object('event', 'question.updated', 'id', NEW.question_id, 'origin', current_setting('application_name'))::text);
+     RETURN NULL;
+   END $$;
+   CREATE TRIGGER deliveries_notify AFTER INSERT ON deliveries
+     FOR EACH ROW EXECUTE FUNCTION ask_user_bridge_notify_delivery();`,
+  // Scoped credentials (ask-user-bridge token): the token's SHA-256 only. See src/gateway/store/kit/credentials.ts.
+  `${CREDENTIALS_TABLE_SQL};`,
+  // The scoped agent credential that asked, for its pending-question quota (ASK_MAX_PENDING_PER_CREDENTIAL).
+  `ALTER TABLE questions ADD COLUMN asked_by TEXT;
+   CREATE INDEX questions_pending_asked_by ON questions (asked_by) WHERE status = 'pending' AND asked_by IS NOT NULL;`,
+  // What each delivered copy shows now (question.copyRendered); when a claim was last taken or renewed; each chat
+  // target's delivery trouble (retrying or failed, with the bot's reason), announced as question.updated; and the
+  // platform messages already taken as replies (surface, chat, message id), shared by every instance.
+  `ALTER TABLE deliveries ADD COLUMN rendered TEXT;
+   ALTER TABLE delivery_claims ADD COLUMN claimed_at_ms BIGINT;
+   CREATE TABLE target_states (
+     question_id TEXT NOT NULL REFERENCES questions (id) ON DELETE CASCADE,
+     surface     TEXT NOT NULL,
+     chat        TEXT NOT NULL,
+     state       TEXT NOT NULL CHECK (state IN ('retrying', 'failed')),
+     reason      TEXT NOT NULL,
+     at_ms       BIGINT NOT NULL,
+     retry_at_ms BIGINT,
+     seq         BIGINT GENERATED ALWAYS AS IDENTITY,
+     PRIMARY KEY (question_id, surface, chat)
+   );
+   CREATE TABLE reply_keys (
+     surface     TEXT NOT NULL,
+     chat        TEXT NOT NULL,
+     message_ref TEXT NOT NULL,
+     seen_at_ms  BIGINT NOT NULL,
+     PRIMARY KEY (surface, chat, message_ref)
+   );
+   CREATE INDEX reply_keys_by_seen ON reply_keys (seen_at_ms);
+
+   CREATE FUNCTION ask_user_bridge_notify_target_state() RETURNS trigger LANGUAGE plpgsql AS $$
+   BEGIN
+     PERFORM pg_notify('${POSTGRES_CHANNEL}',
+       json_build_object('event', 'question.updated', 'id', NEW.question_id, 'origin', current_setting('application_name'))::text);
+     RETURN NULL;
+   END $$;
+   CREATE TRIGGER target_states_notify AFTER INSERT OR UPDATE ON target_states
+     FOR EACH ROW EXECUTE FUNCTION ask_user_bridge_notify_target_state();`,
+  // Issue 20, when nobody answers: the follow-up policy (reminders, escalation steps) and what followed up so far
+  // (reminders fired or skipped, steps taken, the bots' reminder messages), a pending record's next follow-up moment,
+  // the late-answer window (its length, and its end once expired) and the late answer. Follow-up writes are
+  // compare-and-sets on `follow_version`, and each names the event it announces in `follow_event` (NULL: none, e.g.
+  // a skipped reminder). Reminder messages are claimed per (question, surface, chat, offset) in reminder_claims.
+  `ALTER TABLE questions
+     ADD COLUMN policy_json JSON,
+     ADD COLUMN progress_json JSON,
+     ADD COLUMN next_due_ms BIGINT,
+     ADD COLUMN late_answer_seconds BIGINT,
+     ADD COLUMN late_until_ms BIGINT,
+     ADD COLUMN late_json JSON,
+     ADD COLUMN follow_version BIGINT NOT NULL DEFAULT 0,
+     ADD COLUMN follow_event TEXT;
+   CREATE INDEX questions_pending_next_due ON questions (next_due_ms, id) WHERE status = 'pending' AND next_due_ms IS NOT NULL;
+   CREATE INDEX questions_late_window ON questions (late_until_ms, id) WHERE late_until_ms IS NOT NULL AND late_json IS NULL;
+   CREATE INDEX questions_late_answered ON questions (created_at_ms DESC, id DESC) WHERE late_json IS NOT NULL;
+   CREATE TABLE reminder_claims (
+     question_id    TEXT NOT NULL REFERENCES questions (id) ON DELETE CASCADE,
+     surface        TEXT NOT NULL,
+     chat           TEXT NOT NULL,
+     offset_seconds BIGINT NOT NULL,
+     claimant       TEXT NOT NULL,
+     lease_until_ms BIGINT NOT NULL,
+     PRIMARY KEY (question_id, surface, chat, offset_seconds)
+   );
+
+   CREATE OR REPLACE FUNCTION ask_user_bridge_notify_question() RETURNS trigger LANGUAGE plpgsql AS $$
+   DECLARE
+     event text;
+   BEGIN
+     IF TG_OP = 'INSERT' THEN
+       event := 'question.requested';
+     ELSIF OLD.status = 'pending' AND NEW.status <> 'pending' THEN
+       event := 'question.resolved';
+     ELSIF NEW.late_json IS NOT NULL AND OLD.late_json IS NULL THEN
+       event := 'question.lateAnswered';
+     ELSIF NEW.follow_version <> OLD.follow_version THEN
+       event := NEW.follow_event;
+       IF event IS NULL THEN
+         RETURN NULL;
+       END IF;
+     ELSIF NEW.partial_json IS DISTINCT FROM OLD.partial_json THEN
+       event := 'question.updated';
+     ELSE
+       RETURN NULL;
+     END IF;
+     PERFORM pg_notify('${POSTGRES_CHANNEL}',
+       json_build_object('event', event, 'id', NEW.id, 'origin', current_setting('application_name'))::text);
+     RETURN NULL;
+   END $$;`,
+  // Issue 24, sessions and quotas per credential. One pending question per (asker, session): the admin's records (no
+  // asked_by) are a namespace of their own (credential ids are never empty). The index keeps its name, which is what
+  // create maps to SessionBusyError, so an instance still on the previous build maps it too. The old rule (one per
+  // session) was stricter, so no existing rows can break the new one. A create under quota counts its credential's
+  // pending records, and those in its run, from one (asked_by, run_id) index, which also serves asked_by alone.
+  `DROP INDEX questions_pending_session;
+   CREATE UNIQUE INDEX questions_pending_session ON questions ((COALESCE(asked_by, '')), session_key)
+     WHERE status = 'pending' AND session_key IS NOT NULL;
+   DROP INDEX questions_pending_asked_by;
+   CREATE INDEX questions_pending_asked_by_run ON questions (asked_by, run_id) WHERE status = 'pending' AND asked_by IS NOT NULL;`,
+];
+
+export interface PostgresMigrationReport {
+  /** The schema version before and after. */
+  from: number;
+  to: number;
+  /** The versions this call applied (empty when the schema was already current). */
+  applied: number[];
+}
+
+/**
+ * Brings the schema up to date in one transaction under a transaction-level advisory lock: an instance that starts
+ * while another migrates waits, then finds the work done. Refuses a database newer than this build.
+ * Pass a dedicated client or a pool (a pool lends a connection for the duration).
+ */
+export async function migratePostgres(target: pg.Pool | pg.ClientBase): Promise<PostgresMigrationReport> {
+  const client = target instanceof pg.Pool ? await target.connect() : target;
+  try {
+    await client.query("BEGIN");
+    try {
+      const report = await migrateInTransaction(client);
+      await client.query("COMMIT");
+      return report;
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => undefined);
+      throw error;
+    }
+  } finally {
+    if (client !== target) (client as pg.PoolClient).release();
+  }
+}
+
+async function migrateInTransaction(client: pg.ClientBase): Promise<PostgresMigrationReport> {
+  // Migrations may rebuild indexes on large tables: no statement timeout for them.
+  await client.query("SET LOCAL statement_timeout = 0");
+  await client.query(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`);
+  await client.query(
+    `CREATE TABLE IF NOT EXISTS ${POSTGRES_MIGRATIONS_TABLE} (
+       version    INTEGER PRIMARY KEY,
+       applied_at TIMESTAMPTZ NOT NULL DEFAULT now()
+     )`,
+  );
+  const { rows } = await client.query<{ version: number }>(
+    `SELECT COALESCE(max(version), 0)::int AS version FROM ${POSTGRES_MIGRATIONS_TABLE}`,
+  );
+  const from = rows[0]?.version ?? 0;
+  if (from > POSTGRES_MIGRATIONS.length) {
+    throw new Error(`the database has schema version ${from}, newer than this build knows (${POSTGRES_MIGRATIONS.length})`);
+  }
+  const applied: number[] = [];
+  for (let version = from + 1; version <= POSTGRES_MIGRATIONS.length; version++) {
+    await client.query(POSTGRES_MIGRATIONS[version - 1] as string);
+    await client.query(`INSERT INTO ${POSTGRES_MIGRATIONS_TABLE} (version) VALUES ($1)`, [version]);
+    applied.push(version);
+  }
+  return { from, to: POSTGRES_MIGRATIONS.length, applied };
+}
+
+/**
+ * Connects to `databaseUrl`, brings the schema up to date, and disconnects: what `ask-user-bridge migrate` runs, and
+ * what every store runs before it opens. Throws StoreUnavailableError when PostgreSQL cannot be reached.
+ */
+export async function runPostgresMigrations(
+  databaseUrl: string,
+  { connectTimeoutMs = 10_000 }: { connectTimeoutMs?: number } = {},
+): Promise<PostgresMigrationReport> {
+  const client = new pg.Client({
+    connectionString: databaseUrl,
+    connectionTimeoutMillis: connectTimeoutMs,
+    application_name: "ask-user-bridge migrate",
+  });
+  // A connection lost mid-migration rejects the statement in flight; without a listener it would crash the process.
+  client.on("error", () => undefined);
+  try {
+    await client.connect();
+  } catch (error) {
+    await client.end().catch(() => undefined);
+    throw unreachableError(error);
+  }
+  try {
+    return await migratePostgres(client);
+  } catch (error) {
+    throw statementError(error, "the schema migration", true);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
