@@ -32,7 +32,9 @@ export function whatsappOps({ api, paced, bridge, log, chat, messageId }: WhatsA
       ),
     deleteMessage: async () => false,
     async reply(reply) {
-      const sent = send(reply.reply, reply.replyTo === true);
+      // A private reply (the answer to a selection, where other platforms have a toast) quotes the person's message
+      // too: in their own chat that says what it answers.
+      const sent = send(reply.reply, reply.replyTo === true || reply.private === true);
       if (reply.questionId) bridge.sent({ chat, questionId: reply.questionId, messageRef: sent });
       await sent;
     },

@@ -87,7 +87,7 @@ export async function startFakeWhatsApp(options: FakeWhatsAppOptions) {
   /** Recipients WhatsApp can never deliver to. */
   const undeliverable = new Set<string>();
   const failures: Array<{ matches: (body: any) => boolean; status: number; code: number; message: string; times: number }> = [];
-  const holds: Array<{ arrived: boolean; release: () => void; wait: Promise<void>; onArrive: () => void }> = [];
+  const holds: Array<{ arrived: boolean; matches: (m: FakeBotMessage) => boolean; release: () => void; wait: Promise<void>; onArrive: (m: FakeBotMessage) => void }> = [];
   const pairBuckets = new Map<string, { tokens: number; atMs: number }>();
   let webhookUrl: string | undefined;
   let next = 1;
@@ -202,10 +202,10 @@ export async function startFakeWhatsApp(options: FakeWhatsAppOptions) {
     }
     botMessages.push(accepted);
     record(200, body);
-    const hold = holds.find((h) => !h.arrived);
-    if (hold && accepted.type !== "template") {
+    const hold = holds.find((h) => !h.arrived && h.matches(accepted));
+    if (hold) {
       hold.arrived = true;
-      hold.onArrive();
+      hold.onArrive(accepted);
       await hold.wait;
     }
     return { status: 200, body: { messaging_product: "whatsapp", contacts: [{ input: accepted.to, wa_id: accepted.to }], messages: [{ id: accepted.id }] } };
@@ -306,13 +306,16 @@ export async function startFakeWhatsApp(options: FakeWhatsAppOptions) {
     failNext(matches: (body: any) => boolean, code: number, { status = 400, times = 1, message = `fake error ${code}` } = {}) {
       failures.push({ matches, status, code, message, times });
     },
-    /** The next bot message is recorded (people see it) but its answer waits for `release()`. */
-    holdNext() {
+    /**
+     * The next bot message `matches` picks (default: the next prompt, a list that quotes nothing) is recorded (people
+     * see it) but its answer waits for `release()`.
+     */
+    holdNext(matches: (m: FakeBotMessage) => boolean = (m) => m.type === "interactive" && m.replyTo === undefined) {
       let release!: () => void;
-      let onArrive!: () => void;
-      const arrived = new Promise<void>((resolve) => (onArrive = resolve));
+      let onArrive!: (m: FakeBotMessage) => void;
+      const arrived = new Promise<FakeBotMessage>((resolve) => (onArrive = resolve));
       const wait = new Promise<void>((resolve) => (release = resolve));
-      const hold = { arrived: false, release, wait, onArrive };
+      const hold = { arrived: false, matches, release, wait, onArrive };
       holds.push(hold);
       return { arrived: () => hold.arrived, whenArrived: arrived, release };
     },

@@ -86,7 +86,7 @@ export async function createWhatsAppHarness(options: WhatsAppHarnessOptions = {}
     const before = fake.botMessages(who.id).length;
     const sent = await fake.select(who.id, nameOf(who), list, row);
     const answer = await waitUntil(
-      () => fake.botMessages(who.id).slice(before).find((m) => m.type === "text" && (m.replyTo === undefined || m.replyTo === sent.id) && !REMINDER.test(m.text)),
+      () => fake.botMessages(who.id).slice(before).find((m) => m.type === "text" && m.replyTo === sent.id),
       "the bot's answer to the selection",
       3_000,
     ).catch(() => undefined);
@@ -103,8 +103,9 @@ export async function createWhatsAppHarness(options: WhatsAppHarnessOptions = {}
     otherChat: people.colleague.id,
     ...people,
     copy(chat, ref) {
+      // What the person sees of this copy now: the latest reply that updates it (its ref stays the prompt's).
       const latest = updatesOf(chat, ref).at(-1);
-      return asCopy(chat, latest ?? message(chat, ref));
+      return { ...asCopy(chat, latest ?? message(chat, ref)), ref };
     },
     sentCopy: (chat, ref) => asCopy(chat, message(chat, ref)),
     press: (copy, index, who) => select(copy, index, who),
@@ -127,12 +128,11 @@ export async function createWhatsAppHarness(options: WhatsAppHarnessOptions = {}
       return { deleted: () => false, reactions: () => sent.reactions, redeliver: () => fake.redeliver(sent) };
     },
     holdNextPrompt(chat) {
-      const held = fake.holdNext();
+      const held = fake.holdNext((m) => m.to === chat && m.type === "interactive" && m.replyTo === undefined);
       return {
         release: held.release,
         posted: async () => {
-          await held.whenArrived;
-          return asCopy(chat, fake.botMessages(chat).at(-1)!);
+          return asCopy(chat, await held.whenArrived);
         },
       };
     },
