@@ -132,9 +132,12 @@ export function runFollowUpScenarios(name: string, makeHarness: () => Promise<Bo
       await summaryOf(copy, /answered late/u);
 
       const direct = await ask([single], { timeoutSeconds: 1 }, h.person.id);
-      await lateOpen(await promptOf(direct, h.person.id));
+      const directCopy = await lateOpen(await promptOf(direct, h.person.id));
       const dmBefore = h.botReplies(h.person.id).length;
-      await h.type(h.person.id, h.person, "1");
+      // Where every chat is one person's (no groups), the DM is the scenario chat, which the tests running beside this
+      // one share: the reply quotes its prompt, so it is about this question (the bot suite checks that any message
+      // counts in a DM).
+      await h.type(h.person.id, h.person, "1", can().groups ? {} : { replyTo: directCopy });
       const dmConfirmation = await waitUntil(() => h.botReplies(h.person.id).slice(dmBefore).find((t) => /Recorded \(late\): Staging/u.test(t)), "the late confirmation in the DM");
       expect(dmConfirmation).toBe(h.platformText("✅ Recorded (late): Staging (Recommended) (option 1)"));
       expect((await get(direct)).lateAnswer.by).toMatchObject({ via: "text", user: h.person.id });
