@@ -4,6 +4,7 @@ import { createLog, startBridgeBot, type Log, type RunningBot } from "../shared.
 import { createWhatsAppAdapter, parseTemplateSetting } from "./adapter.ts";
 import { createGraphApi, type GraphApiRetry } from "./graph-api.ts";
 import { createWhatsAppInbound } from "./inbound.ts";
+import { createRateGate, WHATSAPP_THROUGHPUT, type Throughput } from "./rate-gate.ts";
 import { createRecipientPacer, WHATSAPP_PAIR_PACE, type RecipientPace } from "./recipient-pacer.ts";
 import { createWebhookHandler, listenWebhook } from "./webhook.ts";
 import { createConversationWindows } from "./windows.ts";
@@ -12,6 +13,8 @@ export interface WhatsAppBotOptions {
   log?: Log;
   /** The per-recipient pace (default Meta's pair rate: 1 message every 6 s, bursts of 45). */
   pace?: RecipientPace;
+  /** The number's throughput (default Meta's 80 messages a second). */
+  throughput?: Throughput;
   /** How rate-limited calls are retried (default 1 s, 2 s, 4 s … 6 tries). */
   retry?: GraphApiRetry;
   /** Marks each handled message as read (default true). */
@@ -39,7 +42,9 @@ export async function startWhatsAppBot(config: Config, options: WhatsAppBotOptio
     ...(options.retry ? { retry: options.retry } : {}),
   });
   const pacer = createRecipientPacer(options.pace ?? WHATSAPP_PAIR_PACE);
-  const paced = <T>(chat: string, send: () => Promise<T>) => pacer.run(chat, send);
+  const gate = createRateGate(options.throughput ?? WHATSAPP_THROUGHPUT);
+  // One recipient's messages in line at its pace, and each then takes a slot of the number's throughput.
+  const paced = <T>(chat: string, send: () => Promise<T>) => pacer.run(chat, send, gate.take);
   const windows = createConversationWindows();
   const template = parseTemplateSetting(config.WHATSAPP_TEMPLATE);
   const adapter = createWhatsAppAdapter({ api, paced, windows, log, ...(template ? { template } : {}) });

@@ -42,8 +42,12 @@ export function createRecipientPacer({ perSecond, burst }: RecipientPace = WHATS
   }
 
   return {
-    /** Runs `send` when `recipient` may take a message: one at a time per recipient, each waiting for a token. */
-    run<T>(recipient: string, send: () => Promise<T>): Promise<T> {
+    /**
+     * Runs `send` when `recipient` may take a message: one at a time per recipient, each waiting for a token. `gate`
+     * (the number's throughput) is waited for after the token, and the time spent there still earns tokens: only the
+     * send's own flight does not.
+     */
+    run<T>(recipient: string, send: () => Promise<T>, gate?: () => Promise<void>): Promise<T> {
       let bucket = buckets.get(recipient);
       if (!bucket) {
         prune();
@@ -55,6 +59,10 @@ export function createRecipientPacer({ perSecond, burst }: RecipientPace = WHATS
         refill(b);
         if (b.tokens < 1) {
           await new Promise((resolve) => setTimeout(resolve, Math.ceil(((1 - b.tokens) * 1000) / perSecond)));
+          refill(b);
+        }
+        if (gate) {
+          await gate();
           refill(b);
         }
         b.tokens = Math.max(0, b.tokens - 1);

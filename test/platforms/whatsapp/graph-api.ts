@@ -74,6 +74,8 @@ export interface FakeWhatsAppOptions {
   displayNumber?: string;
   /** Enforce the pair rate: a message to one recipient over this pace is refused with 131056. */
   pairPace?: PairPace;
+  /** Enforce the number's throughput: a message over it is refused with 130429. */
+  throughput?: PairPace;
 }
 
 const error = (status: number, code: number, message: string) => ({ status, body: { error: { message, type: "OAuthException", code, error_data: { messaging_product: "whatsapp", details: message }, fbtrace_id: "Afake" } } });
@@ -92,6 +94,17 @@ export async function startFakeWhatsApp(options: FakeWhatsAppOptions) {
   let webhookUrl: string | undefined;
   let next = 1;
   const wamid = () => `wamid.FAKE${String(next++).padStart(8, "0")}`;
+
+  const throughputBucket = { tokens: options.throughput?.burst ?? 0, atMs: performance.now() };
+  function throughputLimited(atMs: number): boolean {
+    const limit = options.throughput;
+    if (!limit) return false;
+    throughputBucket.tokens = Math.min(limit.burst, throughputBucket.tokens + ((atMs - throughputBucket.atMs) * limit.perSecond) / 1000);
+    throughputBucket.atMs = atMs;
+    if (throughputBucket.tokens < 0.98) return true;
+    throughputBucket.tokens = Math.max(0, throughputBucket.tokens - 1);
+    return false;
+  }
 
   function pairLimited(to: string, atMs: number): boolean {
     const pace = options.pairPace;
@@ -121,6 +134,7 @@ export async function startFakeWhatsApp(options: FakeWhatsAppOptions) {
       return { ...base, type: "template", text: `[template ${t.name}] ${parameters.join(" | ")}`, template: { name: t.name, language: t.language.code, parameters } };
     }
     if (closedWindows.has(to)) return error(400, 131047, "Re-engagement message: more than 24 hours have passed since the recipient last replied to the sender number.");
+    if (throughputLimited(atMs)) return error(400, 130429, "Rate limit hit: Cloud API message throughput has been reached.");
     if (pairLimited(to, atMs)) return error(400, 131056, "(Business Account, Consumer Account) pair rate limit hit");
     if (type === "text") {
       const text = body.text?.body;
