@@ -60,13 +60,19 @@ async function limitedWhatsApp(chats: number, limits: WhatsAppLimits): Promise<L
       return prompts().map((c) => ({ channel: String(c.body.to), atMs: c.atMs }));
     },
     refused: () => fake.calls.filter((c) => c.code !== undefined && RATE_LIMITED.has(c.code)).length,
-    close: () => fake.close(),
+    async close() {
+      if (process.env.BENCH_DEBUG) {
+        const limited = fake.calls.filter((c) => c.code !== undefined && RATE_LIMITED.has(c.code));
+        console.error(`  WhatsApp refusals: ${limited.filter((c) => c.code === 131056).length} pair rate (131056), ${limited.filter((c) => c.code === 130429).length} throughput (130429)`);
+      }
+      await fake.close();
+    },
   };
 }
 
 export function benchWhatsAppBurst(options: PlatformBurstOptions & { limits?: WhatsAppLimits } = {}): Promise<BenchResult> {
   const limits = options.limits ?? WHATSAPP_BENCH_LIMITS;
   const minimumMs = whatsappMinimumMs(options.questions ?? 600, options.chats ?? 60, limits);
-  const note = `limits: a pair rate of ${limits.pair.perSecond.toFixed(3)}/s per recipient in bursts of ${limits.pair.burst} (131056), throughput ${limits.throughput.perSecond}/s in bursts of ${limits.throughput.burst} (130429); the bot's recipient pacer and throughput gate set to them`;
+  const note = `limits: a pair rate of ${limits.pair.perSecond.toFixed(3)}/s per recipient in bursts of ${limits.pair.burst} (131056), throughput ${limits.throughput.perSecond}/s in bursts of ${limits.throughput.burst} (130429), 100 ms grace (token buckets); the bot's recipient pacer and throughput gate set to them`;
   return benchBurst(14, "WhatsApp", "whatsapp", (chats) => limitedWhatsApp(chats, limits), minimumMs, note, options);
 }
