@@ -9,7 +9,7 @@ import { decodeWhatsAppRowId, whatsappText } from "../../src/render/index.ts";
 import type { Log } from "../shared.ts";
 import type { GraphApi } from "./graph-api.ts";
 import { whatsappOps, WHATSAPP_REFUSED_REACTION } from "./ops.ts";
-import type { ConversationWindows } from "./windows.ts";
+import type { WhatsAppAdapter } from "./adapter.ts";
 
 interface WaMessage {
   from?: unknown;
@@ -31,7 +31,8 @@ export interface WhatsAppInboundOptions {
   api: GraphApi;
   paced: <T>(chat: string, send: () => Promise<T>) => Promise<T>;
   bridge: Pick<Bridge, "handle" | "sent">;
-  windows: ConversationWindows;
+  /** The adapter's side of the 24-hour window and of failed statuses. */
+  adapter: Pick<WhatsAppAdapter, "windowOpened" | "statusFailed">;
   phoneNumberId: string;
   allowedUsers: readonly string[];
   log: Log;
@@ -46,7 +47,7 @@ const str = (v: unknown): string | undefined => (typeof v === "string" && v !== 
 const list = <T>(v: unknown): T[] => (Array.isArray(v) ? (v as T[]) : []);
 
 export function createWhatsAppInbound(options: WhatsAppInboundOptions) {
-  const { api, paced, bridge, windows, allowedUsers, log } = options;
+  const { api, paced, bridge, adapter, allowedUsers, log } = options;
   /** Each chat's messages in order (an Other… selection, then the words that answer it). */
   const chains = new Map<string, Promise<void>>();
   /** Selections already handled: Meta may deliver a webhook again, and a press has no message id at the gateway. */
@@ -65,8 +66,9 @@ export function createWhatsAppInbound(options: WhatsAppInboundOptions) {
     const chat = str(message.from);
     const messageId = str(message.id);
     if (!chat || !PHONE.test(chat) || !messageId) return void log("skipped a message without a sender or an id");
-    // Whatever they sent, the person wrote: the 24-hour window is open.
-    windows.opened(chat);
+    // Whatever they sent, the person wrote: the 24-hour window is open, and prompts held for it go out. The message
+    // that opened it answers nothing: the person has not seen those questions yet.
+    if (await adapter.windowOpened(chat)) return;
     const name = names.get(chat);
     const user: BridgeUser = { id: chat, ...(name ? { name } : {}) };
     const context = { api, paced, bridge, log, chat, messageId };
@@ -113,7 +115,11 @@ export function createWhatsAppInbound(options: WhatsAppInboundOptions) {
       void inOrder(chat, () => onMessage(message, names));
     }
     for (const status of list<NonNullable<WaValue["statuses"]>[number]>(value.statuses)) {
-      if (status?.status === "failed") log(`a message to ${String(status.recipient_id)} failed: ${JSON.stringify(status.errors ?? [])}`);
+      const id = str(status?.id);
+      if (status?.status !== "failed" || !id) continue;
+      const error = list<{ code?: unknown; title?: unknown }>(status.errors)[0];
+      const chat = str(status.recipient_id) ?? "";
+      void inOrder(chat, () => adapter.statusFailed(id, typeof error?.code === "number" ? error.code : undefined, str(error?.title) ?? "failed"));
     }
   }
 

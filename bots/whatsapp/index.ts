@@ -63,7 +63,7 @@ export async function startWhatsAppBot(config: Config, options: WhatsAppBotOptio
         api,
         paced,
         bridge,
-        windows,
+        adapter,
         phoneNumberId: WHATSAPP_PHONE_NUMBER_ID,
         allowedUsers: config.WHATSAPP_ALLOWED_USERS,
         log,

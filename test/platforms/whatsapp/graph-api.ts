@@ -92,6 +92,8 @@ export async function startFakeWhatsApp(options: FakeWhatsAppOptions) {
   const calls: FakeCall[] = [];
   /** Recipients who have not written in 24 hours: only a template reaches them. */
   const closedWindows = new Set<string>();
+  /** Of those, the ones whose refusal comes later, as a failed status webhook. */
+  const asyncRefusals = new Set<string>();
   /** Recipients WhatsApp can never deliver to. */
   const undeliverable = new Set<string>();
   const failures: Array<{ matches: (body: any) => boolean; status: number; code: number; message: string; times: number }> = [];
@@ -138,7 +140,11 @@ export async function startFakeWhatsApp(options: FakeWhatsAppOptions) {
       const parameters = (t.components ?? []).flatMap((c: any) => (c.parameters ?? []).map((p: any) => String(p.text)));
       return { ...base, type: "template", text: `[template ${t.name}] ${parameters.join(" | ")}`, template: { name: t.name, language: t.language.code, parameters } };
     }
-    if (closedWindows.has(to)) return error(400, 131047, "Re-engagement message: more than 24 hours have passed since the recipient last replied to the sender number.");
+    if (closedWindows.has(to)) {
+      // As Meta mostly does it: the message is taken, and a status webhook reports it failed.
+      if (asyncRefusals.has(to)) return { ...base, type: "text", text: "", refusedLater: true } as FakeBotMessage & { refusedLater: true };
+      return error(400, 131047, "Re-engagement message: more than 24 hours have passed since the recipient last replied to the sender number.");
+    }
     if (throughputLimited(atMs)) return error(400, 130429, "Rate limit hit: Cloud API message throughput has been reached.");
     if (pairLimited(to, atMs)) return error(400, 131056, "(Business Account, Consumer Account) pair rate limit hit");
     if (type === "text") {
@@ -219,8 +225,13 @@ export async function startFakeWhatsApp(options: FakeWhatsAppOptions) {
       record(accepted.status, body, (accepted.body as any).error.code);
       return accepted;
     }
-    botMessages.push(accepted);
     record(200, body);
+    if ((accepted as { refusedLater?: true }).refusedLater) {
+      const status = { id: accepted.id, status: "failed", timestamp: String(Math.floor(Date.now() / 1000)), recipient_id: accepted.to, errors: [{ code: 131047, title: "Re-engagement message" }] };
+      setTimeout(() => void post(statusBody(status)).catch(() => {}), 30);
+      return { status: 200, body: { messaging_product: "whatsapp", contacts: [{ input: accepted.to, wa_id: accepted.to }], messages: [{ id: accepted.id }] } };
+    }
+    botMessages.push(accepted);
     const hold = holds.find((h) => !h.arrived && h.matches(accepted));
     if (hold) {
       hold.arrived = true;
@@ -265,6 +276,14 @@ export async function startFakeWhatsApp(options: FakeWhatsAppOptions) {
     };
   }
 
+  /** Meta's webhook body for one message status. */
+  function statusBody(status: Record<string, unknown>) {
+    return {
+      object: "whatsapp_business_account",
+      entry: [{ id: "102290129340398", changes: [{ field: "messages", value: { messaging_product: "whatsapp", metadata: { display_phone_number: options.displayNumber ?? "15550009999", phone_number_id: options.phoneNumberId }, statuses: [status] } }] }],
+    };
+  }
+
   /** Posts a body to the bot's webhook, signed with `secret` (default the app secret; null: no signature). */
   async function post(body: unknown, secret: string | null = options.appSecret): Promise<Response> {
     if (!webhookUrl) throw new Error("the fake does not know the bot's webhook URL");
@@ -280,6 +299,7 @@ export async function startFakeWhatsApp(options: FakeWhatsAppOptions) {
     const sent: FakePersonMessage = { id, from, reactions: [], read: false, body, ...fields };
     personMessages.push(sent);
     closedWindows.delete(from); // the person wrote: the 24-hour window opens
+    asyncRefusals.delete(from);
     const res = await post(body);
     if (res.status !== 200) throw new Error(`the bot's webhook answered ${res.status}`);
     return sent;
@@ -315,9 +335,11 @@ export async function startFakeWhatsApp(options: FakeWhatsAppOptions) {
     /** Meta delivers the same webhook body again. */
     redeliver: async (sent: FakePersonMessage) => void (await post(sent.body)),
     /** From now on `to` has not written in 24 hours (false: they wrote). */
-    closeWindow(to: string, closed = true) {
+    closeWindow(to: string, closed = true, { refusedLater = false } = {}) {
       if (closed) closedWindows.add(to);
       else closedWindows.delete(to);
+      if (closed && refusedLater) asyncRefusals.add(to);
+      else asyncRefusals.delete(to);
     },
     windowClosed: (to: string) => closedWindows.has(to),
     undeliverable: (to: string) => void undeliverable.add(to),

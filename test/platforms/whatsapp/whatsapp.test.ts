@@ -199,4 +199,21 @@ describe("whatsapp: the 24-hour window with WHATSAPP_TEMPLATE", () => {
     expect(await h.press(copy, 1, h.person)).toBe("Answer submitted.");
     expect(h.fake.botMessages(h.person.id).filter((m) => m.type === "template")).toHaveLength(1);
   });
+
+  it("as Meta mostly reports it, a failed status (131047) after the send: the template goes out, and the prompt follows the reply", async () => {
+    h.fake.closeWindow(h.colleague.id, true, { refusedLater: true });
+    const { id } = await rpcOk(h.gatewayUrl(), "question.request", { questions: [single], targets: [{ surface: "whatsapp", chat: h.colleague.id }] });
+    const template = await waitUntil(() => h.fake.botMessages(h.colleague.id).find((m) => m.type === "template"), "the template");
+    expect(template.template?.parameters).toEqual(["Deployment t"]);
+    expect(h.fake.botMessages(h.colleague.id).filter((m) => m.type === "interactive")).toEqual([]); // the prompt never showed
+    await h.type(h.colleague.id, h.colleague, "ok, show me");
+    const list = await waitUntil(() => h.fake.botMessages(h.colleague.id).find((m) => m.type === "interactive"), "the prompt after the reply");
+    await sleep(200);
+    expect((await rpcOk(h.gatewayUrl(), "question.get", { id })).status).toBe("pending"); // the opening message answered nothing
+    const before = h.fake.botMessages(h.colleague.id).length;
+    // A typed reply quoting the prompt people see answers, and the summary quotes that prompt.
+    await h.fake.type(h.colleague.id, h.colleague.name, "2", list.id);
+    expect(await rpcOk(h.gatewayUrl(), "question.waitAnswer", { id, timeoutMs: 8_000 })).toMatchObject({ status: "answered", answers: { answers: { deploy_target: ["Production"] } } });
+    await waitUntil(() => h.fake.botMessages(h.colleague.id).slice(before).find((m) => m.replyTo === list.id && /✅ Deployment t/u.test(m.text)), "the summary reply to the prompt people saw");
+  });
 });
