@@ -85,7 +85,8 @@ export async function startWhatsAppBot(config: Config, options: WhatsAppBotOptio
       return {
         async stop() {
           await webhook.stop();
-          await inbound?.idle();
+          // The messages being handled finish first (at most a few seconds), so none is half answered.
+          await Promise.race([inbound?.idle(), new Promise((resolve) => setTimeout(resolve, 3_000).unref?.())]);
         },
       };
     },
