@@ -9,7 +9,7 @@ describe("whatsapp: pacing", () => {
   it("one recipient's sends go at once up to the burst, then at the pace, one at a time; another recipient is not held up", async () => {
     const pacer = createRecipientPacer({ perSecond: 10, burst: 2 });
     const t0 = performance.now();
-    const at: Record<string, number[]> = { a: [], b: [] };
+    const at: { a: number[]; b: number[] } = { a: [], b: [] };
     const send = (who: "a" | "b") => pacer.run(who, async () => void at[who].push(performance.now() - t0));
     await Promise.all([send("a"), send("a"), send("a"), send("a"), send("b")]);
     expect(at.a.slice(0, 2).every((ms) => ms < 50)).toBe(true);
