@@ -7,6 +7,7 @@ import { killChildren, removeTempDirs } from "../bench/lib/procs.ts";
 import { formatTable, type BenchResult } from "../bench/lib/result.ts";
 import { benchDiscordBurst, benchSlackBurst, discordMinimumMs, slackMinimumMs } from "../bench/platform-burst.ts";
 import { benchPressLatency } from "../bench/press-latency.ts";
+import { benchWhatsAppBurst, whatsappMinimumMs } from "../bench/whatsapp-burst.ts";
 
 afterAll(async () => {
   await killChildren();
@@ -37,6 +38,15 @@ describe("benchmarks 11–13 at a tiny size", { timeout: 60_000 }, () => {
 
   it("12. Slack burst, nothing lost or sent twice", async () => {
     const result = await benchSlackBurst({ questions: 8, chats: 2, runs: 1 });
+    expectRow(result);
+    expect(result.data.results).toEqual([expect.objectContaining({ lost: 0, duplicates: 0, delivered: 8 })]);
+  });
+
+  it("14. WhatsApp burst: the minimum follows the pair rate, and nothing is lost or sent twice", async () => {
+    expect(whatsappMinimumMs(600, 60)).toBe(24_000); // 10 per person, 6 at once, then one every 6 s
+    expect(whatsappMinimumMs(60, 60)).toBe(0);
+    const limits = { pair: { perSecond: 2, burst: 2 }, throughput: { perSecond: 80, burst: 80 } };
+    const result = await benchWhatsAppBurst({ questions: 8, chats: 2, runs: 1, limits });
     expectRow(result);
     expect(result.data.results).toEqual([expect.objectContaining({ lost: 0, duplicates: 0, delivered: 8 })]);
   });

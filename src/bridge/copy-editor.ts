@@ -44,6 +44,8 @@ export function createCopyEditor({ client, adapter, cache, log, sendRetry, now, 
   }
 
   async function updateCopy(record: QuestionRecord, delivery: Delivery): Promise<void> {
+    // A platform that cannot edit replies to the copy instead: a pending copy already shows its prompt.
+    if (adapter.edits === false && record.status === "pending") return;
     const nowMs = now();
     const rendered = fingerprintOf(record, delivery.chat, nowMs);
     if (rendered && delivery.rendered === rendered) return; // already shows this

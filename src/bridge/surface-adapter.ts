@@ -6,7 +6,16 @@ export interface SurfaceAdapter {
   surface: Surface;
   /** Sends the prompt to the target's chat; resolves to a message reference that `updatePrompt` understands. */
   sendPrompt(record: QuestionRecord, target: Target): Promise<string>;
-  /** Edits one delivered copy into the record's state at `nowMs` (default now): the summary once terminal. */
+  /**
+   * Whether the platform can edit a sent message (default true). Where it cannot, `updatePrompt` replies to the copy
+   * (quoting it) with what it shows now, so the copy itself stays as sent; a pending copy is never updated, since
+   * its prompt already shows it.
+   */
+  edits?: boolean;
+  /**
+   * Edits one delivered copy into the record's state at `nowMs` (default now): the summary once terminal. On a
+   * platform without edits (`edits: false`), a reply to the copy that says the same.
+   */
   updatePrompt(record: QuestionRecord, delivery: Delivery, nowMs?: number): Promise<void>;
   /**
    * What the copy of this record in `chat` shows at `nowMs` (default now), as the platform's payload (the prompt

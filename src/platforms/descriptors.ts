@@ -8,8 +8,9 @@ import type { PlatformDescriptor } from "./kit/descriptor.ts";
 import { PLATFORM_NAMES, isPlatform, type PlatformName } from "./index.ts";
 import { slack } from "./slack/platform.ts";
 import { telegram } from "./telegram/platform.ts";
+import { whatsapp } from "./whatsapp/platform.ts";
 
-export const PLATFORMS = { telegram, discord, slack } as const satisfies { [N in PlatformName]: { surface: N } };
+export const PLATFORMS = { telegram, discord, slack, whatsapp } as const satisfies { [N in PlatformName]: { surface: N } };
 
 export type Platform = (typeof PLATFORMS)[PlatformName];
 export type { PlatformDescriptor };

@@ -9,11 +9,13 @@
 import { discordSurface } from "./discord/surface.ts";
 import { slackSurface } from "./slack/surface.ts";
 import { telegramSurface } from "./telegram/surface.ts";
+import { whatsappSurface } from "./whatsapp/surface.ts";
 
 export const PLATFORM_SURFACES = {
   telegram: telegramSurface,
   discord: discordSurface,
   slack: slackSurface,
+  whatsapp: whatsappSurface,
 } as const;
 
 export type PlatformName = keyof typeof PLATFORM_SURFACES;

@@ -6,6 +6,29 @@ export { neutralizeBroadcastMentions } from "./kit/escaping.ts";
 export { toTelegramText } from "./telegram/escaping.ts";
 export { toDiscordContent } from "./discord/escaping.ts";
 export { toSlackText, slackTextToPlain } from "./slack/escaping.ts";
+export { toWhatsAppText } from "./whatsapp/escaping.ts";
+export {
+  WHATSAPP_ROW_ID_MAX,
+  WHATSAPP_ROW_TITLE_MAX,
+  WHATSAPP_ROW_DESCRIPTION_MAX,
+  WHATSAPP_LIST_ROWS_MAX,
+  WHATSAPP_LIST_BUTTON_MAX,
+  WHATSAPP_INTERACTIVE_BODY_MAX,
+  WHATSAPP_TEXT_MAX,
+  WHATSAPP_GRAPH_VERSION,
+} from "./whatsapp/platform.ts";
+export { encodeWhatsAppRowId, decodeWhatsAppRowId } from "./whatsapp/callback-data.ts";
+export {
+  renderWhatsAppPrompt,
+  renderWhatsAppMissingPrompt,
+  renderWhatsAppSummary,
+  whatsappText,
+  WHATSAPP_LIST_BUTTON,
+  type WhatsAppMessage,
+  type WhatsAppTextMessage,
+  type WhatsAppListMessage,
+  type WhatsAppListRow,
+} from "./whatsapp/payload.ts";
 export { TELEGRAM_CALLBACK_DATA_MAX_BYTES } from "./telegram/platform.ts";
 export { DISCORD_CUSTOM_ID_MAX, DISCORD_BUTTON_LABEL_MAX, DISCORD_BUTTONS_PER_ROW } from "./discord/platform.ts";
 export { SLACK_ACTION_ID_MAX, SLACK_BUTTON_TEXT_MAX } from "./slack/platform.ts";

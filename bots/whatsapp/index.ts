@@ -1,0 +1,97 @@
+import { requireConfig, type Config } from "../../src/runtime/config.ts";
+import { cutToFit, toWhatsAppText, WHATSAPP_GRAPH_VERSION, WHATSAPP_TEXT_MAX } from "../../src/render/index.ts";
+import { createLog, startBridgeBot, type Log, type RunningBot } from "../shared.ts";
+import { createWhatsAppAdapter, parseTemplateSetting } from "./adapter.ts";
+import { createGraphApi, type GraphApiRetry } from "./graph-api.ts";
+import { createWhatsAppInbound } from "./inbound.ts";
+import { createRateGate, WHATSAPP_THROUGHPUT, type Throughput } from "./rate-gate.ts";
+import { createRecipientPacer, WHATSAPP_PAIR_PACE, type RecipientPace } from "./recipient-pacer.ts";
+import { createWebhookHandler, listenWebhook } from "./webhook.ts";
+import { createConversationWindows } from "./windows.ts";
+
+export interface WhatsAppBotOptions {
+  log?: Log;
+  /** The per-recipient pace (default Meta's pair rate: 1 message every 6 s, bursts of 45). */
+  pace?: RecipientPace;
+  /** The number's throughput (default Meta's 80 messages a second). */
+  throughput?: Throughput;
+  /** How rate-limited calls are retried (default 1 s, 2 s, 4 s … 6 tries). */
+  retry?: GraphApiRetry;
+  /** Marks each handled message as read (default true). */
+  markRead?: boolean;
+}
+
+/**
+ * The WhatsApp bot: the Cloud API's Graph endpoint with plain `fetch` (./graph-api.ts) for sends, and a webhook
+ * (./webhook.ts) on WHATSAPP_WEBHOOK_HOST:WHATSAPP_WEBHOOK_PORT for what people send, checked against the app secret.
+ */
+export async function startWhatsAppBot(config: Config, options: WhatsAppBotOptions = {}): Promise<RunningBot> {
+  const { WHATSAPP_ACCESS_TOKEN, WHATSAPP_PHONE_NUMBER_ID, WHATSAPP_APP_SECRET, WHATSAPP_VERIFY_TOKEN } = requireConfig(config, [
+    "WHATSAPP_ACCESS_TOKEN",
+    "WHATSAPP_PHONE_NUMBER_ID",
+    "WHATSAPP_APP_SECRET",
+    "WHATSAPP_VERIFY_TOKEN",
+  ]);
+  const log = options.log ?? createLog("whatsapp");
+  const api = createGraphApi({
+    apiRoot: config.WHATSAPP_API_ROOT ?? "https://graph.facebook.com",
+    version: WHATSAPP_GRAPH_VERSION,
+    phoneNumberId: WHATSAPP_PHONE_NUMBER_ID,
+    accessToken: WHATSAPP_ACCESS_TOKEN,
+    log,
+    ...(options.retry ? { retry: options.retry } : {}),
+  });
+  const pacer = createRecipientPacer(options.pace ?? WHATSAPP_PAIR_PACE);
+  const gate = createRateGate(options.throughput ?? WHATSAPP_THROUGHPUT);
+  // One recipient's messages in line at its pace, and each then takes a slot of the number's throughput.
+  const paced = <T>(chat: string, send: () => Promise<T>) => pacer.run(chat, send, gate.take);
+  const windows = createConversationWindows();
+  const template = parseTemplateSetting(config.WHATSAPP_TEMPLATE);
+  const adapter = createWhatsAppAdapter({ api, paced, windows, log, ...(template ? { template } : {}) });
+  let inbound: ReturnType<typeof createWhatsAppInbound> | undefined;
+
+  return startBridgeBot({
+    config,
+    log,
+    allowedUsers: config.WHATSAPP_ALLOWED_USERS,
+    otherOpens: "reply",
+    adapter,
+    toPlatformText: (text) => cutToFit(text, WHATSAPP_TEXT_MAX, toWhatsAppText),
+    listen(bridge) {
+      adapter.onSent((note) => bridge.sent({ ...note, messageRef: Promise.resolve(note.messageRef) }));
+      inbound = createWhatsAppInbound({
+        api,
+        paced,
+        bridge,
+        adapter,
+        phoneNumberId: WHATSAPP_PHONE_NUMBER_ID,
+        allowedUsers: config.WHATSAPP_ALLOWED_USERS,
+        log,
+        ...(options.markRead !== undefined ? { markRead: options.markRead } : {}),
+      });
+    },
+    async start(deliver) {
+      const handler = createWebhookHandler({ appSecret: WHATSAPP_APP_SECRET, verifyToken: WHATSAPP_VERIFY_TOKEN, log, onEvent: (body) => inbound?.onEvent(body) });
+      // Listening first: Meta retries an event it could not deliver, but for a while only.
+      const webhook = await listenWebhook(handler, config.WHATSAPP_WEBHOOK_PORT, config.WHATSAPP_WEBHOOK_HOST ?? config.GATEWAY_HOST);
+      try {
+        await deliver();
+      } catch (error) {
+        await webhook.stop();
+        throw error;
+      }
+      const address = webhook.server.address();
+      log(`webhook on port ${typeof address === "object" && address ? address.port : config.WHATSAPP_WEBHOOK_PORT}`);
+      return {
+        async stop() {
+          await webhook.stop();
+          // The messages being handled finish first (at most a few seconds), so none is half answered.
+          await Promise.race([inbound?.idle(), new Promise((resolve) => setTimeout(resolve, 3_000).unref?.())]);
+        },
+      };
+    },
+  });
+}
+
+/** The entry the CLI loads by platform name (`ask-user-bridge bot whatsapp`). */
+export { startWhatsAppBot as startBot };

@@ -1,0 +1,60 @@
+/** The delivery scenarios' kit for WhatsApp: the real bot, the fake Graph API, and the proxy between them. */
+import { startWhatsAppBot } from "../../../bots/whatsapp/index.ts";
+import { loadConfig } from "../../../src/runtime/config.ts";
+import { startApiProxy, type ProxiedCall } from "../../fakes/api-proxy.ts";
+import { freePort, startTestGateway, TOKEN } from "../../helpers/gateway.ts";
+import type { DeliveryKit } from "../../scenarios/delivery-kits.ts";
+import { startFakeWhatsApp } from "./graph-api.ts";
+import { TEST_RETRY, WA } from "./harness.ts";
+
+export async function whatsappDeliveryKit(): Promise<DeliveryKit> {
+  const fake = await startFakeWhatsApp(WA);
+  const proxy = await startApiProxy(fake.apiRoot);
+  const chats: [string, string] = ["15550001001", "15550001002"];
+  const refusingChat = "15550001777";
+  fake.undeliverable(refusingChat);
+  const messages = (call: ProxiedCall) => call.method === "POST" && /\/messages$/.test(call.path);
+  const sendTo = (chat: string) => (call: ProxiedCall) => messages(call) && call.params.to === chat && call.params.type === "interactive" && !call.params.context;
+  /** No edits on WhatsApp: a copy is updated by a reply quoting it (what the suite counts as an edit). */
+  const updateIn = (chat: string) => (call: ProxiedCall) => messages(call) && call.params.to === chat && call.params.context !== undefined && call.params.type === "text" && !/^⏰/u.test(call.params.text?.body ?? "");
+  const fail = (matches: (call: ProxiedCall) => boolean, status: number) =>
+    proxy.use((call) => (matches(call) ? { answer: { status, body: { error: { message: `${status} Bad Gateway`, type: "OAuthException", code: 2 } } } } : undefined));
+  const webhookPort = await freePort();
+  const gateway = await startTestGateway({ DELIVERY_TIMEOUT_SECONDS: 30 });
+  const config = loadConfig({
+    GATEWAY_URL: gateway.url,
+    GATEWAY_TOKEN: TOKEN,
+    WHATSAPP_ACCESS_TOKEN: WA.accessToken,
+    WHATSAPP_PHONE_NUMBER_ID: WA.phoneNumberId,
+    WHATSAPP_APP_SECRET: WA.appSecret,
+    WHATSAPP_VERIFY_TOKEN: WA.verifyToken,
+    WHATSAPP_API_ROOT: proxy.origin,
+    WHATSAPP_WEBHOOK_HOST: "127.0.0.1",
+    WHATSAPP_WEBHOOK_PORT: String(webhookPort),
+  });
+  const start = () => startWhatsAppBot(config, { log: () => {}, retry: TEST_RETRY, pace: { perSecond: 1000, burst: 1000 } });
+  let bot: Awaited<ReturnType<typeof start>> | undefined = await start();
+  return {
+    surface: "whatsapp",
+    gatewayUrl: () => gateway.url,
+    chats,
+    refusingChat,
+    failSendsTo: (chat, status) => fail(sendTo(chat), status),
+    acceptedSends: (chat) => proxy.calls.filter((c) => sendTo(chat)(c) && c.status === 200).length,
+    editCalls: () => proxy.calls.filter((c) => chats.some((chat) => updateIn(chat)(c))).length,
+    failEditsIn: (chat, status) => fail(updateIn(chat), status),
+    async stopBot() {
+      await bot?.stop();
+      bot = undefined;
+    },
+    async startBot() {
+      bot ??= await start();
+    },
+    async close() {
+      await bot?.stop();
+      await gateway.close();
+      await proxy.close();
+      await fake.close();
+    },
+  };
+}
