@@ -1,0 +1,95 @@
+import type { AddressInfo } from "node:net";
+import type { WebSocketClient } from "@mattermost/client";
+import type { Bridge } from "../../src/bridge/index.ts";
+import { BotStopError } from "../../src/kernel/errors.ts";
+import { requireConfig, type Config } from "../../src/runtime/config.ts";
+import { cutToFit, MATTERMOST_MESSAGE_MAX, toMattermostText } from "../../src/render/index.ts";
+import { createLog, startBridgeBot, type Log, type RunningBot } from "../shared.ts";
+import { createMattermostAdapter, createMattermostConversations } from "./adapter.ts";
+import { createEventsSocket, MattermostClient, mattermostStatus } from "./client.ts";
+import { createMattermostInbound } from "./inbound.ts";
+import { createSigner, deriveActionKey } from "./signing.ts";
+
+export interface MattermostBotOptions {
+  log?: Log;
+  /** The WebSocket's first reconnect wait (default 3 s; tests use short ones). */
+  reconnectMs?: number;
+}
+
+export interface RunningMattermostBot extends RunningBot {
+  /** The actions listener's bound port (MATTERMOST_ACTIONS_PORT, or the one picked for 0). */
+  port: number;
+  /** The base URL the prompts' actions call. */
+  actionsUrl: string;
+}
+
+/**
+ * The Mattermost bot: Client4 for the REST API, the WebSocket for typed messages, and an HTTP listener on
+ * MATTERMOST_ACTIONS_HOST:MATTERMOST_ACTIONS_PORT for button presses and dialog submissions.
+ */
+export async function startMattermostBot(config: Config, options: MattermostBotOptions = {}): Promise<RunningMattermostBot> {
+  const required = requireConfig(config, ["MATTERMOST_URL", "MATTERMOST_BOT_TOKEN"]);
+  const log = options.log ?? createLog("mattermost");
+  const token = required.MATTERMOST_BOT_TOKEN;
+  const client = new MattermostClient(required.MATTERMOST_URL, token);
+  // GET /users/me: a bad token fails here, by name, and ends the bot (exit 78): restarting cannot fix it.
+  const me = (await client.getMe().catch((error: unknown) => {
+    const status = mattermostStatus(error);
+    if (status === 401 || status === 403) throw new BotStopError(`mattermost: the token was rejected (${status}): check MATTERMOST_BOT_TOKEN`, true, { cause: error });
+    throw error;
+  })) as { id: string; username: string };
+  const signer = createSigner(deriveActionKey(token));
+  const host = config.MATTERMOST_ACTIONS_HOST ?? config.GATEWAY_HOST;
+  let actionsUrl = config.MATTERMOST_ACTIONS_URL?.replace(/\/+$/u, "");
+  const baseUrl = () => actionsUrl ?? "";
+  const conversations = createMattermostConversations(client, me.id);
+  const adapter = createMattermostAdapter(client, conversations, signer, { baseUrl }, log);
+  let bridge: Pick<Bridge, "handle" | "sent"> | undefined;
+
+  return startBridgeBot({
+    config,
+    log,
+    allowedUsers: config.MATTERMOST_ALLOWED_USERS,
+    otherOpens: "modal",
+    adapter,
+    toPlatformText: (text) => cutToFit(text, MATTERMOST_MESSAGE_MAX, toMattermostText),
+    listen: (b) => void (bridge = b),
+    async start(deliver) {
+      const inbound = createMattermostInbound(client, me.id, bridge!, { conversations, adapter, signer, baseUrl }, log);
+      await new Promise<void>((resolve, reject) => {
+        inbound.server.once("error", reject);
+        inbound.server.listen(config.MATTERMOST_ACTIONS_PORT, host, () => resolve());
+      });
+      const port = (inbound.server.address() as AddressInfo).port;
+      actionsUrl ??= `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
+      log(`button presses: POST ${actionsUrl}/mattermost/actions (listening on ${host}:${port})`);
+      let socket: WebSocketClient | undefined;
+      try {
+        socket = createEventsSocket(client, token, options.reconnectMs !== undefined ? { retryMs: options.reconnectMs } : {});
+        inbound.attach(socket);
+        let connected = false;
+        socket.addFirstConnectListener(() => void ((connected = true), log(`connected to Mattermost as @${me.username}`)));
+        socket.addReconnectListener(() => log("reconnected to the Mattermost WebSocket"));
+        socket.addCloseListener((fails) => connected && fails === 1 && log("lost the Mattermost WebSocket; reconnecting"));
+        await deliver();
+      } catch (error) {
+        socket?.close();
+        inbound.server.close();
+        throw error;
+      }
+      return {
+        port,
+        actionsUrl,
+        async stop() {
+          socket?.close();
+          const closed = new Promise<void>((resolve) => inbound.server.close(() => resolve()));
+          inbound.server.closeAllConnections();
+          await closed;
+        },
+      };
+    },
+  });
+}
+
+/** The entry the CLI loads by platform name (`ask-user-bridge bot mattermost`). */
+export { startMattermostBot as startBot };
