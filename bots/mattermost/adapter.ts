@@ -84,10 +84,8 @@ export function createMattermostConversations(client: MattermostClient, botUserI
       return channel;
     },
     isDirect: (channel: string) => directChannels.has(channel),
-    /** The target chat an event in `channel` belongs to; in a DM the person (their user id) unless a prompt says else. */
-    chatOf(channel: string, person: string, isDirect: boolean): string {
-      return chatOfChannel.get(channel) ?? (isDirect ? person : channel);
-    },
+    /** The target chat a prompt in `channel` was sent for, if this process knows it. */
+    knownChatOf: (channel: string): string | undefined => chatOfChannel.get(channel),
   };
 }
 

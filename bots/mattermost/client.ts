@@ -119,7 +119,7 @@ export class MattermostClient extends Client4 {
           throw error;
         }
         const { status } = result.response;
-        this.gate.learn(status, result.headers);
+        this.gate.learn(status, result.response.headers);
         if (status === 429 && attempt < RATE_LIMIT_RETRIES) continue;
         if (result.response.ok || options.ignoreStatus) return result;
         const data = (typeof result.data === "object" && result.data !== null ? result.data : {}) as Record<string, unknown>;

@@ -209,11 +209,11 @@ export function createMattermostInbound(
     // The bot's own posts, system messages (joins, header changes…), webhooks and other bots are not answers.
     if (post.user_id === botUserId || post.type || post.props?.from_webhook === "true" || post.props?.from_bot === "true") return;
     const direct = data.channel_type === "D";
-    let chat = conversations.chatOf(post.channel_id, post.user_id, direct);
-    // A DM nobody told this process about (it restarted): its chat is the person's `@username`.
-    if (direct && chat === post.user_id) {
+    let chat = conversations.knownChatOf(post.channel_id) ?? post.channel_id;
+    // A DM this process sent nothing to (since it started): its chat is the person's `@username`.
+    if (direct && chat === post.channel_id) {
       const known = await people.userOf(post.user_id);
-      if (known?.username) chat = `@${known.username}`;
+      chat = known?.username ? `@${known.username}` : post.user_id;
     }
     const user = await people.bridgeUser(post.user_id);
     const response = await bridge.handle({

@@ -26,12 +26,12 @@ export interface MattermostPress {
 
 /**
  * A button press: what the person is told goes back in the action's response as its `ephemeral_text` (collected here,
- * `said`); Other… opens the dialog with the press's trigger id.
+ * `said`): the reply, or the toast when there is none (Mattermost has no toast). Other… opens the dialog with the
+ * press's trigger id.
  */
 export function mattermostPressOps(client: MattermostClient, signer: Signer, dialogBaseUrl: string, log: Log, press: MattermostPress) {
   const said: string[] = [];
   const ops: PlatformOps = {
-    toast: async (text) => void said.push(text),
     reply: async (reply) => void said.push(reply.reply),
     ...(press.triggerId
       ? {

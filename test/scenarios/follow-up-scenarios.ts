@@ -12,7 +12,7 @@ const single = {
 const multi = { id: "checks", header: "Checks", question: "Which checks should run?", multiSelect: true, options: [{ label: "Lint" }, { label: "Unit" }, { label: "E2E" }] };
 
 const LATE_OPEN = "⌛ No answer in time — you can still answer; the agent will get it.";
-const SURFACE_NAMES = { telegram: "Telegram", discord: "Discord", slack: "Slack" } as const;
+const SURFACE_NAMES = { telegram: "Telegram", discord: "Discord", slack: "Slack", mattermost: "Mattermost" } as const;
 
 /**
  * When nobody answers (issue 20), on every platform: reminders, escalation within the platform, late answers and

@@ -65,6 +65,8 @@ export const UNSIGNED: MattermostActionSigning = { url: "", context: (d) => ({ d
 
 export type MattermostRenderOptions = ChatOptions & { lead?: string; actions?: MattermostActionSigning };
 
+const plainText = (text: string) => text;
+
 const actionIdOf = (button: PromptButton): string =>
   button.action.kind === "choice" ? `opt${button.action.optionIndex}` : button.action.kind;
 
@@ -73,7 +75,8 @@ function toAction(record: QuestionRecord, button: PromptButton, signing: Matterm
   return {
     id: actionIdOf(button),
     type: "button",
-    name: cutToFit(button.text, MATTERMOST_BUTTON_TEXT_MAX, toMattermostText),
+    // A button's name is plain text (no Markdown, no mentions): it is only cut to fit.
+    name: cutToFit(button.text, MATTERMOST_BUTTON_TEXT_MAX, plainText),
     style: button.action.kind === "choice" ? "primary" : "default",
     integration: { url: signing.url, context: signing.context(d) },
   };
@@ -93,7 +96,7 @@ export function renderMattermostPrompt(record: QuestionRecord, options: Mattermo
   const signing = options.actions ?? UNSIGNED;
   const buttons = promptButtons(record);
   const fallback = buttons.map((b) => b.text).join(" · ");
-  return post(record, text, [{ fallback: toMattermostText(fallback), actions: buttons.map((b) => toAction(record, b, signing)) }]);
+  return post(record, text, [{ fallback, actions: buttons.map((b) => toAction(record, b, signing)) }]);
 }
 
 /** The follow-up asking only for the missing questions of a partial reply (plain text, no actions). */
