@@ -1,6 +1,5 @@
 import { Client4, ClientError, WebSocketClient } from "@mattermost/client";
-import { WebSocket as WsWebSocket } from "ws";
-import type { Log } from "../shared.ts";
+import { NodeWebSocket as WsWebSocket, type Log } from "../shared.ts";
 
 /** A 429 is waited out (its Retry-After) and tried again inside the call this many times; then it fails. */
 const RATE_LIMIT_RETRIES = 3;
