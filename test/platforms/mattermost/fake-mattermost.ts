@@ -385,6 +385,12 @@ export async function startFakeMattermost(options: FakeMattermostOptions) {
         times,
       });
     },
+    /** Every call `match` picks is answered with HTTP `status` (a Mattermost error body) until the returned lift. */
+    failWhile(match: (method: string, path: string, body: any) => boolean, status: number, message = `HTTP ${status}`) {
+      const failure = { match, answer: error(status, "fake.refused", message), times: Number.POSITIVE_INFINITY };
+      failures.push(failure);
+      return () => void (failure.times = 0);
+    },
     /** The next successful call `"POST /api/v4/posts"` is done, but its response waits for `release()`. */
     holdNext(match: string) {
       let release!: () => void;
