@@ -1,10 +1,15 @@
-import { Client4, ClientError, WebSocketClient } from "@mattermost/client";
+import mattermostClient from "@mattermost/client";
 import { NodeWebSocket as WsWebSocket, type Log } from "../shared.ts";
 
 /** A 429 is waited out (its Retry-After) and tried again inside the call this many times; then it fails. */
 const RATE_LIMIT_RETRIES = 3;
 /** The longest a 429's Retry-After is waited inside a call; beyond it the call fails and the bridge retries later. */
 const RATE_LIMIT_WAIT_MAX_MS = 60_000;
+
+// A CommonJS package whose named exports Node's ES module loader cannot see: taken from its default export.
+const { Client4, ClientError, WebSocketClient } = mattermostClient;
+type WebSocketClient = InstanceType<typeof WebSocketClient>;
+type Client4 = InstanceType<typeof Client4>;
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 const numberHeader = (headers: Headers, name: string): number | undefined => {
@@ -17,8 +22,9 @@ const numberHeader = (headers: Headers, name: string): number | undefined => {
 /**
  * Mattermost's rate limit (RateLimitSettings: 10 requests/s with bursts of 100 by default, per token) as the client
  * learns it from the X-RateLimit-Limit / X-RateLimit-Remaining headers: a token bucket that holds calls back before
- * the server would refuse them, and after a 429 waits for its Retry-After (or X-RateLimit-Reset). Until a response
- * carries the headers (the limit is off by default), nothing is held back.
+ * the server would refuse them, and after a 429 waits for its Retry-After (or X-RateLimit-Reset). The first call goes
+ * alone, so that a burst learns the limit before it is sent; when its response has no such headers (the limit is off
+ * by default), nothing is held back.
  */
 export function createRateGate(now: () => number = Date.now) {
   let perSecond = 0;
@@ -28,6 +34,14 @@ export function createRateGate(now: () => number = Date.now) {
   let blockedUntil = 0;
   let inFlight = 0;
   let queue: Promise<void> = Promise.resolve();
+  /** Settles with the first response (or failure): until then one call at a time. */
+  let probed = false;
+  let onProbed: () => void = () => {};
+  const firstAnswer = new Promise<void>((resolve) => (onProbed = resolve));
+  const probeDone = () => {
+    probed = true;
+    onProbed();
+  };
 
   const refill = () => {
     const at = now();
@@ -39,6 +53,7 @@ export function createRateGate(now: () => number = Date.now) {
     /** Waits for a turn; calls take turns in order. */
     take(): Promise<void> {
       const turn = queue.then(async () => {
+        if (!probed && inFlight > 0) await firstAnswer;
         for (;;) {
           const blocked = blockedUntil - now();
           if (blocked > 0) {
@@ -58,6 +73,7 @@ export function createRateGate(now: () => number = Date.now) {
     /** What a response said about the limit. */
     learn(status: number, headers: Headers): void {
       inFlight = Math.max(0, inFlight - 1);
+      probeDone();
       const limit = numberHeader(headers, "X-RateLimit-Limit");
       const remaining = numberHeader(headers, "X-RateLimit-Remaining");
       if (limit !== undefined && limit > 0 && remaining !== undefined) {
@@ -76,6 +92,7 @@ export function createRateGate(now: () => number = Date.now) {
     /** The call failed before any response. */
     failed(): void {
       inFlight = Math.max(0, inFlight - 1);
+      probeDone();
     },
   };
 }

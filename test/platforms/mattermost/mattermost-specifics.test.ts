@@ -5,7 +5,7 @@ import { createSigner, deriveActionKey } from "../../../bots/mattermost/signing.
 import { BotStopError } from "../../../src/kernel/errors.ts";
 import { loadConfig } from "../../../src/runtime/config.ts";
 import { decodeMattermostDialogState, encodeMattermostCallback, toMattermostText } from "../../../src/render/index.ts";
-import { rpcOk, sleep } from "../../helpers/gateway.ts";
+import { rpcOk, sleep, spawnCli, startTestGateway, TOKEN } from "../../helpers/gateway.ts";
 import { waitUntil } from "../../scenarios/tools.ts";
 import { startFakeMattermost } from "./fake-mattermost.ts";
 import { createMattermostHarness, MATTERMOST_TEST_TOKEN, shown, type MattermostHarness } from "./harness.ts";
@@ -248,6 +248,20 @@ describe("mattermost: configuration and start", () => {
       await expect(started).rejects.toThrow(/token was rejected \(401\): check MATTERMOST_BOT_TOKEN/);
     } finally {
       await fake.close();
+    }
+  });
+});
+
+describe("mattermost: the CLI's bot", () => {
+  it("`ask-user-bridge bot mattermost` loads the bot under plain Node and exits 78 with one line when the token is rejected", async () => {
+    const gateway = await startTestGateway();
+    const fake = await startFakeMattermost({ token: MATTERMOST_TEST_TOKEN, people: [], channels: [] });
+    try {
+      const run = await spawnCli(["bot", "mattermost"], { GATEWAY_URL: gateway.url, GATEWAY_TOKEN: TOKEN, MATTERMOST_URL: fake.url, MATTERMOST_BOT_TOKEN: "revokedtoken00000000000000" }, { timeoutMs: 30_000 }).exited;
+      expect({ code: run.code, fatal: run.stdout.match(/"level":"fatal".*"msg":"([^"]+)"/u)?.[1] }).toEqual({ code: 78, fatal: "mattermost: the token was rejected (401): check MATTERMOST_BOT_TOKEN" });
+      expect(run.stdout + run.stderr).not.toContain("revokedtoken00000000000000");
+    } finally {
+      await Promise.all([fake.close(), gateway.close()]);
     }
   });
 });
