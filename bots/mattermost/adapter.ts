@@ -29,6 +29,9 @@ export function decodeMattermostMessageRef(ref: string): { channel: string; post
   return { channel: ref.slice(0, at), postId: ref.slice(at + 1) };
 }
 
+/** The post prop that names the target chat a prompt was sent for: how a restarted bot finds a DM's chat again. */
+export const MATTERMOST_CHAT_PROP = "ask_user_chat";
+
 /** Statuses that say a chat will never take the post: no such channel or person, no permission, a bad post. */
 const PERMANENT_STATUSES = new Set([400, 403, 404]);
 
@@ -45,6 +48,7 @@ export function createMattermostConversations(client: MattermostClient, botUserI
   const channelOfChat = new Map<string, string>();
   const chatOfChannel = new Map<string, string>();
   const directChannels = new Set<string>();
+  const looked = new Set<string>();
 
   async function openDirect(userId: string): Promise<string> {
     const channel = (await client.createDirectChannel([botUserId, userId])) as { id: string };
@@ -86,6 +90,25 @@ export function createMattermostConversations(client: MattermostClient, botUserI
     isDirect: (channel: string) => directChannels.has(channel),
     /** The target chat a prompt in `channel` was sent for, if this process knows it. */
     knownChatOf: (channel: string): string | undefined => chatOfChannel.get(channel),
+    /**
+     * A DM this process sent nothing to since it started: the chat its latest prompt names (one look at the channel's
+     * recent posts, then remembered), or undefined when it has none.
+     */
+    async learnChatOf(channel: string): Promise<string | undefined> {
+      const known = chatOfChannel.get(channel);
+      if (known || looked.has(channel)) return known;
+      looked.add(channel);
+      const list = (await client.getPosts(channel, 0, 60)) as { order?: string[]; posts?: Record<string, { user_id?: string; props?: Record<string, unknown> }> };
+      for (const id of list.order ?? []) {
+        const post = list.posts?.[id];
+        const chat = post?.user_id === botUserId ? post.props?.[MATTERMOST_CHAT_PROP] : undefined;
+        if (typeof chat === "string" && chat) {
+          remember(channel, chat);
+          return chat;
+        }
+      }
+      return undefined;
+    },
   };
 }
 
@@ -113,13 +136,13 @@ export function createMattermostAdapter(client: MattermostClient, conversations:
 
   async function post(channel: string, record: Parameters<SurfaceAdapter["sendPrompt"]>[0], chat: string) {
     const rendered = renderMattermostPrompt(record, { ...kindOf(chat), actions: signing(channel, chat) });
-    return (await client.createPost({ channel_id: channel, message: rendered.message, props: rendered.props } as never)) as { id: string; channel_id: string };
+    const props = { ...rendered.props, [MATTERMOST_CHAT_PROP]: chat };
+    return (await client.createPost({ channel_id: channel, message: rendered.message, props } as never)) as { id: string; channel_id: string };
   }
 
-  const adapter: SurfaceAdapter & { sentPosts: Map<string, string>; markDirect(chat: string): void } = {
+  const adapter: SurfaceAdapter & { sentPosts: Map<string, string> } = {
     surface: "mattermost",
     sentPosts,
-    markDirect: (chat) => void direct.add(chat),
     renderedOf: (record, chat, nowMs) => renderMattermostSummary(record, { ...kindOf(chat), ...at(nowMs) }),
     async sendPrompt(record, target) {
       const chat = target.chat!;
@@ -153,9 +176,11 @@ export function createMattermostAdapter(client: MattermostClient, conversations:
       const ref = decodeMattermostMessageRef(delivery.messageRef);
       if (!ref) return log(`cannot edit ${record.id}: bad message ref ${JSON.stringify(delivery.messageRef)}`);
       conversations.remember(ref.channel, delivery.chat);
+      // A bare id whose copy is in another channel is a person: their DM (a restarted process learns it here).
+      if (ref.channel !== delivery.chat && !delivery.chat.startsWith("@")) direct.add(delivery.chat);
       const rendered = renderMattermostSummary(record, { ...kindOf(delivery.chat), ...at(nowMs), actions: signing(ref.channel, delivery.chat) });
       try {
-        await client.patchPost({ id: ref.postId, message: rendered.message, props: rendered.props } as never);
+        await client.patchPost({ id: ref.postId, message: rendered.message, props: { ...rendered.props, [MATTERMOST_CHAT_PROP]: delivery.chat } } as never);
       } catch (error) {
         // A deleted post can never show the summary: nothing is left to edit.
         if (mattermostStatus(error) === 404) return log(`the copy of ${record.id} in ${ref.channel} is gone`);

@@ -210,10 +210,11 @@ export function createMattermostInbound(
     if (post.user_id === botUserId || post.type || post.props?.from_webhook === "true" || post.props?.from_bot === "true") return;
     const direct = data.channel_type === "D";
     let chat = conversations.knownChatOf(post.channel_id) ?? post.channel_id;
-    // A DM this process sent nothing to (since it started): its chat is the person's `@username`.
+    // A DM this process sent nothing to since it started: the chat its prompts name, else the person's `@username`.
     if (direct && chat === post.channel_id) {
-      const known = await people.userOf(post.user_id);
-      chat = known?.username ? `@${known.username}` : post.user_id;
+      const learned = await conversations.learnChatOf(post.channel_id).catch((error: unknown) => (log(`could not read the DM ${post.channel_id}`, error), undefined));
+      const known = learned ? undefined : await people.userOf(post.user_id);
+      chat = learned ?? (known?.username ? `@${known.username}` : post.user_id);
     }
     const user = await people.bridgeUser(post.user_id);
     const response = await bridge.handle({

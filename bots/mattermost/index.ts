@@ -10,6 +10,9 @@ import { createEventsSocket, MattermostClient, mattermostStatus } from "./client
 import { createMattermostInbound } from "./inbound.ts";
 import { createSigner, deriveActionKey } from "./signing.ts";
 
+/** How long a start waits for the WebSocket before it delivers anyway. */
+const FIRST_CONNECT_WAIT_MS = 10_000;
+
 export interface MattermostBotOptions {
   log?: Log;
   /** The WebSocket's first reconnect wait (default 3 s; tests use short ones). */
@@ -68,9 +71,21 @@ export async function startMattermostBot(config: Config, options: MattermostBotO
         socket = createEventsSocket(client, token, options.reconnectMs !== undefined ? { retryMs: options.reconnectMs } : {});
         inbound.attach(socket);
         let connected = false;
-        socket.addFirstConnectListener(() => void ((connected = true), log(`connected to Mattermost as @${me.username}`)));
+        const firstConnect = new Promise<void>((resolve) => {
+          socket!.addFirstConnectListener(() => {
+            connected = true;
+            log(`connected to Mattermost as @${me.username}`);
+            resolve();
+          });
+        });
         socket.addReconnectListener(() => log("reconnected to the Mattermost WebSocket"));
+        // Also what makes the client keep its connection id, so that a reconnect resumes and gets what it missed;
+        // this runs when the server could not resume it (it restarted, or too much happened meanwhile).
+        socket.addMissedMessageListener(() => log("the Mattermost WebSocket could not resume: messages typed while it was down were not seen"));
         socket.addCloseListener((fails) => connected && fails === 1 && log("lost the Mattermost WebSocket; reconnecting"));
+        // Typed replies come over the socket: wait for it a little (it keeps retrying on its own if this runs out).
+        const waited = await Promise.race([firstConnect.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), FIRST_CONNECT_WAIT_MS).unref())]);
+        if (!waited) log(`the Mattermost WebSocket is not connected after ${FIRST_CONNECT_WAIT_MS / 1000} s; still trying`);
         await deliver();
       } catch (error) {
         socket?.close();

@@ -90,8 +90,19 @@ export async function startFakeMattermost(options: FakeMattermostOptions) {
   let refused = 0;
   const sockets = new Set<{ ws: WebSocket; seq: number }>();
 
+  /**
+   * Each connection's events, by connection id, as the server keeps them: a client that reconnects with its
+   * connection_id and sequence_number gets what it missed (the last 128 events), a new one starts with `hello`.
+   */
+  const connections = new Map<string, { seq: number; history: string[]; socket?: { ws: WebSocket; seq: number } }>();
+
   function emit(event: string, data: Record<string, unknown>, broadcast: Record<string, unknown>) {
-    for (const socket of sockets) socket.ws.send(JSON.stringify({ event, data, broadcast, seq: socket.seq++ }));
+    for (const connection of connections.values()) {
+      const frame = JSON.stringify({ event, data, broadcast, seq: connection.seq++ });
+      connection.history.push(frame);
+      if (connection.history.length > 128) connection.history.shift();
+      connection.socket?.ws.send(frame);
+    }
   }
 
   function emitPosted(post: FakeMattermostPost) {
@@ -101,8 +112,10 @@ export async function startFakeMattermost(options: FakeMattermostOptions) {
     emit("posted", { channel_type: channel?.type ?? "O", post: JSON.stringify(wire), sender_name: `@${sender?.username ?? "someone"}`, team_id: "team1" }, { channel_id: post.channel_id, user_id: "", team_id: "" });
   }
 
+  let lastCreateAt = 0;
   function makePost(fields: Partial<FakeMattermostPost> & { channel_id: string; user_id: string; message: string }): FakeMattermostPost {
-    const post: FakeMattermostPost = { id: newId(), root_id: "", type: "", props: {}, create_at: Date.now(), edits: 0, reactions: [], ...fields };
+    lastCreateAt = Math.max(Date.now(), lastCreateAt + 1);
+    const post: FakeMattermostPost = { id: newId(), root_id: "", type: "", props: {}, create_at: lastCreateAt, edits: 0, reactions: [], ...fields };
     posts.set(post.id, post);
     emitPosted(post);
     return post;
@@ -166,6 +179,12 @@ export async function startFakeMattermost(options: FakeMattermostOptions) {
       const [a, b] = body as string[];
       if (!a || !b || !users.has(a) || !users.has(b)) return error(400, "api.context.invalid_body_param.app_error", "Invalid or missing user_ids in request body.");
       return { status: 201, body: { id: dmId(a, b), type: "D" } };
+    }
+    if (method === "GET" && (m = /^\/api\/v4\/channels\/([a-z0-9]+)\/posts$/.exec(path))) {
+      const channel = channels.get(m[1]!);
+      if (!channel || !channel.members.has(bot.id)) return error(403, "api.context.permissions.app_error", "You do not have the appropriate permissions.");
+      const list = [...posts.values()].filter((p) => p.channel_id === channel.id && !p.deleted).sort((a, b) => b.create_at - a.create_at).slice(0, 60);
+      return { status: 200, body: { order: list.map((p) => p.id), posts: Object.fromEntries(list.map((p) => [p.id, stripped(p)])) } };
     }
     if (method === "POST" && path === "/api/v4/posts") {
       const channel = channels.get(body.channel_id);
@@ -256,6 +275,9 @@ export async function startFakeMattermost(options: FakeMattermostOptions) {
   const wss = new WebSocketServer({ noServer: true });
   server.on("upgrade", (req, socket, head) => {
     if ((req.url ?? "").split("?")[0] !== "/api/v4/websocket") return socket.destroy();
+    const query = new URL(req.url ?? "/", "http://fake").searchParams;
+    const resumeId = query.get("connection_id") ?? "";
+    const resumeFrom = Number(query.get("sequence_number") ?? "0");
     wss.handleUpgrade(req, socket, head, (ws) => {
       const entry = { ws, seq: 0 };
       let authed = false;
@@ -273,14 +295,27 @@ export async function startFakeMattermost(options: FakeMattermostOptions) {
           }
           authed = true;
           ws.send(JSON.stringify({ status: "OK", seq_reply: msg.seq }));
-          ws.send(JSON.stringify({ event: "hello", data: { connection_id: newId(), server_version: "11.9.0" }, broadcast: { user_id: bot.id }, seq: entry.seq++ }));
+          const known = connections.get(resumeId);
+          if (known && known.history.length && resumeFrom >= known.seq - known.history.length) {
+            // A resumed connection: what it missed, in order, with the sequence numbers it expects.
+            for (const frame of known.history.slice(known.history.length - (known.seq - resumeFrom))) ws.send(frame);
+            known.socket = entry;
+          } else {
+            const connectionId = newId();
+            const connection = { seq: 1, history: [] as string[], socket: entry };
+            connections.set(connectionId, connection);
+            ws.send(JSON.stringify({ event: "hello", data: { connection_id: connectionId, server_version: "11.9.0" }, broadcast: { user_id: bot.id }, seq: 0 }));
+          }
           sockets.add(entry);
           return;
         }
         if (!authed) return;
         if (msg.action === "ping") ws.send(JSON.stringify({ status: "OK", seq_reply: msg.seq, data: { text: "pong", version: "11.9.0" } }));
       });
-      ws.on("close", () => sockets.delete(entry));
+      ws.on("close", () => {
+        sockets.delete(entry);
+        for (const connection of connections.values()) if (connection.socket === entry) delete connection.socket;
+      });
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -405,6 +440,8 @@ export async function startFakeMattermost(options: FakeMattermostOptions) {
     dropSockets() {
       for (const s of sockets) s.ws.terminate();
     },
+    /** Forgets every connection (a server restart): a reconnecting client gets a new `hello`, not what it missed. */
+    forgetConnections: () => connections.clear(),
     socketCount: () => sockets.size,
     async close() {
       for (const h of holds) h.release();

@@ -165,6 +165,26 @@ describe("mattermost: specifics", () => {
     expect(h.fake.calls.filter((c) => c.path === "/api/v4/channels/direct").length).toBeGreaterThanOrEqual(1);
   });
 
+  it("a DM targeted by the person's id: after a restart its copy keeps the DM's text, and a typed reply there still answers", async () => {
+    const id = await h.ask([single], { chat: h.person.id });
+    const copy = await h.promptOf(id, h.person.id);
+    expect(copy.text).not.toMatch(/thread/);
+    await h.restartBot();
+    await sleep(500);
+    expect(h.copy(copy.chat, copy.ref).text).not.toMatch(/thread/);
+    await h.type(h.person.id, h.person, "2");
+    expect(await result(id)).toMatchObject({ answers: { answers: { deploy_target: ["Production"] } } });
+  });
+
+  it("a dropped WebSocket is reconnected (with its authentication challenge), and typed replies arrive again", async () => {
+    const id = await h.ask([single], { chat: h.chat });
+    const copy = await h.promptOf(id);
+    h.fake.dropSockets();
+    await waitUntil(() => h.fake.socketCount() > 0, "the bot to reconnect");
+    await h.type(h.chat, h.person, "2", { replyTo: copy });
+    expect(await result(id)).toMatchObject({ answers: { answers: { deploy_target: ["Production"] } } });
+  });
+
   it("@channel, @here, @all and mentions in quoted text are inert, and Markdown stays literal", async () => {
     const question = "Ping @channel @here @all @grace about **prod** [x](https://e.x) <b>?";
     const id = await h.ask([{ ...single, question, options: [{ label: "@grace & co" }, { label: "B" }] }], { chat: h.chat });
