@@ -155,6 +155,42 @@ export class MattermostClient extends Client4 {
   }
 }
 
+/** What the client logs with console.log (a line, or an event object), as one line of ours. */
+const describe = (part: unknown): string =>
+  typeof part === "string" ? part : part instanceof Error || (typeof part === "object" && part !== null && "message" in part) ? String((part as { message: unknown }).message) : typeof part;
+
+/**
+ * Runs `work` with console.log routed into `log`: the Mattermost client writes its connection notes to stdout, where
+ * the CLI keeps its JSON log lines. JavaScript runs one thing at a time, so nothing else is caught meanwhile.
+ */
+function withLog<T>(log: Log, work: () => T): T {
+  const original = console.log;
+  console.log = (...parts: unknown[]) => log(`websocket: ${parts.map(describe).join(" ")}`);
+  try {
+    return work();
+  } finally {
+    console.log = original;
+  }
+}
+
+const HANDLERS = ["onopen", "onclose", "onerror", "onmessage"] as const;
+
+/** A `ws` socket whose on… handlers, as the client sets them, run with console.log routed into `log`. */
+function loggedSocket(url: string, log: Log): WebSocket {
+  const socket = new WsWebSocket(url);
+  for (const name of HANDLERS) {
+    const property = Object.getOwnPropertyDescriptor(WsWebSocket.prototype, name);
+    if (!property?.set || !property.get) continue;
+    Object.defineProperty(socket, name, {
+      configurable: true,
+      get: () => property.get!.call(socket),
+      set: (handler: unknown) =>
+        property.set!.call(socket, typeof handler === "function" ? (...args: unknown[]) => withLog(log, () => (handler as (...a: unknown[]) => unknown)(...args)) : handler),
+    });
+  }
+  return socket as unknown as WebSocket;
+}
+
 /** The WebSocket close event the client makes itself (Node 20 has none); only its code is read. */
 class NodeCloseEvent extends Event {
   readonly code: number;
@@ -166,22 +202,28 @@ class NodeCloseEvent extends Event {
   }
 }
 
+export interface EventsSocket {
+  socket: WebSocketClient;
+  close(): void;
+}
+
 /**
  * The events WebSocket (`/api/v4/websocket`, the token in its authentication challenge), on `ws`: the client reads
  * `WebSocket.OPEN` and makes `CloseEvent`s from the globals, which Node 20 lacks, so they are provided where missing.
+ * Its console notes go to `log`.
  */
-export function createEventsSocket(client: Client4, token: string, options: { retryMs?: number } = {}): WebSocketClient {
+export function createEventsSocket(client: Client4, token: string, log: Log, options: { retryMs?: number } = {}): EventsSocket {
   const globals = globalThis as unknown as { WebSocket?: unknown; CloseEvent?: unknown };
   globals.WebSocket ??= WsWebSocket;
   globals.CloseEvent ??= NodeCloseEvent;
   const socket = new WebSocketClient({
-    newWebSocketFn: (url) => new WsWebSocket(url) as unknown as WebSocket,
+    newWebSocketFn: (url) => loggedSocket(url, log),
     minWebSocketRetryTime: options.retryMs ?? 3_000,
     reconnectJitterRange: Math.min(2_000, options.retryMs ?? 2_000),
   });
   const url = client.getWebSocketUrl().replace(/^http/u, "ws");
-  socket.initialize(url, token);
-  return socket;
+  withLog(log, () => socket.initialize(url, token));
+  return { socket, close: () => withLog(log, () => socket.close()) };
 }
 
 export type { Log };

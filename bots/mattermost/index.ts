@@ -1,12 +1,11 @@
 import type { AddressInfo } from "node:net";
-import type { WebSocketClient } from "@mattermost/client";
 import type { Bridge } from "../../src/bridge/index.ts";
 import { BotStopError } from "../../src/kernel/errors.ts";
 import { requireConfig, type Config } from "../../src/runtime/config.ts";
 import { cutToFit, MATTERMOST_MESSAGE_MAX, toMattermostText } from "../../src/render/index.ts";
 import { createLog, startBridgeBot, type Log, type RunningBot } from "../shared.ts";
 import { createMattermostAdapter, createMattermostConversations } from "./adapter.ts";
-import { createEventsSocket, MattermostClient, mattermostStatus } from "./client.ts";
+import { createEventsSocket, MattermostClient, mattermostStatus, type EventsSocket } from "./client.ts";
 import { createMattermostInbound } from "./inbound.ts";
 import { createSigner, deriveActionKey } from "./signing.ts";
 
@@ -66,13 +65,14 @@ export async function startMattermostBot(config: Config, options: MattermostBotO
       const port = (inbound.server.address() as AddressInfo).port;
       actionsUrl ??= `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
       log(`button presses: POST ${actionsUrl}/mattermost/actions (listening on ${host}:${port})`);
-      let socket: WebSocketClient | undefined;
+      let events: EventsSocket | undefined;
       try {
-        socket = createEventsSocket(client, token, options.reconnectMs !== undefined ? { retryMs: options.reconnectMs } : {});
+        events = createEventsSocket(client, token, log, options.reconnectMs !== undefined ? { retryMs: options.reconnectMs } : {});
+        const { socket } = events;
         inbound.attach(socket);
         let connected = false;
         const firstConnect = new Promise<void>((resolve) => {
-          socket!.addFirstConnectListener(() => {
+          socket.addFirstConnectListener(() => {
             connected = true;
             log(`connected to Mattermost as @${me.username}`);
             resolve();
@@ -88,7 +88,7 @@ export async function startMattermostBot(config: Config, options: MattermostBotO
         if (!waited) log(`the Mattermost WebSocket is not connected after ${FIRST_CONNECT_WAIT_MS / 1000} s; still trying`);
         await deliver();
       } catch (error) {
-        socket?.close();
+        events?.close();
         inbound.server.close();
         throw error;
       }
@@ -96,7 +96,7 @@ export async function startMattermostBot(config: Config, options: MattermostBotO
         port,
         actionsUrl,
         async stop() {
-          socket?.close();
+          events?.close();
           const closed = new Promise<void>((resolve) => inbound.server.close(() => resolve()));
           inbound.server.closeAllConnections();
           await closed;
