@@ -6,6 +6,9 @@ import { gatewayToken, gatewayUrl } from "../src/client/from-config.ts";
 
 export type Log = (message: string, error?: unknown) => void;
 
+/** The WebSocket implementation a bot's SDK may need (Node 20 has no global one): the core's own, `ws`. */
+export { WebSocket as NodeWebSocket } from "ws";
+
 export function createLog(name: string): Log {
   return (message, error) => {
     const detail = error instanceof Error ? `: ${error.message}` : error === undefined ? "" : `: ${String(error)}`;

@@ -28,6 +28,14 @@ describe("configuration", () => {
     expect(config.ASK_DEFAULT_TARGETS).toEqual([]);
   });
 
+  it("the default ports differ: `npm start` runs every configured bot beside the gateway on one machine", () => {
+    const config = loadConfig({}) as Record<string, unknown>;
+    const names = ["GATEWAY_PORT", ...PLATFORM_LIST.flatMap((p) => p.portVars)];
+    const clashes = names.filter((name, i) => names.some((other, j) => j !== i && config[other] === config[name]));
+    expect(names.length).toBeGreaterThan(3);
+    expect(clashes).toEqual([]);
+  });
+
   it("an empty environment is valid (npm start on a fresh machine)", () => {
     expect(loadConfig({}).GATEWAY_PORT).toBe(8787);
   });

@@ -23,7 +23,7 @@ export const BOT_HELP = `Usage: ask-user-bridge bot ${BOT_NAMES.join("|")}
 
 Runs one bot: it connects to the gateway (GATEWAY_URL, GATEWAY_TOKEN), delivers questions targeted at its
 platform, and turns button presses and replies into answers. Needs that platform's token:
-${PLATFORM_LIST.map((p) => `  ${p.surface.padEnd(9)} ${p.botHelp}`).join("\n")}`;
+${PLATFORM_LIST.map((p) => `  ${p.surface.padEnd(Math.max(...PLATFORM_LIST.map((q) => q.surface.length)))} ${p.botHelp}`).join("\n")}`;
 
 export function createBotCommand(loaders: BotLoaders) {
   return async function runBot(argv: string[], config: Config, io: { out: (s: string) => void; err: (s: string) => void }): Promise<number> {

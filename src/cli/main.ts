@@ -14,7 +14,7 @@ Usage: ask-user-bridge <command> [options]
 Commands:
   start                      the gateway with the Control UI, and a bot for each platform whose token is set
   gateway                    the gateway alone
-  ${BOT_COMMAND.padEnd(26)} one bot
+  ${BOT_COMMAND.length <= 26 ? `${BOT_COMMAND.padEnd(26)} one bot` : `${"bot PLATFORM".padEnd(26)} one bot: ${PLATFORM_NAMES.join(", ")}`}
   ask                        ask from the terminal and print the result JSON
   list                       list question records
   get ID                     print one question record

@@ -7,6 +7,7 @@
  * docs/ARCHITECTURE.md "Adding a platform" lists what a new platform takes.
  */
 import { discordSurface } from "./discord/surface.ts";
+import { mattermostSurface } from "./mattermost/surface.ts";
 import { slackSurface } from "./slack/surface.ts";
 import { telegramSurface } from "./telegram/surface.ts";
 import { whatsappSurface } from "./whatsapp/surface.ts";
@@ -16,6 +17,7 @@ export const PLATFORM_SURFACES = {
   discord: discordSurface,
   slack: slackSurface,
   whatsapp: whatsappSurface,
+  mattermost: mattermostSurface,
 } as const;
 
 export type PlatformName = keyof typeof PLATFORM_SURFACES;

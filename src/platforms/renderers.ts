@@ -99,3 +99,33 @@ export {
   type SlackModalView,
   type SlackViewValues,
 } from "./slack/modal.ts";
+export { toMattermostText } from "./mattermost/escaping.ts";
+export { MATTERMOST_BUTTON_TEXT_MAX, MATTERMOST_CONTEXT_DATA_MAX, MATTERMOST_MESSAGE_MAX } from "./mattermost/platform.ts";
+export { encodeMattermostCallback, decodeMattermostCallback } from "./mattermost/callback-data.ts";
+export {
+  renderMattermostPrompt,
+  renderMattermostMissingPrompt,
+  renderMattermostSummary,
+  MATTERMOST_QUESTION_PROP,
+  MATTERMOST_ACTIONS_PATH,
+  MATTERMOST_DIALOG_PATH,
+  type MattermostPost,
+  type MattermostAttachment,
+  type MattermostAction,
+  type MattermostActionContext,
+  type MattermostActionSigning,
+  type MattermostRenderOptions,
+} from "./mattermost/payload.ts";
+export {
+  renderMattermostOtherDialog,
+  encodeMattermostDialogState,
+  decodeMattermostDialogState,
+  mattermostDialogSignedText,
+  mattermostDialogAnswer,
+  MATTERMOST_DIALOG_CALLBACK_ID,
+  MATTERMOST_ANSWER_FIELD,
+  MATTERMOST_DIALOG_TITLE_MAX,
+  MATTERMOST_ANSWER_MAX_LENGTH,
+  type MattermostDialog,
+  type MattermostDialogContext,
+} from "./mattermost/modal.ts";
