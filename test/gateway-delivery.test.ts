@@ -85,6 +85,47 @@ describe.concurrent.each(["ws", "http"] as const)("delivery and expiry over %s",
     p.close();
   });
 
+  it("question.deliveryFailed with sent: true withdraws a refused copy: that target fails, the other copy stands", async () => {
+    const p = await openTransport(kind, patient);
+    const q = await ask({ targets: [{ surface: "telegram", chat: "1" }, { surface: "discord", chat: "2" }] }, p);
+    payloadOf(await p.call("question.delivered", { id: q.id, surface: "telegram", chat: "1", messageRef: "t1" }));
+    payloadOf(await p.call("question.delivered", { id: q.id, surface: "discord", chat: "2", messageRef: "d1" }));
+    // Another message's refusal, or one without `sent`, leaves the delivered copy alone.
+    expect(payloadOf(await p.call("question.deliveryFailed", { id: q.id, surface: "telegram", chat: "1", reason: "old", sent: true, messageRef: "t0" })).deliveries).toHaveLength(2);
+    expect(payloadOf(await p.call("question.deliveryFailed", { id: q.id, surface: "telegram", chat: "1", reason: "blocked" })).deliveries).toHaveLength(2);
+    const record = payloadOf(await p.call("question.deliveryFailed", { id: q.id, surface: "telegram", chat: "1", reason: "refused after it was taken", sent: true, messageRef: "t1" }));
+    expect(record.status).toBe("pending");
+    expect(record.deliveries).toEqual([expect.objectContaining({ surface: "discord", chat: "2", messageRef: "d1" })]);
+    expect(record.targetStates).toEqual([expect.objectContaining({ surface: "telegram", chat: "1", state: "failed", reason: "refused after it was taken" })]);
+    expect(payloadOf(await p.call("question.get", { id: q.id }))).toMatchObject({ deliveries: record.deliveries, targetStates: record.targetStates });
+    payloadOf(await p.call("question.resolve", { id: q.id, answers: { deploy_target: "Production" } }));
+    p.close();
+  });
+
+  it("question.deliveryFailed with sent: true for the last chat target ends the question delivery_failed at once", async () => {
+    const p = await openTransport(kind, patient);
+    const q = await ask({ targets: [{ surface: "telegram", chat: "1" }, { surface: "discord", chat: "2" }] }, p);
+    const waiting = wait(q.id, 20_000, p);
+    payloadOf(await p.call("question.delivered", { id: q.id, surface: "telegram", chat: "1", messageRef: "t1" }));
+    payloadOf(await p.call("question.deliveryFailed", { id: q.id, surface: "discord", chat: "2", reason: "missing access" }));
+    const failed = payloadOf(await p.call("question.deliveryFailed", { id: q.id, surface: "telegram", chat: "1", reason: "undeliverable (error 131026)", sent: true }));
+    expect(failed).toMatchObject({ status: "cancelled", reason: "delivery_failed", deliveries: [], detail: expect.stringMatching(/^every send failed.*undeliverable \(error 131026\).*missing access/) });
+    expect(await waiting).toMatchObject({ status: "delivery_failed", reason: expect.stringContaining("131026") });
+    p.close();
+  });
+
+  it("a question whose only copy was withdrawn is watched for delivery again: its other target gets DELIVERY_TIMEOUT_SECONDS", async () => {
+    const q = await ask({ targets: [{ surface: "telegram", chat: "1" }, { surface: "discord", chat: "2" }] });
+    payloadOf(await t.call("question.delivered", { id: q.id, surface: "telegram", chat: "1", messageRef: "t1" }));
+    await new Promise((resolve) => setTimeout(resolve, 1_200)); // past the first delivery deadline: delivered, so nothing fired
+    expect(payloadOf(await t.call("question.get", { id: q.id })).status).toBe("pending");
+    const started = Date.now();
+    payloadOf(await t.call("question.deliveryFailed", { id: q.id, surface: "telegram", chat: "1", reason: "refused later", sent: true }));
+    const outcome = await wait(q.id, 5_000);
+    expect(outcome).toMatchObject({ status: "delivery_failed", reason: expect.stringMatching(/discord:2: no bot reported/) });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(800);
+  });
+
   it("a question with timeoutSeconds 1 expires within ±1 s of expiresAtMs", async () => {
     const created = Date.now();
     const q = await ask({ timeoutSeconds: 1 });

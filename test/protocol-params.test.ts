@@ -197,3 +197,23 @@ describe("bounded errors (issue 24 item 6)", () => {
     });
   });
 });
+
+describe("question.deliveryFailed with sent: true (a copy the platform took, refused later)", () => {
+  const base = { id: "q1", surface: "whatsapp", chat: "15550000101", reason: "undeliverable" };
+
+  it("takes sent: true, with or without the copy's messageRef, permanent or unsaid", () => {
+    expect(parseParams("question.deliveryFailed", { ...base, sent: true })).toEqual({ ...base, sent: true });
+    expect(parseParams("question.deliveryFailed", { ...base, sent: true, messageRef: "wamid.1", permanent: true })).toEqual({ ...base, sent: true, messageRef: "wamid.1", permanent: true });
+  });
+
+  it.each<[string, Record<string, unknown>, string]>([
+    ["sent that is not true", { ...base, sent: false }, "sent"],
+    ["sent as a string", { ...base, sent: "yes" }, "sent"],
+    ["sent with permanent: false", { ...base, sent: true, permanent: false }, "permanent"],
+    ["messageRef without sent", { ...base, messageRef: "wamid.1" }, "messageRef"],
+    ["an empty messageRef", { ...base, sent: true, messageRef: "" }, "messageRef"],
+    ["a NUL in messageRef", { ...base, sent: true, messageRef: `m${NUL}` }, "messageRef"],
+  ])("refuses %s", (_name, params, path) => {
+    expect(invalidParams("question.deliveryFailed", params).issues?.map((i) => i.path)).toEqual([path]);
+  });
+});

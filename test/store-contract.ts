@@ -556,6 +556,53 @@ export function runStoreContract(name: string, makeStore: () => Promise<StoreHar
       });
     });
 
+    describe("withdrawn deliveries", () => {
+      const targets = [{ surface: "telegram" as const, chat: "1" }, { surface: "slack" as const, chat: "C" }];
+      const tg = { surface: "telegram" as const, chat: "1", messageRef: "m1", deliveredAtMs: 10 };
+      const sl = { surface: "slack" as const, chat: "C", messageRef: "ts.1", deliveredAtMs: 11 };
+      const refused = { surface: "telegram" as const, chat: "1", state: "failed" as const, reason: "refused after it was sent", atMs: 20 };
+      beforeEach(() => store.create(pendingRecord("q1", { targets })));
+
+      it("removes the copy the platform refused and records the chat's state, in one write; the other copy stays", async () => {
+        await store.setTargetState("q1", { surface: "telegram", chat: "1", state: "retrying", reason: "502", atMs: 5 });
+        await store.addDelivery("q1", tg);
+        await store.addDelivery("q1", sl);
+        const withdrawn = await store.withdrawDelivery("q1", "m1", refused);
+        expect(withdrawn?.deliveries).toEqual([sl]);
+        expect(withdrawn?.targetStates).toEqual([refused]); // the earlier retrying state is replaced
+        expect(await store.get("q1")).toStrictEqual(withdrawn);
+        // Gone from the copies: claimable again, and the record awaits a first delivery again once no copy is left.
+        expect(await store.claimDelivery({ id: "q1", surface: "telegram", chat: "1", claimant: "bot-a", nowMs: 30, leaseMs: 500 })).toEqual({ ok: true, leaseUntilMs: 530 });
+        expect((await store.pendingAwaitingDelivery()).map((r) => r.id)).toEqual([]);
+        await store.withdrawDelivery("q1", "ts.1", { ...refused, surface: "slack", chat: "C", reason: "gone" });
+        expect((await store.pendingAwaitingDelivery()).map((r) => r.id)).toEqual(["q1"]);
+        if (harness.reopen) store = await harness.reopen();
+        const reread = await store.get("q1");
+        expect(reread?.deliveries).toEqual([]);
+        expect(reread?.targetStates).toEqual([refused, { ...refused, surface: "slack", chat: "C", reason: "gone" }]);
+      });
+
+      it("a delivered copy may come again after it was withdrawn, and then wins over the state", async () => {
+        await store.addDelivery("q1", tg);
+        await store.withdrawDelivery("q1", "m1", refused);
+        const again = await store.addDelivery("q1", { ...tg, messageRef: "m2", deliveredAtMs: 40 });
+        expect(again?.deliveries).toEqual([{ ...tg, messageRef: "m2", deliveredAtMs: 40 }]);
+        expect(again?.targetStates).toBeUndefined();
+      });
+
+      it("changes nothing for another message, a chat with no copy, a terminal record; undefined for an unknown id", async () => {
+        await store.addDelivery("q1", tg);
+        const before = await store.get("q1");
+        expect(await store.withdrawDelivery("q1", "not-m1", refused)).toStrictEqual(before);
+        expect(await store.withdrawDelivery("q1", "ts.1", { ...refused, surface: "slack", chat: "C" })).toStrictEqual(before);
+        await store.resolve("q1", answered());
+        const resolved = await store.get("q1");
+        expect(await store.withdrawDelivery("q1", "m1", refused)).toStrictEqual(resolved);
+        expect(resolved?.deliveries).toEqual([tg]);
+        expect(await store.withdrawDelivery("nope", "m1", refused)).toBeUndefined();
+      });
+    });
+
     describe("rendered copies", () => {
       it("stores what a delivered copy shows, given with the delivery or later, and keeps it through reopen", async () => {
         await store.create(pendingRecord("q1", { targets: [{ surface: "telegram", chat: "1" }, { surface: "slack", chat: "C" }] }));

@@ -53,10 +53,13 @@ const headersOf = (record: QuestionRecord) => record.questions.map((q) => q.head
 export interface WhatsAppAdapter extends SurfaceAdapter {
   /** Replies to a message the bot sends about a question (a fresh list) count as replies to that question. */
   onSent(note: (note: SentNote) => void): void;
+  /** A prompt the Cloud API took was refused for good later: the bridge withdraws its delivery and fails the target. */
+  onRefused(note: (note: RefusedNote) => Promise<void>): void;
   /**
    * A status webhook said a message failed after the Cloud API took it (WhatsApp reports most refusals so, 131047
-   * among them). A prompt outside the 24-hour window is held: the template goes out, and the prompt is sent again
-   * once the person writes.
+   * among them). A prompt outside the 24-hour window is held when WHATSAPP_TEMPLATE is set: the template goes out,
+   * and the prompt is sent again once the person writes. Without a template, or for a recipient that can never take
+   * it (131026 …), the prompt is refused for good (onRefused), with a reason that says why.
    */
   statusFailed(messageId: string, code: number | undefined, title: string): Promise<void>;
   /**
@@ -69,10 +72,23 @@ export interface WhatsAppAdapter extends SurfaceAdapter {
 /** Prompts remembered for their status webhooks (a failed status comes within seconds, rarely later). */
 const PROMPTS_KEPT = 5_000;
 
+/** A prompt refused after the Cloud API took it: `messageRef` is its delivery's (the first message id). */
+export interface RefusedNote {
+  questionId: string;
+  chat: string;
+  messageRef: string;
+  reason: string;
+}
+
+/** Why a prompt cannot reach someone outside the 24-hour window when no template is configured. */
+const outsideWindow = (chat: string) =>
+  `whatsapp: ${chat} has not written to this number in the last 24 hours, and WhatsApp then takes only an approved template (error 131047); WHATSAPP_TEMPLATE is unset: set it to open the conversation`;
+
 export function createWhatsAppAdapter({ api, paced, windows, template, log }: WhatsAppAdapterOptions): WhatsAppAdapter {
   let noteSent: (note: SentNote) => void = () => {};
-  /** Recent prompts by message id: what a failed status is about. */
-  const prompts = new Map<string, { record: QuestionRecord; chat: string }>();
+  let noteRefused: (note: RefusedNote) => Promise<void> = async () => {};
+  /** Recent prompts by message id: what a failed status is about (`ref`: the delivery's message id, the first one). */
+  const prompts = new Map<string, { record: QuestionRecord; chat: string; ref: string }>();
   /** Prompts that failed outside the window, by chat, waiting for the person to write. */
   const held = new Map<string, Array<{ record: QuestionRecord; ref: string }>>();
   /** A prompt sent again after the window opened: its first message id (the delivery's) → the one people see. */
@@ -86,11 +102,7 @@ export function createWhatsAppAdapter({ api, paced, windows, template, log }: Wh
 
   /** Outside the 24-hour window: the template opens the conversation, and the prompt waits for the person's reply. */
   async function reEngage(record: QuestionRecord, chat: string): Promise<never> {
-    if (!template) {
-      throw new PermanentSendError(
-        `whatsapp: ${chat} has not written to this number in the last 24 hours, and WhatsApp then takes only an approved template (error 131047): set WHATSAPP_TEMPLATE to open the conversation`,
-      );
-    }
+    if (!template) throw new PermanentSendError(outsideWindow(chat));
     try {
       await paced(chat, () => api.sendTemplate(chat, { ...template, bodyParameters: [cutToFit(headersOf(record), 1024, (t) => t)] }));
     } catch (error) {
@@ -108,17 +120,23 @@ export function createWhatsAppAdapter({ api, paced, windows, template, log }: Wh
     onSent(note) {
       noteSent = note;
     },
+    onRefused(note) {
+      noteRefused = note;
+    },
     async statusFailed(messageId, code, title) {
       const prompt = prompts.get(messageId);
-      if (!prompt || code !== RE_ENGAGEMENT) {
-        log(`a message${prompt ? ` (the prompt of ${prompt.record.id})` : ""} to WhatsApp failed: ${title}${code !== undefined ? ` (error ${code})` : ""}`);
-        return;
-      }
-      if (!template) {
-        log(`the prompt of ${prompt.record.id} to whatsapp:${prompt.chat} failed: ${prompt.chat} has not written in 24 hours (error 131047); set WHATSAPP_TEMPLATE to open the conversation`);
-        return;
-      }
-      remember(held, prompt.chat, [...(held.get(prompt.chat) ?? []), { record: prompt.record, ref: messageId }]);
+      const what = `${title}${code !== undefined ? ` (error ${code})` : ""}`;
+      if (!prompt) return void log(`a message to WhatsApp failed: ${what}`);
+      const refused = (reason: string) => {
+        prompts.delete(messageId);
+        log(`the prompt of ${prompt.record.id} to whatsapp:${prompt.chat} was refused after it was sent: ${reason}`);
+        return noteRefused({ questionId: prompt.record.id, chat: prompt.chat, messageRef: prompt.ref, reason });
+      };
+      if (code !== undefined && PERMANENT.has(code)) return refused(`whatsapp: ${what}`);
+      if (code !== RE_ENGAGEMENT) return void log(`a message (the prompt of ${prompt.record.id}) to WhatsApp failed: ${what}`);
+      // Without a template nothing can open the conversation: the target fails now, saying so.
+      if (!template) return refused(outsideWindow(prompt.chat));
+      remember(held, prompt.chat, [...(held.get(prompt.chat) ?? []), { record: prompt.record, ref: prompt.ref }]);
       if (windows.awaitingReply(prompt.chat)) return; // the template is out already
       try {
         await paced(prompt.chat, () => api.sendTemplate(prompt.chat, { ...template, bodyParameters: [cutToFit(headersOf(prompt.record), 1024, (t) => t)] }));
@@ -136,6 +154,7 @@ export function createWhatsAppAdapter({ api, paced, windows, template, log }: Wh
         try {
           const id = await send(chat, renderWhatsAppPrompt(record));
           remember(resent, ref, id);
+          remember(prompts, id, { record, chat, ref });
           noteSent({ chat, questionId: record.id, messageRef: id });
         } catch (error) {
           log(`could not send the held prompt of ${record.id} to whatsapp:${chat}`, error);
@@ -149,7 +168,7 @@ export function createWhatsAppAdapter({ api, paced, windows, template, log }: Wh
       if (windows.awaitingReply(chat)) throw new Error(awaiting(chat));
       try {
         const id = await send(chat, renderWhatsAppPrompt(record));
-        remember(prompts, id, { record, chat });
+        remember(prompts, id, { record, chat, ref: id });
         return id;
       } catch (error) {
         if (error instanceof GraphApiError && error.code === RE_ENGAGEMENT) return reEngage(record, chat);

@@ -59,6 +59,8 @@ export async function startWhatsAppBot(config: Config, options: WhatsAppBotOptio
     toPlatformText: (text) => cutToFit(text, WHATSAPP_TEXT_MAX, toWhatsAppText),
     listen(bridge) {
       adapter.onSent((note) => bridge.sent({ ...note, messageRef: Promise.resolve(note.messageRef) }));
+      // A prompt refused by a later status webhook: its delivery is withdrawn and the target fails at the gateway.
+      adapter.onRefused((note) => bridge.refused(note));
       inbound = createWhatsAppInbound({
         api,
         paced,

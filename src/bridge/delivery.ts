@@ -102,13 +102,21 @@ export function createDeliveryLoop({ client, adapter, cache, now = Date.now, log
   }
 
   /** Reports being sent now: each report goes once at a time, however many flushes run. */
-  const reporting = new Set<string>();
+  const reporting = new Map<string, Promise<boolean>>();
+  /** Copies the platform took and then refused for good, whose report has not reached the gateway yet. */
+  const refusals = new Map<string, { id: string; chat: string; messageRef: string; reason: string }>();
+  const refusing = new Set<string>();
 
   /** Reports one send; false when the gateway cannot take reports now (the others wait too). */
-  async function report(key: string): Promise<boolean> {
+  function report(key: string): Promise<boolean> {
     const sent = unreported.get(key);
-    if (!sent || reporting.has(key)) return true;
-    reporting.add(key);
+    if (!sent || reporting.has(key)) return Promise.resolve(true);
+    const running = reportSent(key, sent).finally(() => reporting.delete(key));
+    reporting.set(key, running);
+    return running;
+  }
+
+  async function reportSent(key: string, sent: { id: string; chat: string; messageRef: string; rendered?: string }): Promise<boolean> {
     try {
       const { id, chat, messageRef, rendered } = sent;
       const updated = await client.delivered({ id, surface, chat, messageRef, ...(rendered ? { rendered } : {}) });
@@ -127,13 +135,38 @@ export function createDeliveryLoop({ client, adapter, cache, now = Date.now, log
       unreported.delete(key); // the question is gone or the target refused: nothing to retry
       log("delivery report refused", error);
       return true;
+    }
+  }
+
+  /** Reports one refused copy (question.deliveryFailed with `sent`); false when the gateway cannot take it now. */
+  async function reportRefusal(key: string): Promise<boolean> {
+    const refusal = refusals.get(key);
+    if (!refusal || refusing.has(key)) return true;
+    refusing.add(key);
+    try {
+      const { id, chat, messageRef, reason } = refusal;
+      const updated = await client.deliveryFailed({ id, surface, chat, reason, permanent: true, sent: true, messageRef });
+      cache.put(updated);
+      refusals.delete(key);
+      return true;
+    } catch (error) {
+      if (error instanceof GatewayError && error.code === "DISCONNECTED") return false;
+      if (isTransient(error)) {
+        log("refused-copy report not taken yet; retrying", error);
+        flushLater();
+        return false;
+      }
+      refusals.delete(key);
+      log("refused-copy report refused", error);
+      return true;
     } finally {
-      reporting.delete(key);
+      refusing.delete(key);
     }
   }
 
   async function flushReports(): Promise<void> {
     for (const key of [...unreported.keys()]) if (!(await report(key))) return;
+    for (const key of [...refusals.keys()]) if (!(await reportRefusal(key))) return;
   }
 
   /** Asks the gateway whether this bot sends the copy. A gateway without claims (older) lets every bot send. */
@@ -317,6 +350,22 @@ export function createDeliveryLoop({ client, adapter, cache, now = Date.now, log
         copies.map(({ id, chat, copy }) => client.claimDelivery({ id, surface, chat, claimant, leaseMs: HAND_BACK_LEASE_MS, ...(copy ? { copy } : {}) }).catch(() => {})),
       );
       await Promise.race([handBack, new Promise((resolve) => setTimeout(resolve, waitMs).unref?.())]);
+    },
+    /**
+     * The platform took a copy this bot sent (`messageRef`) and then refused it for good, e.g. in a delivery status
+     * that came later: the copy is forgotten here, and the gateway withdraws its delivery and fails the target with
+     * `reason` (the asker hears delivery_failed once every chat target has failed). Resolves once reported (or queued
+     * for the next flush when the gateway cannot take it now).
+     */
+    async refused(note: { questionId: string; chat: string; messageRef: string; reason: string }): Promise<void> {
+      const { questionId: id, chat, messageRef, reason } = note;
+      const key = `${id}\u0000${chat}`;
+      cache.dropSent(id, surface, chat, messageRef);
+      await reporting.get(key); // a delivery report in flight lands first, so this one withdraws it
+      // A copy the gateway never heard of: its delivery report is dropped, and the refusal fails the target alone.
+      if (unreported.get(key)?.messageRef === messageRef) unreported.delete(key);
+      refusals.set(key, { id, chat, messageRef, reason: reason.slice(0, 1000) });
+      await reportRefusal(key);
     },
     /** For tests and ops: sends not yet reported to the gateway. */
     unreportedCount: () => unreported.size,

@@ -39,6 +39,8 @@ export function createBridge(options: BridgeOptions) {
     stop: () => delivery.stop(),
     handle: inbound.handle,
     sent: inbound.sent,
+    /** A copy the platform took was refused later, for good (see the delivery loop's refused). */
+    refused: delivery.refused,
     cache,
     unreportedCount: delivery.unreportedCount,
   };

@@ -56,6 +56,14 @@ export function createRecordCache(now: () => number = Date.now) {
       const known = records.get(id);
       if (known) records.set(id, withSent(known));
     },
+    /** The platform refused a copy this bot sent (after taking it): no longer known as sent, nor as the record's. */
+    dropSent(id: string, surface: Surface, chat: string, messageRef: string): void {
+      const gone = (d: Delivery) => d.surface === surface && d.chat === chat && d.messageRef === messageRef;
+      const mine = sent.get(id)?.filter((d) => !gone(d));
+      if (mine) sent.set(id, mine);
+      const known = records.get(id);
+      if (known) records.set(id, { ...known, deliveries: known.deliveries.filter((d) => !gone(d)) });
+    },
     /** A copy now shows `rendered` (a fingerprint): the cached record and this bot's own copies say so from now on. */
     setRendered(id: string, surface: Surface, chat: string, rendered: string): void {
       const mark = (deliveries: Delivery[]) => deliveries.map((d) => (d.surface === surface && d.chat === chat ? { ...d, rendered } : d));

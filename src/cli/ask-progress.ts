@@ -78,7 +78,8 @@ export function createAskProgress({ client, gatewayUrl, err, intervalMs = ASK_CO
     for (const state of next.targetStates ?? []) {
       const key = `${state.surface}:${state.chat}`;
       const text = `${state.state}: ${state.reason}`;
-      if (delivered.has(key) || shownStates.get(key) === text) continue;
+      // A state of a chat with a copy is never shown (reads leave it out); a copy withdrawn since shows its failure.
+      if (next.deliveries.some((d) => `${d.surface}:${d.chat}` === key) || shownStates.get(key) === text) continue;
       shownStates.set(key, text);
       err(`${key} ${state.state === "failed" ? "cannot receive it" : "is retrying"}: ${state.reason}`);
     }

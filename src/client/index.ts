@@ -49,7 +49,11 @@ export interface GatewayClient {
   /** Every record `query` matches, paged through. */
   listAll(query?: ListQuery): Promise<QuestionRecord[]>;
   delivered(params: In<"question.delivered">): Promise<QuestionRecord>;
-  /** `permanent: false` (with `retryAtMs`): the bot will retry; the target shows as retrying with the reason. */
+  /**
+   * `permanent: false` (with `retryAtMs`): the bot will retry; the target shows as retrying with the reason.
+   * `sent: true` (with the copy's `messageRef`): the platform took the copy and refused it later, for good; its
+   * delivery is withdrawn and the target fails (the asker hears delivery_failed once every chat target has failed).
+   */
   deliveryFailed(params: In<"question.deliveryFailed">): Promise<QuestionRecord>;
   /** Records what one delivered copy shows now (an opaque fingerprint, 1..128 characters). */
   copyRendered(params: In<"question.copyRendered">): Promise<QuestionRecord>;

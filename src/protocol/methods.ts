@@ -143,6 +143,8 @@ export const methodParams = {
   /**
    * A bot reports a failed send. `permanent` (default true): the chat can never receive it, so that target fails at
    * once. `permanent: false`: the bot keeps retrying (next at `retryAtMs`); the target is `retrying`, with the reason.
+   * `sent: true`: the platform took the copy (it may be recorded as delivered, as `messageRef` when given) and then
+   * refused it for good: that delivery is withdrawn and the target fails, as if the send itself had failed.
    */
   "question.deliveryFailed": strict({
     id,
@@ -151,7 +153,11 @@ export const methodParams = {
     reason: z.string().max(1000),
     permanent: z.boolean().optional(),
     retryAtMs: z.number().int().min(0).optional(),
-  }),
+    sent: z.literal(true).optional(),
+    messageRef: text.optional(),
+  })
+    .refine((p) => p.sent !== true || p.permanent !== false, { message: "a copy refused after it was sent has failed for good: permanent cannot be false", path: ["permanent"] })
+    .refine((p) => p.messageRef === undefined || p.sent === true, { message: "names the refused copy: only with sent: true", path: ["messageRef"] }),
   /** A bot records what one delivered copy shows now (an opaque fingerprint), so a restart edits only copies behind. */
   "question.copyRendered": strict({ id, surface, chat: text, rendered }),
   /**

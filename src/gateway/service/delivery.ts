@@ -56,12 +56,18 @@ export function createDelivery({ store, now, deadlines, events, deliveryTimeoutM
      * A bot reports a failed send. Permanent (the default): the target is `failed`, and when every chat target has
      * failed with nothing delivered the asker hears `delivery_failed` at once. Not permanent: the target is
      * `retrying`, with the reason, and the bot tries again; this never ends the question by itself.
+     *
+     * `sent: true`: the platform took the copy and refused it later, for good. Its delivery, when recorded (and is
+     * `messageRef`, when given), is withdrawn with the target set `failed` in one store write; then the same as an
+     * unsent failure. A question left with no copy at all is watched for delivery again, from now.
      */
     async deliveryFailed(params: MethodParams<"question.deliveryFailed">): Promise<QuestionRecord> {
       const record = await mustGet(params.id);
       checkTarget(record, params.surface, params.chat);
-      const delivered = record.deliveries.some((d) => d.surface === params.surface && d.chat === params.chat);
-      if (record.status !== "pending" || delivered) return record;
+      const copy = record.deliveries.find((d) => d.surface === params.surface && d.chat === params.chat);
+      if (record.status !== "pending") return record;
+      // Without `sent`, a delivered copy wins over a failure report; with it, only a report about another message does.
+      if (copy && (params.sent !== true || (params.messageRef !== undefined && params.messageRef !== copy.messageRef))) return record;
       const state: TargetState = {
         surface: params.surface,
         chat: params.chat,
@@ -70,13 +76,15 @@ export function createDelivery({ store, now, deadlines, events, deliveryTimeoutM
         atMs: now(),
         ...(params.retryAtMs !== undefined && params.permanent === false ? { retryAtMs: params.retryAtMs } : {}),
       };
-      const updated = await stored(store.setTargetState(record.id, state));
+      const updated = await stored(copy ? store.withdrawDelivery(record.id, copy.messageRef, state) : store.setTargetState(record.id, state));
       if (!updated) throw new GatewayError("QUESTION_NOT_FOUND", `no question with id ${params.id}`);
       if (updated.status !== "pending") return updated;
       if (everyChatTargetFailed(updated)) {
         await failDelivery(updated, "every send failed");
         return mustGet(record.id);
       }
+      // The withdrawn copy was the only one: the other targets get the delivery timeout again, from now.
+      if (copy) deadlines.watchDelivery(updated);
       events.emit("question.updated", updated);
       return updated;
     },

@@ -84,6 +84,9 @@ export interface FakeWhatsAppOptions {
   throughput?: PairPace;
 }
 
+/** A message taken and then reported failed in a status webhook, with this error. */
+type RefusedLater = { code: number; title: string; afterMs?: number };
+
 const error = (status: number, code: number, message: string) => ({ status, body: { error: { message, type: "OAuthException", code, error_data: { messaging_product: "whatsapp", details: message }, fbtrace_id: "Afake" } } });
 
 export async function startFakeWhatsApp(options: FakeWhatsAppOptions) {
@@ -96,6 +99,8 @@ export async function startFakeWhatsApp(options: FakeWhatsAppOptions) {
   const asyncRefusals = new Set<string>();
   /** Recipients WhatsApp can never deliver to. */
   const undeliverable = new Set<string>();
+  /** Of those, the ones whose messages are taken and then reported failed (131026) in a status webhook. */
+  const undeliverableLater = new Map<string, number>();
   const failures: Array<{ matches: (body: any) => boolean; status: number; code: number; message: string; times: number }> = [];
   const holds: Array<{ arrived: boolean; matches: (m: FakeBotMessage) => boolean; release: () => void; wait: Promise<void>; onArrive: (m: FakeBotMessage) => void }> = [];
   const pairBuckets = new Map<string, { tokens: number; atMs: number }>();
@@ -131,9 +136,10 @@ export async function startFakeWhatsApp(options: FakeWhatsAppOptions) {
     const to = String(body.to ?? "");
     if (body.messaging_product !== "whatsapp") return error(400, 100, "(#100) The parameter messaging_product is required.");
     if (!/^[0-9]{5,20}$/.test(to)) return error(400, 100, "(#100) Invalid parameter: to");
-    if (undeliverable.has(to)) return error(400, 131026, "Message undeliverable");
+    if (undeliverable.has(to) && !undeliverableLater.has(to)) return error(400, 131026, "Message undeliverable");
     const type = body.type ?? "text";
     const base = { id: wamid(), to, atMs, rows: [] as FakeBotMessage["rows"], ...(body.context?.message_id ? { replyTo: String(body.context.message_id) } : {}) };
+    if (undeliverableLater.has(to)) return { ...base, type: "text", text: "", refusedLater: { code: 131026, title: "Message undeliverable", afterMs: undeliverableLater.get(to)! } } as FakeBotMessage & { refusedLater: RefusedLater };
     if (type === "template") {
       const t = body.template;
       if (!t?.name || !t.language?.code) return error(400, 131008, "Required parameter is missing: template");
@@ -142,7 +148,7 @@ export async function startFakeWhatsApp(options: FakeWhatsAppOptions) {
     }
     if (closedWindows.has(to)) {
       // As Meta mostly does it: the message is taken, and a status webhook reports it failed.
-      if (asyncRefusals.has(to)) return { ...base, type: "text", text: "", refusedLater: true } as FakeBotMessage & { refusedLater: true };
+      if (asyncRefusals.has(to)) return { ...base, type: "text", text: "", refusedLater: { code: 131047, title: "Re-engagement message" } } as FakeBotMessage & { refusedLater: RefusedLater };
       return error(400, 131047, "Re-engagement message: more than 24 hours have passed since the recipient last replied to the sender number.");
     }
     if (throughputLimited(atMs)) return error(400, 130429, "Rate limit hit: Cloud API message throughput has been reached.");
@@ -226,9 +232,10 @@ export async function startFakeWhatsApp(options: FakeWhatsAppOptions) {
       return accepted;
     }
     record(200, body);
-    if ((accepted as { refusedLater?: true }).refusedLater) {
-      const status = { id: accepted.id, status: "failed", timestamp: String(Math.floor(Date.now() / 1000)), recipient_id: accepted.to, errors: [{ code: 131047, title: "Re-engagement message" }] };
-      setTimeout(() => void post(statusBody(status)).catch(() => {}), 30);
+    const later = (accepted as { refusedLater?: RefusedLater }).refusedLater;
+    if (later) {
+      const status = { id: accepted.id, status: "failed", timestamp: String(Math.floor(Date.now() / 1000)), recipient_id: accepted.to, errors: [{ code: later.code, title: later.title }] };
+      setTimeout(() => void post(statusBody(status)).catch(() => {}), later.afterMs ?? 30);
       return { status: 200, body: { messaging_product: "whatsapp", contacts: [{ input: accepted.to, wa_id: accepted.to }], messages: [{ id: accepted.id }] } };
     }
     botMessages.push(accepted);
@@ -342,7 +349,15 @@ export async function startFakeWhatsApp(options: FakeWhatsAppOptions) {
       else asyncRefusals.delete(to);
     },
     windowClosed: (to: string) => closedWindows.has(to),
-    undeliverable: (to: string) => void undeliverable.add(to),
+    /**
+     * WhatsApp can never deliver to `to`: refused at once (131026), or with `later`, taken and then reported failed
+     * in a status webhook `afterMs` later.
+     */
+    undeliverable(to: string, { later = false, afterMs = 30 } = {}) {
+      undeliverable.add(to);
+      if (later) undeliverableLater.set(to, afterMs);
+      else undeliverableLater.delete(to);
+    },
     /** The next `times` messages `matches` picks are refused with Meta's error `code`. */
     failNext(matches: (body: any) => boolean, code: number, { status = 400, times = 1, message = `fake error ${code}` } = {}) {
       failures.push({ matches, status, code, message, times });

@@ -167,6 +167,47 @@ describe("whatsapp: specifics", () => {
       h.fake.closeWindow(h.colleague.id, false);
     }
   });
+
+  it("a prompt taken and refused later by a failed status (131047) without WHATSAPP_TEMPLATE: its delivery is withdrawn and the target fails at once", async () => {
+    h.fake.closeWindow(h.colleague.id, true, { refusedLater: true });
+    try {
+      const started = Date.now();
+      const id = await ask(h.colleague.id);
+      const outcome = await rpcOk(h.gatewayUrl(), "question.waitAnswer", { id, timeoutMs: 8_000 });
+      expect(outcome).toMatchObject({ status: "delivery_failed", reason: expect.stringMatching(/24 hours.*WHATSAPP_TEMPLATE is unset/u) });
+      expect(Date.now() - started).toBeLessThan(5_000); // the report, not the 30 s delivery timeout
+      // The Cloud API took the prompt (200, a message id) and refused it only in the status webhook.
+      expect(h.fake.calls.filter((c) => c.status === 200 && c.body.to === h.colleague.id && c.body.type === "interactive" && JSON.stringify(c.body).includes(`|${id}|`))).toHaveLength(1);
+      const record = await rpcOk(h.gatewayUrl(), "question.get", { id });
+      expect(record.deliveries).toEqual([]);
+      expect(record.targetStates).toEqual([
+        expect.objectContaining({ surface: "whatsapp", chat: h.colleague.id, state: "failed", reason: expect.stringMatching(/has not written to this number in the last 24 hours.*131047.*WHATSAPP_TEMPLATE is unset/u) }),
+      ]);
+      expect(h.fake.botMessages(h.colleague.id).filter((m) => m.type === "template")).toEqual([]);
+    } finally {
+      h.fake.closeWindow(h.colleague.id, false);
+    }
+  });
+
+  it("with two targets, a prompt refused later as undeliverable (131026) fails only that target; the other copy still answers", async () => {
+    const unreachable = "15550000103";
+    h.fake.undeliverable(unreachable, { later: true, afterMs: 1_000 });
+    const { id } = await rpcOk(h.gatewayUrl(), "question.request", { questions: [single], targets: [{ surface: "whatsapp", chat: h.person.id }, { surface: "whatsapp", chat: unreachable }] });
+    // The Cloud API took both prompts: both copies are recorded as delivered, until the status webhook comes.
+    await waitUntil(async () => (await rpcOk(h.gatewayUrl(), "question.get", { id })).deliveries.length === 2 || undefined, "both copies delivered");
+    const failed = await waitUntil(async () => {
+      const record = await rpcOk(h.gatewayUrl(), "question.get", { id });
+      return record.targetStates?.some((s: { state: string }) => s.state === "failed") ? record : undefined;
+    }, "the refused target failed");
+    expect(failed.status).toBe("pending");
+    expect(failed.targetStates).toEqual([expect.objectContaining({ chat: unreachable, state: "failed", reason: expect.stringMatching(/Message undeliverable \(error 131026\)/u) })]);
+    expect(failed.deliveries).toEqual([expect.objectContaining({ surface: "whatsapp", chat: h.person.id })]);
+    const copy = await promptOf(id);
+    expect(await h.press(copy, 1, h.person)).toBe("Answer submitted.");
+    expect(await result(id)).toMatchObject({ status: "answered", answers: { answers: { deploy_target: ["Production"] } } });
+    const record = await rpcOk(h.gatewayUrl(), "question.get", { id });
+    expect(record.deliveries.map((d: { chat: string }) => d.chat)).toEqual([h.person.id]);
+  });
 });
 
 describe("whatsapp: the 24-hour window with WHATSAPP_TEMPLATE", () => {

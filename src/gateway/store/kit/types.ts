@@ -157,6 +157,13 @@ export interface QuestionStore {
    * Returns undefined for an unknown id.
    */
   setTargetState(id: string, state: TargetState): Promise<QuestionRecord | undefined>;
+  /**
+   * A copy the platform took and then refused for good (its send was accepted, its delivery failed later): on a
+   * pending record whose copy in (state.surface, state.chat) is `messageRef`, removes that delivery and records
+   * `state` for the chat (by setTargetState's rule), in one write. No such copy (none, or another message), or a
+   * terminal record: nothing changes. Returns the record as it is then; undefined for an unknown id.
+   */
+  withdrawDelivery(id: string, messageRef: string, state: TargetState): Promise<QuestionRecord | undefined>;
   /** Stores what one delivered copy shows now; undefined for an unknown id. No copy for that chat: changes nothing. */
   setRendered(id: string, surface: string, chat: string, rendered: string): Promise<QuestionRecord | undefined>;
   /**

@@ -290,6 +290,18 @@ export function createMemoryStore(): QuestionStore {
       return copy(record);
     },
 
+    async withdrawDelivery(id, messageRef, state) {
+      assertOpen();
+      const record = records.get(id);
+      if (!record) return undefined;
+      const index = record.deliveries.findIndex((d) => d.surface === state.surface && d.chat === state.chat && d.messageRef === messageRef);
+      if (record.status !== "pending" || index < 0) return copy(record);
+      record.deliveries.splice(index, 1);
+      const merged = mergeTargetState(record.targetStates ?? [], toStored(state));
+      if (merged) record.targetStates = merged;
+      return copy(record);
+    },
+
     async setRendered(id, surface, chat, rendered) {
       assertOpen();
       const record = records.get(id);

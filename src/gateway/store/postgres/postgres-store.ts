@@ -441,6 +441,28 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
       return get(id);
     },
 
+    async withdrawDelivery(id, messageRef, state) {
+      // One statement: the copy goes, and the chat's state is recorded, only when that copy of a pending question
+      // was there (FOR SHARE holds off a concurrent resolution). The state's trigger announces question.updated.
+      await query(
+        "withdrawDelivery",
+        true,
+        `WITH q AS MATERIALIZED (SELECT id FROM questions WHERE id = $1 AND status = 'pending' FOR SHARE),
+         gone AS MATERIALIZED (
+           DELETE FROM deliveries d USING q
+           WHERE d.question_id = q.id AND d.surface = $2 AND d.chat = $3 AND d.message_ref = $8
+           RETURNING d.question_id
+         )
+         INSERT INTO target_states AS t (question_id, surface, chat, state, reason, at_ms, retry_at_ms)
+         SELECT gone.question_id, $2, $3, $4, $5, $6::bigint, $7::bigint FROM gone
+         ON CONFLICT (question_id, surface, chat) DO UPDATE SET
+           state = EXCLUDED.state, reason = EXCLUDED.reason, at_ms = EXCLUDED.at_ms, retry_at_ms = EXCLUDED.retry_at_ms
+         WHERE NOT (t.state = 'failed' AND EXCLUDED.state = 'retrying')`,
+        [id, state.surface, state.chat, state.state, state.reason, state.atMs, state.retryAtMs ?? null, messageRef],
+      );
+      return get(id);
+    },
+
     async setRendered(id, surface, chat, rendered) {
       await query("setRendered", true, `UPDATE deliveries SET rendered = $4 WHERE question_id = $1 AND surface = $2 AND chat = $3`, [id, surface, chat, rendered]);
       return get(id);

@@ -1,6 +1,6 @@
 import { SqliteError } from "better-sqlite3";
 import type Database from "better-sqlite3";
-import type { Delivery, LateAnswer, QuestionRecord } from "../../../record/record.ts";
+import type { Delivery, LateAnswer, QuestionRecord, TargetState } from "../../../record/record.ts";
 import { CorruptRecordError, QuestionExistsError, SessionBusyError } from "../kit/errors.ts";
 import { enforceQuota, quotaCheckFor, type PendingCounts, type QuotaCheck } from "../kit/pending-limits.ts";
 import { createClaimTable, decodeSkippingCorrupt, normalizeLimit } from "../kit/record-ops.ts";
@@ -31,6 +31,16 @@ export interface SqliteStoreOptions {
    */
   groupCommit?: boolean;
 }
+
+const targetStateParams = (id: string, state: TargetState) => ({
+  question_id: id,
+  surface: state.surface,
+  chat: state.chat,
+  state: state.state,
+  reason: state.reason,
+  at_ms: state.atMs,
+  retry_at_ms: state.retryAtMs ?? null,
+});
 
 const warnCorruptRecord = (error: CorruptRecordError): void => console.warn(`[store] skipped: ${error.message}`);
 
@@ -96,6 +106,11 @@ export function createSqliteStore({ dataDir, onCorruptRecord = warnCorruptRecord
        ON CONFLICT (question_id, surface, chat) DO UPDATE SET
          state = excluded.state, reason = excluded.reason, at_ms = excluded.at_ms, retry_at_ms = excluded.retry_at_ms
        WHERE NOT (target_states.state = 'failed' AND excluded.state = 'retrying')`,
+    ),
+    /** A copy refused after it was sent: only that message's delivery, on a pending question. */
+    withdrawDelivery: db.prepare<[string, string, string, string]>(
+      `DELETE FROM deliveries WHERE question_id = ? AND surface = ? AND chat = ? AND message_ref = ?
+         AND EXISTS (SELECT 1 FROM questions WHERE id = deliveries.question_id AND status = 'pending')`,
     ),
     setRendered: db.prepare<[string, string, string, string]>(`UPDATE deliveries SET rendered = ? WHERE question_id = ? AND surface = ? AND chat = ?`),
     markReplySeen: db.prepare<[string, string, string, number]>(
@@ -250,6 +265,13 @@ export function createSqliteStore({ dataDir, onCorruptRecord = warnCorruptRecord
     return read(id);
   });
 
+  /** Removes the copy and records the chat's state in one transaction; the state only when the copy was there. */
+  const withdrawDelivery = db.transaction((id: string, messageRef: string, state: TargetState): QuestionRecord | undefined => {
+    if (!sql.exists.get(id)) return undefined;
+    if (sql.withdrawDelivery.run(id, state.surface, state.chat, messageRef).changes === 1) sql.upsertTargetState.run(targetStateParams(id, state));
+    return read(id);
+  });
+
   /** A follow-up compare-and-set: read, `apply` (undefined: nothing to do), write, in one transaction. */
   const followUp = db.transaction((id: string, apply: (record: QuestionRecord) => QuestionRecord | undefined): QuestionRecord | undefined => {
     const record = read(id);
@@ -399,16 +421,13 @@ export function createSqliteStore({ dataDir, onCorruptRecord = warnCorruptRecord
       run(() => {
         if (!sql.exists.get(id)) return undefined;
         beginWrite();
-        sql.upsertTargetState.run({
-          question_id: id,
-          surface: state.surface,
-          chat: state.chat,
-          state: state.state,
-          reason: state.reason,
-          at_ms: state.atMs,
-          retry_at_ms: state.retryAtMs ?? null,
-        });
+        sql.upsertTargetState.run(targetStateParams(id, state));
         return durable(read(id));
+      }),
+    withdrawDelivery: (id, messageRef, state) =>
+      run(() => {
+        beginWrite();
+        return durable(withdrawDelivery.immediate(id, messageRef, state));
       }),
     setRendered: (id, surface, chat, rendered) =>
       run(() => {
