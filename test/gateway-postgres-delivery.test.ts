@@ -1,7 +1,8 @@
 /**
  * Issue 18 on two gateway instances sharing one PostgreSQL database: a reply key taken on one instance is refused on
  * the other, target states are visible (and announced) on every instance, and a copy claimed through one instance
- * keeps the question queued on the other past the delivery deadline. DELIVERY_TIMEOUT_SECONDS=1.
+ * keeps the question queued on the other past the delivery deadline; a copy withdrawn through one (refused after the
+ * platform took it) is gone on the other. DELIVERY_TIMEOUT_SECONDS=1.
  */
 import { describe, expect, it } from "vitest";
 import type { QuestionRecord } from "../src/record/record.ts";
@@ -49,6 +50,25 @@ describe("two instances on one PostgreSQL database", () => {
     await b.delivered({ id, surface: "telegram", chat: "502", messageRef: "m-502" });
     await sleep(1_200);
     expect(await a.get(id)).toMatchObject({ status: "pending", deliveries: [expect.objectContaining({ chat: "502" })] });
+  });
+
+  it("a copy withdrawn on B (sent: true) is gone on A, announced there as question.updated with the failed state", async () => {
+    const [a, b] = [await client(0), await client(1)];
+    const updates: QuestionRecord[] = [];
+    a.on("question.updated", (record) => updates.push(record));
+    const { id } = await a.request(oneQuestion({ targets: [...telegram("504"), ...telegram("505")] }));
+    await a.delivered({ id, surface: "telegram", chat: "504", messageRef: "m-504" });
+    await a.delivered({ id, surface: "telegram", chat: "505", messageRef: "m-505" });
+    await b.deliveryFailed({ id, surface: "telegram", chat: "504", reason: "refused after it was taken", sent: true, messageRef: "m-504" });
+    await waitUntil(() => updates.some((r) => r.id === id && r.targetStates?.[0]?.state === "failed"), "question.updated with the withdrawal on A");
+    expect(await a.get(id)).toMatchObject({
+      status: "pending",
+      deliveries: [expect.objectContaining({ chat: "505" })],
+      targetStates: [expect.objectContaining({ chat: "504", state: "failed", reason: "refused after it was taken" })],
+    });
+    const waiting = a.waitAnswer({ id, timeoutMs: 10_000 });
+    await b.deliveryFailed({ id, surface: "telegram", chat: "505", reason: "undeliverable", sent: true });
+    expect(await waiting).toMatchObject({ status: "delivery_failed", reason: expect.stringContaining("telegram:505: failed: undeliverable") });
   });
 
   it("a permanent failure reported on B ends the question on A at once, with the reason", async () => {
