@@ -7,9 +7,10 @@ import { discord } from "./discord/platform.ts";
 import type { PlatformDescriptor } from "./kit/descriptor.ts";
 import { PLATFORM_NAMES, isPlatform, type PlatformName } from "./index.ts";
 import { slack } from "./slack/platform.ts";
+import { teams } from "./teams/platform.ts";
 import { telegram } from "./telegram/platform.ts";
 
-export const PLATFORMS = { telegram, discord, slack } as const satisfies { [N in PlatformName]: { surface: N } };
+export const PLATFORMS = { telegram, discord, slack, teams } as const satisfies { [N in PlatformName]: { surface: N } };
 
 export type Platform = (typeof PLATFORMS)[PlatformName];
 export type { PlatformDescriptor };

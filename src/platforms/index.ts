@@ -8,12 +8,14 @@
  */
 import { discordSurface } from "./discord/surface.ts";
 import { slackSurface } from "./slack/surface.ts";
+import { teamsSurface } from "./teams/surface.ts";
 import { telegramSurface } from "./telegram/surface.ts";
 
 export const PLATFORM_SURFACES = {
   telegram: telegramSurface,
   discord: discordSurface,
   slack: slackSurface,
+  teams: teamsSurface,
 } as const;
 
 export type PlatformName = keyof typeof PLATFORM_SURFACES;
