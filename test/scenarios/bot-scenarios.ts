@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rpc, rpcOk, sleep } from "../helpers/gateway.ts";
 import { scenarioTools, waitUntil } from "./tools.ts";
-import type { BotHarness, Person, PromptCopy } from "./harness.ts";
+import { capabilitiesOf, type BotHarness, type Person, type PromptCopy } from "./harness.ts";
 
 const single = {
   id: "deploy_target",
@@ -32,6 +32,10 @@ export function runBotScenarios(name: string, makeHarness: () => Promise<BotHarn
       return id as string;
     };
     const { promptOf, result, status, summaryOf } = scenarioTools(() => h);
+    /** What the platform can do (its harness declares what it cannot). */
+    const can = () => capabilitiesOf(h);
+    /** Someone else in the scenario chat: a colleague in a group; where every chat is one person's, that person. */
+    const alsoInChat = () => (can().groups ? h.colleague : h.person);
     /** The first bot reply in the chat matching `pattern`, among those after the first `after`. */
     const replyMatching = (chat: string, pattern: RegExp, after = 0) =>
       waitUntil(() => h.botReplies(chat).slice(after).find((t) => pattern.test(t)), `a bot reply matching ${pattern}`);
@@ -46,7 +50,9 @@ export function runBotScenarios(name: string, makeHarness: () => Promise<BotHarn
       expect(copy.text).toContain("Where should I deploy?");
       expect(copy.text).toContain("safe to try");
       // The scenario chat is a group: the prompt says a typed answer counts only as a reply (in the thread, on Slack).
-      expect(copy.text).toMatch(/In this (group|channel), a typed answer counts only (as a reply to this message|in this message.s thread)\./u);
+      // Where every chat is one person's (no groups), it is a direct message, and needs no such line.
+      if (can().groups) expect(copy.text).toMatch(/In this (group|channel), a typed answer counts only (as a reply to this message|in this message.s thread)\./u);
+      else expect(copy.text).not.toMatch(/In this (group|channel)/u);
       await rpcOk(h.gatewayUrl(), "question.resolve", { id, cancel: true, reason: "cancelled" });
     });
 
@@ -156,6 +162,22 @@ export function runBotScenarios(name: string, makeHarness: () => Promise<BotHarn
     it("someone not allowed is told so and nothing is recorded", async () => {
       const id = await ask([single]);
       const copy = await promptOf(id);
+      if (!can().groups) {
+        // No group chats: a stranger can reach the bot only from their own chat. What they send there (a typed
+        // answer, a selection of the list) gets the refusal mark, and nothing is recorded or said.
+        const typed = await h.type(h.stranger.id, h.stranger, "2");
+        await waitUntil(() => typed.reactions().length > 0, "the mark on the stranger's message");
+        expect(await h.press(copy, 0, h.stranger)).toBeUndefined();
+        await sleep(300);
+        expect(await status(id)).toBe("pending");
+        // A target's own user list narrows it further: the chat's own person is refused.
+        const narrow = await ask([single], {}, h.chat, [h.colleague.id]);
+        const narrowCopy = await promptOf(narrow);
+        expect(await h.press(narrowCopy, 0, h.person)).toBe("This question is for someone else.");
+        expect(await status(narrow)).toBe("pending");
+        for (const q of [id, narrow]) await rpcOk(h.gatewayUrl(), "question.resolve", { id: q, cancel: true, reason: "cancelled" });
+        return;
+      }
       expect(await h.press(copy, 0, h.stranger)).toBe("This question is for someone else.");
       await h.type(h.chat, h.stranger, "2", { replyTo: copy });
       await sleep(300);
@@ -188,7 +210,7 @@ export function runBotScenarios(name: string, makeHarness: () => Promise<BotHarn
       const copy = await promptOf(id);
       await h.press(copy, 0, h.person);
       await result(id);
-      expect(await h.press(copy, 1, h.colleague)).toBe("This question was already answered.");
+      expect(await h.press(copy, 1, alsoInChat())).toBe("This question was already answered.");
       expect((await result(id)).answers.answers.deploy_target).toEqual(["Staging (Recommended)"]);
     });
 
@@ -216,8 +238,13 @@ export function runBotScenarios(name: string, makeHarness: () => Promise<BotHarn
       const id = await ask([single]);
       const copy = await promptOf(id);
       const sent = await h.type(h.chat, h.person, "sk-live_abcdefghijklmnopqrstuvwx1234", { replyTo: copy });
-      await toldMatching(h.chat, h.person, /secrets flow/);
-      await waitUntil(() => sent.deleted(), "the credential message to be deleted");
+      const note = await toldMatching(h.chat, h.person, /secrets flow/);
+      if (can().deletesMessages) await waitUntil(() => sent.deleted(), "the credential message to be deleted");
+      else {
+        // The bot may not delete a person's message: it stays, and the person is told to delete it and rotate it.
+        expect(note).toMatch(/still visible.*delete it.*rotate/su);
+        expect(sent.deleted()).toBe(false);
+      }
       expect(await status(id)).toBe("pending");
       const record = await rpcOk(h.gatewayUrl(), "question.get", { id });
       expect(JSON.stringify(record)).not.toContain("abcdefghijklmnop");
@@ -259,7 +286,7 @@ export function runBotScenarios(name: string, makeHarness: () => Promise<BotHarn
 
     it("a typed reply with no pending question is left alone", async () => {
       const before = h.botReplies(h.otherChat).length;
-      await h.type(h.otherChat, h.person, "hello everyone");
+      await h.type(h.otherChat, can().groups ? h.person : h.colleague, "hello everyone");
       await sleep(300);
       expect(h.botReplies(h.otherChat).length).toBe(before);
     });
@@ -302,6 +329,14 @@ export function runBotScenarios(name: string, makeHarness: () => Promise<BotHarn
     it("in a group, chatter never answers: only a reply to the prompt, or a message from a user the target names", async () => {
       const id = await ask([single]);
       const copy = await promptOf(id);
+      if (!can().groups) {
+        // No group chats: nobody else writes in the person's chat, and a message in another chat answers nothing here.
+        await h.type(h.otherChat, h.colleague, "2");
+        await quiet();
+        expect(await status(id)).toBe("pending");
+        await rpcOk(h.gatewayUrl(), "question.resolve", { id, cancel: true, reason: "cancelled" });
+        return;
+      }
       const before = h.botReplies(h.chat).length;
       await h.type(h.chat, h.colleague, "anyone up for lunch?");
       await h.type(h.chat, h.person, "2");
@@ -326,6 +361,15 @@ export function runBotScenarios(name: string, makeHarness: () => Promise<BotHarn
       const id = await ask([single]);
       const copy = await promptOf(id);
       const giveWords = await h.openOther(copy, h.person);
+      if (!can().groups) {
+        // No group chats: the person's next message is their own words, even one that reads as an option number.
+        await h.type(h.otherChat, h.colleague, "anyone up for lunch?");
+        await quiet();
+        expect(await status(id)).toBe("pending");
+        await giveWords("2");
+        expect(await result(id)).toMatchObject({ answers: { answers: { deploy_target: ["2"] } } });
+        return;
+      }
       await h.type(h.chat, h.colleague, "anyone up for lunch?");
       await h.type(h.chat, h.person, "brb, coffee");
       await quiet();
@@ -378,11 +422,14 @@ export function runBotScenarios(name: string, makeHarness: () => Promise<BotHarn
     it("a stranger's typed reply in a group is marked, not answered in public, and records nothing", async () => {
       const id = await ask([single]);
       const copy = await promptOf(id);
-      const before = h.botReplies(h.chat).length;
-      const sent = await h.type(h.chat, h.stranger, "2", { replyTo: copy });
-      await waitUntil(() => sent.reactions().length > 0, "a reaction on the stranger's message");
+      // No group chats: the stranger writes from their own chat, and is marked there.
+      const where = can().groups ? h.chat : h.stranger.id;
+      const before = h.botReplies(where).length;
+      const sent = await h.type(where, h.stranger, "2", can().groups ? { replyTo: copy } : {});
+      // Where the bot cannot mark a message (Teams), there is no mark: the rest holds all the same.
+      if (can().marksMessages) await waitUntil(() => sent.reactions().length > 0, "a reaction on the stranger's message");
       await quiet();
-      expect(h.botReplies(h.chat).length).toBe(before);
+      expect(h.botReplies(where).length).toBe(before);
       expect(await status(id)).toBe("pending");
       await rpcOk(h.gatewayUrl(), "question.resolve", { id, cancel: true, reason: "cancelled" });
     });
@@ -402,10 +449,12 @@ export function runBotScenarios(name: string, makeHarness: () => Promise<BotHarn
       const heldAgain = h.holdNextPrompt(h.chat);
       const other = await ask([single]);
       const otherCopy = await heldAgain.posted();
+      const repliesBefore = h.botReplies(h.chat).length;
       const secret = await h.type(h.chat, h.person, "sk-live_abcdefghijklmnopqrstuvwx9876", { replyTo: otherCopy });
       await sleep(1);
       heldAgain.release();
-      await waitUntil(() => secret.deleted(), "the credential message to be deleted");
+      if (can().deletesMessages) await waitUntil(() => secret.deleted(), "the credential message to be deleted");
+      else await waitUntil(() => h.botReplies(h.chat).slice(repliesBefore).some((t) => /still visible/u.test(t)), "the note to delete the credential");
       expect(await status(other)).toBe("pending");
       await rpcOk(h.gatewayUrl(), "question.resolve", { id: other, cancel: true, reason: "cancelled" });
     });

@@ -25,11 +25,46 @@ export interface PromptCopy {
 }
 
 /**
+ * What a platform can do, where the suites' expectations differ (issue 27): declared by the harness, never a skipped
+ * test. A scenario that needs what the platform lacks tests what it does instead (the copy stays as sent and a
+ * summary reply follows it; a credential stays visible and the person is told to delete it; …).
+ */
+export interface PlatformCapabilities {
+  /** The bot can edit a sent message. false: a copy stays as sent, and the bot replies to it with what it shows now. */
+  edits: boolean;
+  /** Chats of many people. false: every chat is one person's own (a direct message), named by their id. */
+  groups: boolean;
+  /** The bot may delete a person's message (a credential). false: it stays, and the person is told to delete it. */
+  deletesMessages: boolean;
+  /** The bot may delete its own messages (a reminder). false: they stay. */
+  deletesOwnMessages: boolean;
+  /**
+   * The bot can mark a person's message (a reaction: the refusal mark on a stranger's message). false (Teams): no
+   * mark; the stranger is still told nothing in public, and nothing is recorded.
+   */
+  marksMessages: boolean;
+}
+
+/** Telegram's, Discord's and Slack's: what the suites assumed before any platform lacked one. */
+export const FULL_CAPABILITIES: PlatformCapabilities = { edits: true, groups: true, deletesMessages: true, deletesOwnMessages: true, marksMessages: true };
+
+export function capabilitiesOf(harness: { capabilities?: Partial<PlatformCapabilities> }): PlatformCapabilities {
+  return { ...FULL_CAPABILITIES, ...harness.capabilities };
+}
+
+/**
  * What the scenario suite needs from a platform: its real bot, driven through its own fake server.
  * Each platform's test implements this and calls runBotScenarios.
  */
 export interface BotHarness {
   surface: Surface;
+  /** What the platform cannot do (default: everything the suites test). */
+  capabilities?: Partial<PlatformCapabilities>;
+  /**
+   * The copy as first sent, where the platform cannot edit (`copy` then shows the latest reply that updates it);
+   * default `copy`.
+   */
+  sentCopy?(chat: string, ref: string): PromptCopy;
   /** Base URL of the real gateway the bot is connected to. */
   gatewayUrl(): string;
   /** A group chat / channel the bot serves, and a second one. */

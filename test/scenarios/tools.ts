@@ -1,5 +1,5 @@
 import { rpcOk, sleep } from "../helpers/gateway.ts";
-import type { BotHarness, PromptCopy } from "./harness.ts";
+import { capabilitiesOf, type BotHarness, type PromptCopy } from "./harness.ts";
 
 /** Polls until `probe` returns something truthy, or fails naming what it waited for. */
 export async function waitUntil<T>(probe: () => T | undefined | false | Promise<T | undefined | false>, what: string, timeoutMs = 10_000): Promise<T> {
@@ -29,11 +29,21 @@ export function scenarioTools(harness: () => BotHarness) {
       return rest;
     },
     status: async (id: string) => (await rpcOk(gateway(), "question.get", { id })).status as string,
-    /** Waits until a copy reads `pattern` and has no buttons left. */
-    summaryOf: (copy: PromptCopy, pattern: RegExp) =>
-      waitUntil(() => {
+    /**
+     * Waits until a copy reads `pattern` and has no buttons left. Where the platform cannot edit (`edits: false`),
+     * that is the reply the bot made to the copy, and the copy itself stays as it was sent, controls and all.
+     */
+    summaryOf: async (copy: PromptCopy, pattern: RegExp) => {
+      const summary = await waitUntil(() => {
         const now = harness().copy(copy.chat, copy.ref);
         return pattern.test(now.text) && now.buttons.length === 0 && now;
-      }, `the copy to read ${pattern}`),
+      }, `the copy to read ${pattern}`);
+      const h = harness();
+      if (!capabilitiesOf(h).edits) {
+        const sent = (h.sentCopy ?? h.copy)(copy.chat, copy.ref);
+        if (sent.text === summary.text) throw new Error(`the copy ${copy.ref} was edited, on a platform that declares it cannot edit`);
+      }
+      return summary;
+    },
   };
 }
