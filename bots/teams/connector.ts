@@ -20,8 +20,11 @@ const RETRY_AFTER_DEFAULT_MS = 1_000;
 export type OutgoingActivity = Partial<Activity> & { type: "message" };
 
 export interface TeamsConnector {
-  /** Posts a new message in the conversation (a new post, in a channel); resolves to its activity id. */
-  post(reference: TeamsReference, activity: OutgoingActivity): Promise<string>;
+  /**
+   * Posts a new message in the conversation: in a channel a new post, or with `threadRoot` a message in that post's
+   * thread (the conversation id `<channel>;messageid=<root>`); resolves to its activity id.
+   */
+  post(reference: TeamsReference, activity: OutgoingActivity, threadRoot?: string): Promise<string>;
   /** Replies to an activity (in a channel, in its thread); resolves to the reply's id. */
   reply(reference: TeamsReference, toActivityId: string, activity: OutgoingActivity): Promise<string>;
   update(reference: TeamsReference, activityId: string, activity: OutgoingActivity): Promise<void>;
@@ -56,14 +59,21 @@ export function createTeamsConnector(cloud: CloudAdapter, appId: string): TeamsC
     for (let attempt = 1; ; attempt++) {
       try {
         let result: { value: T } | undefined;
+        // The SDK hands an error thrown in the turn to onTurnError (which only logs): it is caught here instead.
+        let failure: { error: unknown } | undefined;
         await cloud.continueConversation(appId, toConversationReference(reference), async (context) => {
           const client = context.turnState.get<ConnectorClient>(cloud.ConnectorClientKey);
           const outgoing = (a: OutgoingActivity) => {
             const activity = Activity.fromObject({ ...a, channelId: reference.channelId, serviceUrl: reference.serviceUrl, conversation: reference.conversation, from: reference.bot, ...(reference.user ? { recipient: reference.user } : {}) });
             return activity;
           };
-          result = { value: await call(client, outgoing) };
+          try {
+            result = { value: await call(client, outgoing) };
+          } catch (error) {
+            failure = { error };
+          }
         });
+        if (failure) throw failure.error;
         if (!result) throw new Error("the proactive turn did not run");
         return result.value;
       } catch (error) {
@@ -81,9 +91,10 @@ export function createTeamsConnector(cloud: CloudAdapter, appId: string): TeamsC
   }
 
   return {
-    post: (reference, activity) =>
+    post: (reference, activity, threadRoot) =>
       withClient(reference, async (client, outgoing) => {
-        const sent = await client.sendToConversation(reference.conversation.id, outgoing(activity));
+        const conversationId = threadRoot ? `${reference.conversation.id};messageid=${threadRoot}` : reference.conversation.id;
+        const sent = await client.sendToConversation(conversationId, outgoing(activity));
         if (!sent?.id) throw new Error("the Bot Connector gave no activity id");
         return sent.id;
       }),

@@ -25,7 +25,8 @@ export interface TeamsPlace {
  */
 export function teamsOps(connector: TeamsConnector, bridge: Pick<Bridge, "sent">, log: Log, place: TeamsPlace): PlatformOps {
   const { reference, chat, user, threadRoot } = place;
-  const send = (text: string) => (threadRoot ? connector.reply(reference, threadRoot, textActivity(text)) : connector.post(reference, textActivity(text)));
+  // In the thread, not as a reply to the prompt: a reply to the prompt is what a reminder is.
+  const send = (text: string) => connector.post(reference, textActivity(text), threadRoot);
   async function say(text: string, questionId?: string, ownWordsOf?: string): Promise<void> {
     const sent = send(text);
     if (questionId) bridge.sent({ chat, questionId, ...(ownWordsOf ? { ownWordsOf } : {}), messageRef: sent.catch(() => undefined) });

@@ -25,7 +25,7 @@ export const TEAMS_CARD_VERSION = "1.4";
 export const TEAMS_SUBMIT_FIELD = "ask_user";
 export const TEAMS_ANSWER_INPUT_ID = "ask_user_answer";
 /** In a group chat (no threads), the hint names a reply. */
-export const TEAMS_GROUP_CHAT_HINT = "In this group, a typed answer counts only as a reply to this message, or in a message that @mentions me.";
+export const TEAMS_GROUP_CHAT_HINT = "In this group, a typed answer counts only as a reply to this message. Or @mention me with it.";
 
 /** Where a copy is: a personal chat, a group chat, or a channel. */
 export type TeamsChatKind = "personal" | "groupChat" | "channel";

@@ -20,7 +20,7 @@ export const teams = definePlatform({
   chats: {
     group: "channel",
     groupAnswer: "thread",
-    replyHint: "In this channel, a typed answer counts only in this message's thread, or in a message that @mentions me.",
+    replyHint: "In this channel, a typed answer counts only in this message's thread. Or @mention me with it.",
   },
   buttons: { max: TEAMS_CARD_ACTIONS_MAX, labelMax: TEAMS_ACTION_TITLE_MAX, perRow: 1, rows: TEAMS_CARD_ACTIONS_MAX },
   callbackData: { field: "Action.Submit data.ask_user", max: TEAMS_SUBMIT_DATA_MAX, unit: "characters" },

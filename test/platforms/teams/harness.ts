@@ -17,7 +17,9 @@ export const TEAMS_PEOPLE = {
   stranger: { id: "0c0c0c0c-0000-4000-8000-00000000ba11", name: "Mallory" },
 };
 /** A channel (threads), a group chat (quoted replies), and each person's personal chat. */
-export const TEAMS_CHATS = { chat: "19:chan-one@thread.tacv2", otherChat: "19:group-two@thread.v2" };
+export const TEAMS_CHATS = { chat: "19:chan-one@thread.tacv2", otherChat: "19:chan-two@thread.tacv2" };
+/** A group chat (no threads: quoted replies), for the Teams tests. */
+export const TEAMS_GROUP_CHAT = "19:group-three@thread.v2";
 
 /** The card's actions as buttons: options, Other… (a ShowCard), Skip. */
 export function cardButtons(card: any): string[] {
@@ -65,7 +67,8 @@ export async function startTeamsFake(): Promise<FakeTeams> {
     people,
     conversations: [
       { id: TEAMS_CHATS.chat, type: "channel" },
-      { id: TEAMS_CHATS.otherChat, type: "groupChat" },
+      { id: TEAMS_CHATS.otherChat, type: "channel" },
+      { id: TEAMS_GROUP_CHAT, type: "groupChat" },
       ...people.map((p) => ({ id: `a:1personal-${p.id}`, type: "personal" as const, person: p.id })),
     ],
   });
@@ -99,14 +102,16 @@ export async function createTeamsHarness(): Promise<TeamsHarness> {
    * person's presses take turns, so with tests running side by side the reply after a press is that press's.
    */
   const turns = new Map<string, Promise<unknown>>();
-  function replyAfter(who: Person, conversation: string, press: () => Promise<number>, expectReply = true): Promise<string | undefined> {
-    const replies = () => fake.botMessages(conversation).filter(isBotReply);
+  function replyAfter(who: Person, card: FakeTeamsMessage, press: () => Promise<number>, expectReply = true): Promise<string | undefined> {
+    // In a channel the reply is in the card's thread; a chat has no threads.
+    const channel = fake.conversations.get(card.conversation)?.type === "channel";
+    const replies = () => fake.botMessages(card.conversation).filter((m) => isBotReply(m) && (!channel || m.threadRoot === (card.threadRoot ?? card.id)));
     const turn = (turns.get(who.id) ?? Promise.resolve()).catch(() => {}).then(async () => {
       const before = replies().length;
       const status = await press();
       if (status !== 200) throw new Error(`the submit got HTTP ${status}`);
       if (!expectReply) return undefined;
-      const reply = await waitUntil(() => replies()[before], `a bot reply in ${conversation}`, 5_000).catch(() => undefined);
+      const reply = await waitUntil(() => replies()[before], `a bot reply in ${card.conversation}`, 5_000).catch(() => undefined);
       return reply?.text;
     });
     turns.set(who.id, turn);
@@ -114,7 +119,9 @@ export async function createTeamsHarness(): Promise<TeamsHarness> {
   }
 
   const dataOf = (copy: PromptCopy, index: number): Record<string, unknown> => {
-    const action = messageOf(copy).card?.actions?.[index];
+    // A copy already turned into its summary has no actions: a press on it comes from a client still showing the card as sent.
+    const message = messageOf(copy);
+    const action = message.card?.actions?.[index] ?? message.sentCard?.actions?.[index];
     if (!action) throw new Error(`the copy has no action ${index}`);
     return action.type === "Action.ShowCard" ? { ...action.card.actions[0].data } : { ...action.data };
   };
@@ -134,7 +141,7 @@ export async function createTeamsHarness(): Promise<TeamsHarness> {
       const m = fake.message(ref);
       return { chat, ref, text: cardText(m.card) || (m.text ?? ""), buttons: cardButtons(m.card) };
     },
-    submitAndWait: (copy, data, who) => replyAfter(who, messageOf(copy).conversation, () => fake.submit(messageOf(copy), who.id, data)),
+    submitAndWait: (copy, data, who) => replyAfter(who, messageOf(copy), () => fake.submit(messageOf(copy), who.id, data)),
     press: (copy, index, who) => harness.submitAndWait(copy, dataOf(copy, index), who),
     pressForged(copy, forged, who) {
       const data = forged === "garbage" ? { [TEAMS_SUBMIT_FIELD]: "a1|zz|?|9" } : { [TEAMS_SUBMIT_FIELD]: encodeTeamsSubmitData({ questionId: forged.questionId, action: { kind: "choice", optionIndex: forged.optionIndex } }) };

@@ -42,6 +42,8 @@ export interface FakeTeamsMessage {
   text?: string;
   /** The Adaptive Card of a bot message (its first attachment). */
   card?: any;
+  /** The card as first sent: what a client that has not caught up with an update still shows. */
+  sentCard?: any;
   deleted: boolean;
   updates: number;
 }
@@ -55,6 +57,7 @@ export interface FakeTeamsCall {
 
 type Signing = "valid" | "none" | "forged" | "wrong-audience" | "expired";
 
+const htmlOf = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 const b64url = (data: Buffer | string) => Buffer.from(data).toString("base64url");
 
 function readBody(req: IncomingMessage): Promise<string> {
@@ -202,7 +205,7 @@ export async function startFakeTeams(options: FakeTeamsOptions) {
       ...(replyToId ? { replyToId } : {}),
       from: "bot",
       ...(typeof body?.text === "string" ? { text: body.text } : {}),
-      ...(body?.attachments?.[0]?.content ? { card: body.attachments[0].content } : {}),
+      ...(body?.attachments?.[0]?.content ? { card: body.attachments[0].content, sentCard: body.attachments[0].content } : {}),
       deleted: false,
       updates: 0,
     };
@@ -324,7 +327,8 @@ export async function startFakeTeams(options: FakeTeamsOptions) {
         ...baseActivity(conversation, person, thread),
         type: "message",
         textFormat: "plain",
-        text: opts.mention ? `${mentionText} ${text}` : text,
+        // Teams sends what a person typed as HTML: `<`, `>` and `&` arrive as entities.
+        text: opts.mention ? `${mentionText} ${htmlOf(text)}` : htmlOf(text),
         ...(opts.mention ? { entities: [{ type: "mention", text: mentionText, mentioned: botAccount }] } : {}),
         ...(conversation.type !== "channel" && opts.replyToId ? { replyToId: opts.replyToId } : {}),
       };
