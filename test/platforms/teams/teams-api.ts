@@ -242,10 +242,9 @@ export async function startFakeTeams(options: FakeTeamsOptions) {
   });
 
   /** Posts an activity to the bot, signed as `signing` says; resolves to the HTTP status. */
-  async function deliver(activity: Record<string, unknown>, signing: Signing = "valid"): Promise<number> {
+  async function deliver(activity: Record<string, unknown>, signing: Signing = "valid", opts: { serviceUrlClaim?: string } = {}): Promise<number> {
     if (!botUrl) throw new Error("the fake has no bot URL yet (useBot)");
-    const activityServiceUrl = String(activity.serviceUrl);
-    const token = tokenFor(signing, activityServiceUrl);
+    const token = tokenFor(signing, opts.serviceUrlClaim ?? String(activity.serviceUrl));
     const res = await fetch(botUrl, {
       method: "POST",
       headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
