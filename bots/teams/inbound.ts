@@ -73,7 +73,10 @@ export function createTeamsInbound(options: {
       if (tenantId && reference.conversation.tenantId && reference.conversation.tenantId.toLowerCase() !== tenantId.toLowerCase()) {
         return log(`ignored an activity from tenant ${reference.conversation.tenantId} (TEAMS_TENANT_ID is ${tenantId})`);
       }
-      references.remember(reference);
+      const fresh = references.remember(reference);
+      // What ops need to target it: the first time the bot hears from a conversation, its target is logged.
+      const target = reference.conversation.conversationType === "personal" ? fresh.find((key) => key === reference.user?.aadObjectId) : fresh[0];
+      if (target) log(`kept the conversation reference of teams:${target} (${reference.conversation.conversationType ?? "conversation"}${reference.user?.name ? ` with ${reference.user.name}` : ""})`);
       if (activity.type !== "message" || !activity.from?.id || activity.from.id === activity.recipient?.id) return;
 
       const kind = reference.conversation.conversationType;

@@ -50,8 +50,11 @@ function isReference(value: unknown): value is TeamsReference {
 }
 
 export interface TeamsReferenceStore {
-  /** Keeps a reference (written only when it changed). Keys: the conversation, and in a personal chat the person. */
-  remember(reference: TeamsReference): void;
+  /**
+   * Keeps a reference (written only when it changed). Keys: the conversation, and in a personal chat the person.
+   * Returns the target chats it was new for (none when every key was already known).
+   */
+  remember(reference: TeamsReference): string[];
   /** The reference of a target chat: a conversation id, or a person's object id for their personal chat. */
   find(chat: string): TeamsReference | undefined;
 }
@@ -93,11 +96,18 @@ export function createTeamsReferenceStore(dataDir: string, log: (message: string
     remember(reference) {
       const keys = [reference.conversation.id];
       if (reference.conversation.conversationType === "personal" && reference.user?.aadObjectId) keys.push(reference.user.aadObjectId);
+      const fresh: string[] = [];
       for (const key of keys) {
-        if (same(cache.get(key) ?? read(key), reference)) continue;
+        const known = cache.get(key) ?? read(key);
+        if (same(known, reference)) {
+          cache.set(key, known!);
+          continue;
+        }
+        if (!known) fresh.push(key);
         cache.set(key, reference);
         write(key, reference);
       }
+      return fresh;
     },
     find(chat) {
       const cached = cache.get(chat);

@@ -14,9 +14,15 @@ export const TEAMS_ACTION_TITLE_MAX = 40;
 /** The `ask_user` field of an Action.Submit's data: the encoded press. Teams takes far more; this keeps cards small. */
 export const TEAMS_SUBMIT_DATA_MAX = 256;
 
+/** A target's chat: a conversation id `19:…@thread.<kind>`, or an Entra object id (a GUID) for a personal chat. */
+export const TEAMS_CHAT_PATTERN = /19:[A-Za-z0-9_.\-]{1,200}@thread\.[a-z0-9]{1,16}|[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}/u;
+
 export const teams = definePlatform({
   ...teamsSurface,
   exampleChat: "19:abc123@thread.tacv2",
+  // A channel or group chat (`19:…@thread.tacv2`, `19:…@thread.v2`, a meeting's `19:meeting_…@thread.v2`), or a
+  // person's Entra object id (their personal chat).
+  chatPattern: TEAMS_CHAT_PATTERN,
   chats: {
     group: "channel",
     groupAnswer: "thread",

@@ -14,6 +14,7 @@ import {
   TEAMS_CARD_TEXT_MAX,
   TEAMS_SUBMIT_DATA_MAX,
 } from "../../../src/render/index.ts";
+import { formatTarget, parseTarget } from "../../../src/record/targets.ts";
 import { question, record } from "../../helpers/records.ts";
 
 const four = question({ options: [{ label: "A".repeat(64) }, { label: "Production" }, { label: "EU" }, { label: "US" }] });
@@ -114,5 +115,25 @@ describe("teams: escaping", () => {
 
   it("an Entra client secret (3 characters, a digit, Q~, 34 more) is a credential", () => {
     expect(looksLikeCredential(`here: Abc8Q~${"aB3dE_fG.h-".repeat(3)}x`)).toBe(true);
+  });
+});
+
+describe("teams: targets in text form (a conversation id holds a colon)", () => {
+  it.each([
+    ["teams:19:abc123@thread.tacv2", { surface: "teams", chat: "19:abc123@thread.tacv2" }],
+    ["teams:19:meeting_Zm9v@thread.v2", { surface: "teams", chat: "19:meeting_Zm9v@thread.v2" }],
+    ["teams:0a0a0a0a-0000-4000-8000-00000000ada1", { surface: "teams", chat: "0a0a0a0a-0000-4000-8000-00000000ada1" }],
+    ["teams:19:abc@thread.v2:0a0a0a0a-0000-4000-8000-00000000ada1+0b0b", { surface: "teams", chat: "19:abc@thread.v2", users: ["0a0a0a0a-0000-4000-8000-00000000ada1", "0b0b"] }],
+  ])("%s", (text, target) => {
+    expect(parseTarget(text)).toEqual({ ok: true, target });
+    expect(formatTarget(target as never)).toBe(text);
+  });
+
+  it.each(["teams:19:abc", "teams:general", "teams:19:abc@thread.tacv2:bad user", "teams:"])("%s is refused", (text) => {
+    expect(parseTarget(text).ok).toBe(false);
+  });
+
+  it("other surfaces parse as before", () => {
+    expect(parseTarget("telegram:-1001:42+77")).toEqual({ ok: true, target: { surface: "telegram", chat: "-1001", users: ["42", "77"] } });
   });
 });
