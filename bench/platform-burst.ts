@@ -37,7 +37,7 @@ export interface PlatformBurstOptions {
 }
 
 /** One platform behind its limits: the chats, the bot's configuration, and what the limits accepted and refused. */
-interface LimitedPlatform {
+export interface LimitedPlatform {
   chats: string[];
   config(gatewayUrl: string, dataDir: string): Config;
   startBot(config: Config): Promise<{ stop(): Promise<void> }>;
@@ -149,7 +149,7 @@ async function burstOnce(surface: Surface, platform: LimitedPlatform, questions:
   }
 }
 
-async function benchBurst(
+export async function benchBurst(
   n: number,
   label: string,
   surface: Surface,

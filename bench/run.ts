@@ -11,6 +11,7 @@ import { benchCliStartup } from "./cli-startup.ts";
 import { benchParser } from "./parser.ts";
 import { benchPressLatency } from "./press-latency.ts";
 import { benchDiscordBurst, benchSlackBurst } from "./platform-burst.ts";
+import { benchTeamsBurst } from "./teams-burst.ts";
 import { benchPgEvents } from "./pg-events.ts";
 import { benchPgRoundTrip } from "./pg-round-trip.ts";
 import { benchPgThroughput } from "./pg-throughput.ts";
@@ -39,6 +40,7 @@ const benchmarks: Array<[number, string, () => Promise<BenchResult>]> = [
   [11, "Discord burst", () => benchDiscordBurst({ log })],
   [12, "Slack burst", () => benchSlackBurst({ log })],
   [13, "press to result and to every copy edited", () => benchPressLatency({ log })],
+  [15, "Microsoft Teams burst", () => benchTeamsBurst({ log })],
 ];
 
 // Interrupted (Ctrl-C, a timeout): take the child gateways down too, so none is left running.

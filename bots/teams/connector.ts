@@ -8,6 +8,7 @@
 import { CloudAdapter, type ConnectorClient, HttpError } from "@microsoft/agents-hosting";
 import { Activity, type ConversationReference } from "@microsoft/agents-activity";
 import { PermanentSendError } from "../../src/bridge/index.ts";
+import { createTeamsPacer, type TeamsPace } from "./pacer.ts";
 import type { TeamsReference } from "./references.ts";
 
 /** The Bot Connector's answers for a conversation the bot cannot post in: removed, blocked, never installed, gone. */
@@ -53,7 +54,8 @@ export function toConversationReference(reference: TeamsReference): Conversation
   };
 }
 
-export function createTeamsConnector(cloud: CloudAdapter, appId: string): TeamsConnector {
+export function createTeamsConnector(cloud: CloudAdapter, appId: string, pace?: TeamsPace): TeamsConnector {
+  const pacer = createTeamsPacer(pace);
   /** Runs `call` in a proactive turn with the conversation's ConnectorClient; a 429 waits and tries again. */
   async function withClient<T>(reference: TeamsReference, call: (client: ConnectorClient, outgoing: (a: OutgoingActivity) => Activity) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
@@ -68,7 +70,7 @@ export function createTeamsConnector(cloud: CloudAdapter, appId: string): TeamsC
             return activity;
           };
           try {
-            result = { value: await call(client, outgoing) };
+            result = { value: await pacer.run(reference.conversation.id, () => call(client, outgoing)) };
           } catch (error) {
             failure = { error };
           }

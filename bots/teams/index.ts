@@ -4,12 +4,15 @@ import { cutToFit, toTeamsText } from "../../src/render/index.ts";
 import { createLog, startBridgeBot, type Log, type RunningBot } from "../shared.ts";
 import { createTeamsAdapter, TEAMS_TEXT_MAX } from "./adapter.ts";
 import { createTeamsConnector } from "./connector.ts";
+import type { TeamsPace } from "./pacer.ts";
 import { createTeamsInbound, type TeamsInbound } from "./inbound.ts";
 import { createTeamsReferenceStore } from "./references.ts";
 import { listenForActivities, TEAMS_MESSAGES_PATH } from "./server.ts";
 
 export interface TeamsBotOptions {
   log?: Log;
+  /** Overrides TEAMS_PACE (Teams' limits the bot keeps to). */
+  pace?: TeamsPace;
 }
 
 export interface RunningTeamsBot extends RunningBot {
@@ -45,7 +48,7 @@ export async function startTeamsBot(config: Config, options: TeamsBotOptions = {
   // The SDK's default tells the person "The agent encountered an error or bug."; here a failed turn is only logged.
   cloud.onTurnError = async (_context, error) => log("a turn failed", error);
   const references = createTeamsReferenceStore(config.DATA_DIR, log);
-  const connector = createTeamsConnector(cloud, required.TEAMS_APP_ID);
+  const connector = createTeamsConnector(cloud, required.TEAMS_APP_ID, options.pace);
   let inbound: TeamsInbound | undefined;
   /** Turns still being handled: a stop waits for them. */
   const inflight = new Set<Promise<void>>();

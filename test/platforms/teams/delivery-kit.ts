@@ -10,7 +10,7 @@ import { startApiProxy, type ProxiedCall } from "../../fakes/api-proxy.ts";
 import { startTestGateway } from "../../helpers/gateway.ts";
 import type { DeliveryKit } from "../../scenarios/delivery-kits.ts";
 import { startFakeTeams } from "./teams-api.ts";
-import { TEAMS_PEOPLE, TEAMS_TEST_APP, teamsTestConfig, teamsTestLog } from "./harness.ts";
+import { TEAMS_PEOPLE, TEAMS_TEST_APP, TEAMS_TEST_PACE, teamsTestConfig, teamsTestLog } from "./harness.ts";
 
 export async function teamsDeliveryKit(): Promise<DeliveryKit> {
   const chats: [string, string] = ["19:deliv-one@thread.tacv2", "19:deliv-two@thread.tacv2"];
@@ -31,7 +31,7 @@ export async function teamsDeliveryKit(): Promise<DeliveryKit> {
   const gateway = await startTestGateway({ DELIVERY_TIMEOUT_SECONDS: 30 });
   const config = teamsTestConfig(fake, gateway.url, mkdtempSync(join(tmpdir(), "aub-teams-kit-")));
   const start = async () => {
-    const running = await startTeamsBot(config, { log: teamsTestLog() });
+    const running = await startTeamsBot(config, { log: teamsTestLog(), pace: TEAMS_TEST_PACE });
     fake.useBot(`http://127.0.0.1:${running.port}/api/messages`);
     return running;
   };

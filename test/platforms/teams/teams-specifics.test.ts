@@ -5,7 +5,7 @@ import { startTeamsBot } from "../../../bots/teams/index.ts";
 import { TEAMS_REFERENCES_DIR } from "../../../bots/teams/references.ts";
 import { rpcOk, sleep } from "../../helpers/gateway.ts";
 import { waitUntil } from "../../scenarios/bot-scenarios.ts";
-import { cardButtons, createTeamsHarness, TEAMS_GROUP_CHAT, teamsTestLog, type TeamsHarness } from "./harness.ts";
+import { cardButtons, createTeamsHarness, TEAMS_GROUP_CHAT, TEAMS_TEST_PACE, teamsTestLog, type TeamsHarness } from "./harness.ts";
 
 const single = {
   id: "deploy_target",
@@ -106,7 +106,7 @@ describe("teams: specifics", () => {
     const late = "19:installed-later@thread.tacv2";
     h.fake.addConversation({ id: late, type: "channel" });
     await h.restartBot(async () => {
-      const second = await startTeamsBot(h.config, { log: teamsTestLog() });
+      const second = await startTeamsBot(h.config, { log: teamsTestLog(), pace: TEAMS_TEST_PACE });
       h.fake.useBot(`http://127.0.0.1:${second.port}/api/messages`);
       expect(await h.fake.install(late)).toBe(200);
       await second.stop();
