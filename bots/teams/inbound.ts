@@ -89,7 +89,7 @@ export function createTeamsInbound(options: {
       if (value && typeof value === "object" && TEAMS_SUBMIT_FIELD in value) {
         // An Action.Submit: the card is the activity it replies to; in a channel the reply goes in the card's thread.
         const card = activity.replyToId;
-        const place: TeamsPlace = { reference, chat, user: user.id, ...(kind === "channel" && (inThread ?? card) ? { threadRoot: (inThread ?? card)! } : {}) };
+        const place: TeamsPlace = { reference, chat, user: user.id, typed: false, ...(kind === "channel" && (inThread ?? card) ? { threadRoot: (inThread ?? card)! } : {}) };
         const decoded = decodeTeamsSubmitData(value[TEAMS_SUBMIT_FIELD]);
         const ops = teamsOps(connector, bridge, log, place);
         if (!decoded) return applyEffects([{ reply: toTeamsText(TEXTS.notValid) }], ops);
@@ -105,7 +105,7 @@ export function createTeamsInbound(options: {
       // In a group or channel, a message that @mentions the bot is addressed to it: it counts as a direct message does.
       const direct = personal || mentions.length > 0;
       const replyTo = kind === "channel" ? inThread : activity.replyToId;
-      const place: TeamsPlace = { reference, chat, user: user.id, ...(kind === "channel" ? { threadRoot: inThread ?? activity.id! } : {}) };
+      const place: TeamsPlace = { reference, chat, user: user.id, typed: true, ...(kind === "channel" ? { threadRoot: inThread ?? activity.id! } : {}) };
       const response = await bridge.handle({
         kind: "text",
         text: teamsTextToPlain(activity.text, mentions),

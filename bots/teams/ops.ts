@@ -14,6 +14,8 @@ export interface TeamsPlace {
    * post (a message that @mentioned the bot). Elsewhere (a personal or group chat, which have no threads) none.
    */
   threadRoot?: string;
+  /** A typed message (it stays in the chat); not a card submit, whose words were never posted. */
+  typed: boolean;
 }
 
 /**
@@ -24,7 +26,7 @@ export interface TeamsPlace {
  * it and rotate it.
  */
 export function teamsOps(connector: TeamsConnector, bridge: Pick<Bridge, "sent">, log: Log, place: TeamsPlace): PlatformOps {
-  const { reference, chat, user, threadRoot } = place;
+  const { reference, chat, user, threadRoot, typed } = place;
   // In the thread, not as a reply to the prompt: a reply to the prompt is what a reminder is.
   const send = (text: string) => connector.post(reference, textActivity(text), threadRoot);
   async function say(text: string, questionId?: string, ownWordsOf?: string): Promise<void> {
@@ -36,7 +38,8 @@ export function teamsOps(connector: TeamsConnector, bridge: Pick<Bridge, "sent">
     );
   }
   return {
-    deleteMessage: async () => false,
+    // A typed message cannot be deleted by a bot: it stays (false). A card submit posted nothing, so nothing is left.
+    ...(typed ? { deleteMessage: async () => false } : {}),
     reply: (reply: ReplyEffect) => say(reply.reply, reply.questionId),
     askOwnWords: (text, questionId) => say(text, questionId, user),
   };

@@ -179,6 +179,17 @@ describe("teams: specifics", () => {
     expect(await h.submitAndWait(copy, { ask_user: `a1|${id}|o`, ask_user_answer: "again" }, h.person)).toBe("This question was already answered.");
   });
 
+  it("a credential typed into Other…'s field is refused; the words were never posted, so nothing is left to delete", async () => {
+    const id = await h.ask([single], { chat: h.chat });
+    const copy = await h.promptOf(id);
+    const told = await h.submitAndWait(copy, { ask_user: `a1|${id}|o`, ask_user_answer: "sk-live_abcdefghijklmnopqrstuvwx1234" }, h.person);
+    expect(told).toMatch(/secrets flow/);
+    expect(told).not.toMatch(/still visible/);
+    expect(await status(id)).toBe("pending");
+    expect(JSON.stringify(await rpcOk(h.gatewayUrl(), "question.get", { id }))).not.toContain("abcdefghijklmnop");
+    await cancel(id);
+  });
+
   it("the card is updated in place (PUT) into the summary, with no actions left", async () => {
     const id = await h.ask([single], { chat: h.chat });
     const copy = await h.promptOf(id);
