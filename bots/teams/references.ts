@@ -3,8 +3,8 @@
  * conversation it learnt from Teams (the app's installation, or any message to the bot). Each is captured from every
  * inbound activity and kept as one file per conversation under DATA_DIR/teams-conversations/ (0700, files 0600),
  * written atomically (a temporary file renamed over the old one), so a crash never leaves half a reference and two bot
- * processes sharing DATA_DIR never overwrite each other's other conversations. A miss is read from disk again, so a
- * reference another process captured is found. A personal chat is filed under its conversation id and under the
+ * processes sharing DATA_DIR never overwrite each other's other conversations. A miss is read from disk again, and a
+ * cached reference after a minute, so what another process captured (a new conversation, a new serviceUrl) is found. A personal chat is filed under its conversation id and under the
  * person (their Entra object id), the target that names them.
  *
  * Why not the gateway: its stores hold question records and credentials, with no place for a platform's own state;
@@ -29,6 +29,8 @@ export interface TeamsReference {
 }
 
 export const TEAMS_REFERENCES_DIR = "teams-conversations";
+/** A cached reference is read from disk again after this long, for what another bot process captured since. */
+const REREAD_AFTER_MS = 60_000;
 
 /** A channel thread's conversation id is the channel's with `;messageid=<root>`: the reference is the channel's. */
 export function baseConversationId(conversationId: string): string {
@@ -63,7 +65,13 @@ export function createTeamsReferenceStore(dataDir: string, log: (message: string
   const dir = join(dataDir, TEAMS_REFERENCES_DIR);
   preparePrivateDir(dataDir);
   preparePrivateDir(dir);
-  const cache = new Map<string, TeamsReference>();
+  /** What was read or written, and when: another process may refresh a reference (a new serviceUrl) meanwhile. */
+  const cache = new Map<string, { reference: TeamsReference; atMs: number }>();
+  const cached = (key: string) => {
+    const entry = cache.get(key);
+    return entry && Date.now() - entry.atMs < REREAD_AFTER_MS ? entry.reference : undefined;
+  };
+  const keep = (key: string, reference: TeamsReference) => cache.set(key, { reference, atMs: Date.now() });
 
   function read(key: string): TeamsReference | undefined {
     try {
@@ -98,22 +106,22 @@ export function createTeamsReferenceStore(dataDir: string, log: (message: string
       if (reference.conversation.conversationType === "personal" && reference.user?.aadObjectId) keys.push(reference.user.aadObjectId);
       const fresh: string[] = [];
       for (const key of keys) {
-        const known = cache.get(key) ?? read(key);
+        const known = cached(key) ?? read(key);
         if (same(known, reference)) {
-          cache.set(key, known!);
+          keep(key, known!);
           continue;
         }
         if (!known) fresh.push(key);
-        cache.set(key, reference);
+        keep(key, reference);
         write(key, reference);
       }
       return fresh;
     },
     find(chat) {
-      const cached = cache.get(chat);
-      if (cached) return cached;
-      const found = read(chat);
-      if (found) cache.set(chat, found);
+      const hit = cached(chat);
+      if (hit) return hit;
+      const found = read(chat) ?? cache.get(chat)?.reference;
+      if (found) keep(chat, found);
       return found;
     },
   };
