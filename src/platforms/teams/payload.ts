@@ -17,6 +17,8 @@ import { TEAMS_ACTION_TITLE_MAX, teams } from "./platform.ts";
 
 /** The card's text, all lines together. Teams takes a message of about 28 KB; this leaves room for the card's JSON. */
 export const TEAMS_CARD_TEXT_MAX = 8_000;
+/** The own-words field's label (the question, cut): Teams shows it above the field. */
+export const TEAMS_INPUT_LABEL_MAX = 200;
 /** The own-words field: what one answer may hold. */
 export const TEAMS_ANSWER_MAX_LENGTH = 2_000;
 export const TEAMS_ADAPTIVE_CARD_CONTENT_TYPE = "application/vnd.microsoft.card.adaptive";
@@ -52,6 +54,7 @@ export interface TeamsSubmitAction {
 export interface TeamsTextInput {
   type: "Input.Text";
   id: typeof TEAMS_ANSWER_INPUT_ID;
+  label: string;
   isMultiline: true;
   maxLength: number;
   placeholder: string;
@@ -107,7 +110,9 @@ function toTeamsAction(record: QuestionRecord, button: PromptButton): TeamsActio
     title: title(button.text),
     card: {
       type: "AdaptiveCard",
-      body: [{ type: "Input.Text", id: TEAMS_ANSWER_INPUT_ID, isMultiline: true, maxLength: TEAMS_ANSWER_MAX_LENGTH, placeholder: "Your answer" }],
+      body: [
+        { type: "Input.Text", id: TEAMS_ANSWER_INPUT_ID, label: cutToFit(record.questions[0]!.question, TEAMS_INPUT_LABEL_MAX, (t) => t), isMultiline: true, maxLength: TEAMS_ANSWER_MAX_LENGTH, placeholder: "Your answer" },
+      ],
       actions: [submit(record, button, "Send")],
     },
   };

@@ -33,7 +33,7 @@ describe("teams: Adaptive Card renderers", () => {
         title: "Other…",
         card: {
           type: "AdaptiveCard",
-          body: [{ type: "Input.Text", id: "ask_user_answer", isMultiline: true, maxLength: 2000, placeholder: "Your answer" }],
+          body: [{ type: "Input.Text", id: "ask_user_answer", label: "Where should this deploy?", isMultiline: true, maxLength: 2000, placeholder: "Your answer" }],
           actions: [{ type: "Action.Submit", title: "Send", data: { ask_user: "a1|q_123|o" } }],
         },
       },
