@@ -9,6 +9,9 @@ import { createTeamsInbound, type TeamsInbound } from "./inbound.ts";
 import { createTeamsReferenceStore } from "./references.ts";
 import { listenForActivities, TEAMS_MESSAGES_PATH } from "./server.ts";
 
+/** The scope of the bot's tokens for the Bot Connector (what the SDK asks for its ConnectorClient). */
+const BOT_CONNECTOR_SCOPE = "https://api.botframework.com";
+
 export interface TeamsBotOptions {
   log?: Log;
   /** Overrides TEAMS_PACE (Teams' limits the bot keeps to). */
@@ -75,6 +78,13 @@ export async function startTeamsBot(config: Config, options: TeamsBotOptions = {
       const host = config.TEAMS_HOST ?? config.GATEWAY_HOST;
       const endpoint = await listenForActivities(cloud, turn, host, config.TEAMS_PORT, log);
       log(`messaging endpoint: POST http://${host}:${endpoint.port}${TEAMS_MESSAGES_PATH}`);
+      // A wrong App ID, secret or tenant shows now, by name, rather than at the first prompt; an outage only delays it.
+      void cloud.connectionManager
+        .getDefaultConnection()
+        .getAccessToken(BOT_CONNECTOR_SCOPE)
+        .catch((error: unknown) =>
+          log(`could not get a token for the Bot Connector (check TEAMS_APP_ID, TEAMS_APP_PASSWORD and TEAMS_TENANT_ID, or TEAMS_TOKEN_SIDECAR_URL); prompts will be tried again`, error),
+        );
       return {
         port: endpoint.port,
         async stop() {

@@ -190,6 +190,17 @@ describe("teams: specifics", () => {
     await cancel(id);
   });
 
+  it("a token the bot cannot get is said at start, by what to check, and the bot keeps running", async () => {
+    const logged: string[] = [];
+    const broken = await startTeamsBot({ ...h.config, TEAMS_TOKEN_SIDECAR_URL: "http://127.0.0.1:9" }, { log: (m, e) => logged.push(`${m}: ${e instanceof Error ? e.message : ""}`), pace: TEAMS_TEST_PACE });
+    try {
+      await waitUntil(() => logged.find((m) => /could not get a token for the Bot Connector \(check TEAMS_APP_ID, TEAMS_APP_PASSWORD and TEAMS_TENANT_ID/.test(m)), "the token warning", 45_000);
+      expect((await fetch(`http://127.0.0.1:${broken.port}/api/messages`, { method: "POST" })).status).toBe(401);
+    } finally {
+      await broken.stop();
+    }
+  }, 60_000);
+
   it("the card is updated in place (PUT) into the summary, with no actions left", async () => {
     const id = await h.ask([single], { chat: h.chat });
     const copy = await h.promptOf(id);
