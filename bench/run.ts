@@ -12,6 +12,7 @@ import { benchParser } from "./parser.ts";
 import { benchPressLatency } from "./press-latency.ts";
 import { benchDiscordBurst, benchSlackBurst } from "./platform-burst.ts";
 import { benchMattermostBurst } from "./mattermost-burst.ts";
+import { benchTeamsBurst } from "./teams-burst.ts";
 import { benchPgEvents } from "./pg-events.ts";
 import { benchPgRoundTrip } from "./pg-round-trip.ts";
 import { benchPgThroughput } from "./pg-throughput.ts";
@@ -23,7 +24,7 @@ import { benchThroughput } from "./throughput.ts";
 import { benchWhatsAppBurst } from "./whatsapp-burst.ts";
 
 const args = new Map(process.argv.slice(2).map((a) => a.replace(/^--/, "").split("=") as [string, string]));
-const only = new Set((args.get("only") ?? "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15").split(",").map(Number));
+const only = new Set((args.get("only") ?? "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16").split(",").map(Number));
 const log = (line: string) => console.error(line);
 
 const benchmarks: Array<[number, string, () => Promise<BenchResult>]> = [
@@ -43,6 +44,7 @@ const benchmarks: Array<[number, string, () => Promise<BenchResult>]> = [
   [13, "press to result and to every copy edited", () => benchPressLatency({ log })],
   [14, "WhatsApp burst", () => benchWhatsAppBurst({ log })],
   [15, "Mattermost burst", () => benchMattermostBurst({ log })],
+  [16, "Microsoft Teams burst", () => benchTeamsBurst({ log })],
 ];
 
 // Interrupted (Ctrl-C, a timeout): take the child gateways down too, so none is left running.

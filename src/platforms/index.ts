@@ -9,6 +9,7 @@
 import { discordSurface } from "./discord/surface.ts";
 import { mattermostSurface } from "./mattermost/surface.ts";
 import { slackSurface } from "./slack/surface.ts";
+import { teamsSurface } from "./teams/surface.ts";
 import { telegramSurface } from "./telegram/surface.ts";
 import { whatsappSurface } from "./whatsapp/surface.ts";
 
@@ -18,6 +19,7 @@ export const PLATFORM_SURFACES = {
   slack: slackSurface,
   whatsapp: whatsappSurface,
   mattermost: mattermostSurface,
+  teams: teamsSurface,
 } as const;
 
 export type PlatformName = keyof typeof PLATFORM_SURFACES;

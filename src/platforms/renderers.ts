@@ -129,3 +129,29 @@ export {
   type MattermostDialog,
   type MattermostDialogContext,
 } from "./mattermost/modal.ts";
+export { toTeamsText, toTeamsCardText, teamsTextToPlain } from "./teams/escaping.ts";
+export { TEAMS_CARD_ACTIONS_MAX, TEAMS_ACTION_TITLE_MAX, TEAMS_SUBMIT_DATA_MAX } from "./teams/platform.ts";
+export { encodeTeamsSubmitData, decodeTeamsSubmitData } from "./teams/callback-data.ts";
+export {
+  renderTeamsPrompt,
+  renderTeamsMissingPrompt,
+  renderTeamsSummary,
+  teamsChatKind,
+  TEAMS_CARD_TEXT_MAX,
+  TEAMS_ANSWER_MAX_LENGTH,
+  TEAMS_INPUT_LABEL_MAX,
+  TEAMS_ADAPTIVE_CARD_CONTENT_TYPE,
+  TEAMS_CARD_VERSION,
+  TEAMS_SUBMIT_FIELD,
+  TEAMS_ANSWER_INPUT_ID,
+  TEAMS_GROUP_CHAT_HINT,
+  type TeamsChatKind,
+  type TeamsCardOptions,
+  type TeamsMessage,
+  type TeamsAdaptiveCard,
+  type TeamsAction,
+  type TeamsSubmitAction,
+  type TeamsShowCardAction,
+  type TeamsTextBlock,
+  type TeamsTextInput,
+} from "./teams/payload.ts";

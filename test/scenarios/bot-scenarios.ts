@@ -426,7 +426,8 @@ export function runBotScenarios(name: string, makeHarness: () => Promise<BotHarn
       const where = can().groups ? h.chat : h.stranger.id;
       const before = h.botReplies(where).length;
       const sent = await h.type(where, h.stranger, "2", can().groups ? { replyTo: copy } : {});
-      await waitUntil(() => sent.reactions().length > 0, "a reaction on the stranger's message");
+      // Where the bot cannot mark a message (Teams), there is no mark: the rest holds all the same.
+      if (can().marksMessages) await waitUntil(() => sent.reactions().length > 0, "a reaction on the stranger's message");
       await quiet();
       expect(h.botReplies(where).length).toBe(before);
       expect(await status(id)).toBe("pending");

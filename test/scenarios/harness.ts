@@ -38,10 +38,15 @@ export interface PlatformCapabilities {
   deletesMessages: boolean;
   /** The bot may delete its own messages (a reminder). false: they stay. */
   deletesOwnMessages: boolean;
+  /**
+   * The bot can mark a person's message (a reaction: the refusal mark on a stranger's message). false (Teams): no
+   * mark; the stranger is still told nothing in public, and nothing is recorded.
+   */
+  marksMessages: boolean;
 }
 
 /** Telegram's, Discord's and Slack's: what the suites assumed before any platform lacked one. */
-export const FULL_CAPABILITIES: PlatformCapabilities = { edits: true, groups: true, deletesMessages: true, deletesOwnMessages: true };
+export const FULL_CAPABILITIES: PlatformCapabilities = { edits: true, groups: true, deletesMessages: true, deletesOwnMessages: true, marksMessages: true };
 
 export function capabilitiesOf(harness: { capabilities?: Partial<PlatformCapabilities> }): PlatformCapabilities {
   return { ...FULL_CAPABILITIES, ...harness.capabilities };

@@ -66,6 +66,11 @@ export interface PlatformDescriptor<
   title: string;
   /** A chat id for examples in help and errors (`telegram:123456789`). */
   exampleChat: string;
+  /**
+   * The shape of its chat ids in a target's text form, where they may hold a `:` (which otherwise separates the
+   * chat from its users): no anchors, no capture groups. Unset: letters, digits and `_ @ . -`.
+   */
+  chatPattern?: RegExp;
   chats: ChatRules;
   /** Native buttons, or undefined: every prompt is numbered text. */
   buttons: ButtonCapability | undefined;
