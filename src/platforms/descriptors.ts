@@ -6,10 +6,11 @@
 import { discord } from "./discord/platform.ts";
 import type { PlatformDescriptor } from "./kit/descriptor.ts";
 import { PLATFORM_NAMES, isPlatform, type PlatformName } from "./index.ts";
+import { matrix } from "./matrix/platform.ts";
 import { slack } from "./slack/platform.ts";
 import { telegram } from "./telegram/platform.ts";
 
-export const PLATFORMS = { telegram, discord, slack } as const satisfies { [N in PlatformName]: { surface: N } };
+export const PLATFORMS = { telegram, discord, slack, matrix } as const satisfies { [N in PlatformName]: { surface: N } };
 
 export type Platform = (typeof PLATFORMS)[PlatformName];
 export type { PlatformDescriptor };

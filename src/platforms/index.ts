@@ -7,6 +7,7 @@
  * docs/ARCHITECTURE.md "Adding a platform" lists what a new platform takes.
  */
 import { discordSurface } from "./discord/surface.ts";
+import { matrixSurface } from "./matrix/surface.ts";
 import { slackSurface } from "./slack/surface.ts";
 import { telegramSurface } from "./telegram/surface.ts";
 
@@ -14,6 +15,7 @@ export const PLATFORM_SURFACES = {
   telegram: telegramSurface,
   discord: discordSurface,
   slack: slackSurface,
+  matrix: matrixSurface,
 } as const;
 
 export type PlatformName = keyof typeof PLATFORM_SURFACES;

@@ -45,8 +45,9 @@ export function runBotScenarios(name: string, makeHarness: () => Promise<BotHarn
       expect(copy.buttons).toEqual(["Staging (Recommended)", "Production", "Other…", "Skip"]);
       expect(copy.text).toContain("Where should I deploy?");
       expect(copy.text).toContain("safe to try");
-      // The scenario chat is a group: the prompt says a typed answer counts only as a reply (in the thread, on Slack).
-      expect(copy.text).toMatch(/In this (group|channel), a typed answer counts only (as a reply to this message|in this message.s thread)\./u);
+      // The scenario chat is a group: the prompt says a typed answer counts only as a reply (in the thread, on Slack; either
+      // in a Matrix room).
+      expect(copy.text).toMatch(/In this (group|channel|room), a typed answer counts only (as a reply to this message( or in its thread)?|in this message.s thread)\./u);
       await rpcOk(h.gatewayUrl(), "question.resolve", { id, cancel: true, reason: "cancelled" });
     });
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rpcOk, sleep } from "../helpers/gateway.ts";
+import { PLATFORM_SURFACES, type PlatformName } from "../../src/platforms/index.ts";
 import type { BotHarness, PromptCopy } from "./harness.ts";
 import { scenarioTools, waitUntil } from "./tools.ts";
 
@@ -12,7 +13,7 @@ const single = {
 const multi = { id: "checks", header: "Checks", question: "Which checks should run?", multiSelect: true, options: [{ label: "Lint" }, { label: "Unit" }, { label: "E2E" }] };
 
 const LATE_OPEN = "⌛ No answer in time — you can still answer; the agent will get it.";
-const SURFACE_NAMES = { telegram: "Telegram", discord: "Discord", slack: "Slack" } as const;
+
 
 /**
  * When nobody answers (issue 20), on every platform: reminders, escalation within the platform, late answers and
@@ -35,7 +36,7 @@ export function runFollowUpScenarios(name: string, makeHarness: () => Promise<Bo
     };
     const { promptOf, result, summaryOf } = scenarioTools(() => h);
     const get = (id: string) => rpcOk(h.gatewayUrl(), "question.get", { id });
-    const where = () => `in ${SURFACE_NAMES[h.surface as keyof typeof SURFACE_NAMES]}`;
+    const where = () => `in ${PLATFORM_SURFACES[h.surface as PlatformName].title}`;
     /** Waits until the copy says a late answer is still taken, with its controls. */
     const lateOpen = (copy: PromptCopy) =>
       waitUntil(() => {
