@@ -49,6 +49,10 @@ export interface FakeMatrixCall {
   path: string;
   status: number;
   body: any;
+  /** The query string's parameters (a sync's `since`). */
+  query: Record<string, string>;
+  /** Date.now() when it arrived. */
+  atMs: number;
   /** For sends: the event the call created (undefined when it repeated a transaction or failed). */
   created?: FakeMatrixEvent;
 }
@@ -319,14 +323,15 @@ export async function startFakeMatrix(options: FakeMatrixOptions = {}) {
       return;
     }
     const kind = routeKind(method, url.pathname);
+    const seen = { method, path: url.pathname, body, query: Object.fromEntries(url.searchParams), atMs: Date.now() };
     const failure = failures.get(kind)?.shift();
     if (failure) {
-      calls.push({ method, path: url.pathname, status: failure.status, body });
+      calls.push({ ...seen, status: failure.status });
       res.writeHead(failure.status, { "content-type": "application/json" }).end(JSON.stringify(failure.body));
       return;
     }
     const answer = await route(method, url.pathname, url.searchParams, body);
-    calls.push({ method, path: url.pathname, status: answer.status, body, ...(answer.created ? { created: answer.created } : {}) });
+    calls.push({ ...seen, status: answer.status, ...(answer.created ? { created: answer.created } : {}) });
     const gate = answer.hold ? holds.take(answer.hold) : undefined;
     const out = gate ? heldResponse(res, gate) : res;
     out.writeHead(answer.status, { "content-type": "application/json" });
