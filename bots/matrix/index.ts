@@ -27,7 +27,10 @@ async function quietSdkLogger(): Promise<void> {
  * own sync loop with a durable sync token in DATA_DIR (./sync-loop.ts, ./sync-token.ts).
  */
 export async function startMatrixBot(config: Config, options: MatrixBotOptions = {}): Promise<RunningBot> {
-  const { MATRIX_ACCESS_TOKEN, MATRIX_HOMESERVER_URL } = requireConfig(config, ["MATRIX_ACCESS_TOKEN", "MATRIX_HOMESERVER_URL"]);
+  const { MATRIX_ACCESS_TOKEN } = requireConfig(config, ["MATRIX_ACCESS_TOKEN"]);
+  // `start` runs this bot on the token alone: without the homeserver it can never start, so it says so once.
+  const { MATRIX_HOMESERVER_URL } = config;
+  if (!MATRIX_HOMESERVER_URL) throw new BotStopError("matrix: MATRIX_HOMESERVER_URL is required with MATRIX_ACCESS_TOKEN: the bot account's homeserver, e.g. https://matrix.example.org", true);
   const log = options.log ?? createLog("matrix");
   const baseUrl = MATRIX_HOMESERVER_URL.replace(/\/+$/, "");
   await quietSdkLogger().catch(() => {});
