@@ -36,8 +36,8 @@ export interface PlatformBurstOptions {
   log?: (line: string) => void;
 }
 
-/** One platform behind its limits: the chats, the bot's configuration, and what the limits accepted and refused. */
-interface LimitedPlatform {
+/** One platform behind its limits (also bench/matrix-burst.ts): the chats, the bot's configuration, and what the limits accepted and refused. */
+export interface LimitedPlatform {
   chats: string[];
   config(gatewayUrl: string, dataDir: string): Config;
   startBot(config: Config): Promise<{ stop(): Promise<void> }>;
@@ -149,7 +149,7 @@ async function burstOnce(surface: Surface, platform: LimitedPlatform, questions:
   }
 }
 
-async function benchBurst(
+export async function benchBurst(
   n: number,
   label: string,
   surface: Surface,

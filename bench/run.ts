@@ -11,6 +11,7 @@ import { benchCliStartup } from "./cli-startup.ts";
 import { benchParser } from "./parser.ts";
 import { benchPressLatency } from "./press-latency.ts";
 import { benchDiscordBurst, benchSlackBurst } from "./platform-burst.ts";
+import { benchMatrixBurst } from "./matrix-burst.ts";
 import { benchPgEvents } from "./pg-events.ts";
 import { benchPgRoundTrip } from "./pg-round-trip.ts";
 import { benchPgThroughput } from "./pg-throughput.ts";
@@ -21,7 +22,7 @@ import { benchTelegramTypedReplies } from "./telegram-typed-replies.ts";
 import { benchThroughput } from "./throughput.ts";
 
 const args = new Map(process.argv.slice(2).map((a) => a.replace(/^--/, "").split("=") as [string, string]));
-const only = new Set((args.get("only") ?? "1,2,3,4,5,6,7,8,9,10,11,12,13").split(",").map(Number));
+const only = new Set((args.get("only") ?? "1,2,3,4,5,6,7,8,9,10,11,12,13,15").split(",").map(Number));
 const log = (line: string) => console.error(line);
 
 const benchmarks: Array<[number, string, () => Promise<BenchResult>]> = [
@@ -39,6 +40,7 @@ const benchmarks: Array<[number, string, () => Promise<BenchResult>]> = [
   [11, "Discord burst", () => benchDiscordBurst({ log })],
   [12, "Slack burst", () => benchSlackBurst({ log })],
   [13, "press to result and to every copy edited", () => benchPressLatency({ log })],
+  [15, "Matrix burst", () => benchMatrixBurst({ log })],
 ];
 
 // Interrupted (Ctrl-C, a timeout): take the child gateways down too, so none is left running.

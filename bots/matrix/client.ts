@@ -1,53 +1,22 @@
 import { MatrixClient, MatrixError, Method, type ISendEventResponse } from "matrix-js-sdk";
 import type { Log } from "../shared.ts";
+import { createRateGate } from "./rate-gate.ts";
 
-/** A rate-limited call waits the server's `retry_after_ms` (this when it gives none) and tries again. */
-const RATE_LIMIT_DEFAULT_MS = 1_000;
-/** Waits longer than this go back to the caller (the bridge's send retry), rather than holding the call. */
-const RATE_LIMIT_WAIT_MAX_MS = 30_000;
-const RATE_LIMIT_TRIES = 5;
+export { isRateLimited, retryAfterMs } from "./rate-limit.ts";
 
 export interface MatrixCallOptions {
   sleep?: (ms: number) => Promise<void>;
 }
 
-/** Whether the homeserver refused the call for now: M_LIMIT_EXCEEDED (HTTP 429). */
-export function isRateLimited(error: unknown): error is MatrixError {
-  return error instanceof MatrixError && (error.errcode === "M_LIMIT_EXCEEDED" || error.httpStatus === 429);
-}
-
-/** The wait a rate-limited answer asks for: `retry_after_ms` (or the Retry-After header), else a second. */
-export function retryAfterMs(error: MatrixError): number {
-  try {
-    return error.getRetryAfterMs() ?? RATE_LIMIT_DEFAULT_MS;
-  } catch {
-    return RATE_LIMIT_DEFAULT_MS;
-  }
-}
-
-const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref?.());
-
 /**
  * The bot's client: matrix-js-sdk's MatrixClient used for its HTTP API (authentication, error types, the event
  * sending and redaction calls), with no scheduler and no store: the bot runs its own sync loop (./sync-loop.ts), so
- * its sync token is durable. Every call that the homeserver rate-limits is tried again after the `retry_after_ms` it
- * asks for (up to 5 tries, each wait at most 30 s); past that the error goes back to the caller.
+ * its sync token is durable. Every call but /sync goes through one rate gate (./rate-gate.ts): one the homeserver
+ * rate-limits is tried again after the `retry_after_ms` it asks for, the calls then in single file.
  */
 export function createMatrixApi(client: MatrixClient, log: Log, options: MatrixCallOptions = {}) {
-  const sleep = options.sleep ?? realSleep;
-  async function call<T>(what: string, run: () => Promise<T>): Promise<T> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await run();
-      } catch (error) {
-        if (!isRateLimited(error) || attempt >= RATE_LIMIT_TRIES) throw error;
-        const wait = retryAfterMs(error);
-        if (wait > RATE_LIMIT_WAIT_MAX_MS) throw error;
-        log(`${what}: rate limited (M_LIMIT_EXCEEDED); retrying in ${wait} ms`);
-        await sleep(wait);
-      }
-    }
-  }
+  const gate = createRateGate({ ...(options.sleep ? { sleep: options.sleep } : {}), log });
+  const call = <T>(what: string, run: () => Promise<T>): Promise<T> => gate.run(what, run);
   const request = <T>(what: string, method: Method, path: string, query?: Record<string, string>, body?: unknown) =>
     call(what, () => client.http.authedRequest<T>(method, path, query, body as Record<string, unknown> | undefined));
   const enc = encodeURIComponent;
@@ -82,9 +51,8 @@ export function createMatrixApi(client: MatrixClient, log: Log, options: MatrixC
     whoami: () => request<{ user_id: string }>("whoami", Method.Get, "/account/whoami"),
     /** One long-poll of /sync (`timeoutMs` 0 for at once); aborted by `signal`. */
     sync: (query: Record<string, string>, timeoutMs: number, signal: AbortSignal) =>
-      call("sync", () =>
-        client.http.authedRequest<MatrixSyncResponse>(Method.Get, "/sync", { ...query, timeout: String(timeoutMs) }, undefined, { localTimeoutMs: timeoutMs + 30_000, abortSignal: signal }),
-      ),
+      // Not through the gate: a long-poll must not wait behind sends (the loop backs off on its own failures).
+      client.http.authedRequest<MatrixSyncResponse>(Method.Get, "/sync", { ...query, timeout: String(timeoutMs) }, undefined, { localTimeoutMs: timeoutMs + 30_000, abortSignal: signal }),
     messages: (roomId: string, query: Record<string, string>) =>
       request<{ chunk: MatrixRawEvent[]; end?: string }>("messages", Method.Get, `/rooms/${enc(roomId)}/messages`, query),
   };

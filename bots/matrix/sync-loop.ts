@@ -55,7 +55,8 @@ const abortableSleep = (ms: number, signal: AbortSignal) =>
  * /messages, so nothing is skipped.
  */
 export function startSyncLoop({ api, tokens, botUserId, log, onBatch, onStop, timeoutMs = SYNC_TIMEOUT_MS, sleep = abortableSleep }: SyncLoopOptions) {
-  const controller = new AbortController();
+  // One controller per sync and per wait: a listener added to a long-lived signal on every sync would pile up.
+  let controller = new AbortController();
   let stopped = false;
 
   async function fillGap(roomId: string, from: string, to: string): Promise<MatrixRawEvent[]> {
@@ -92,6 +93,7 @@ export function startSyncLoop({ api, tokens, botUserId, log, onBatch, onStop, ti
     let since = tokens.read();
     let failures = 0;
     while (!stopped) {
+      controller = new AbortController();
       try {
         const response = await api.sync({ filter: FILTER, ...(since ? { since } : {}) }, since ? timeoutMs : 0, controller.signal);
         const batch = await toBatch(response, since);
