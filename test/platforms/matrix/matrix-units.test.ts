@@ -8,6 +8,7 @@ import { createRateGate } from "../../../bots/matrix/rate-gate.ts";
 import { stripReplyFallback } from "../../../bots/matrix/inbound.ts";
 import { createSyncTokenStore } from "../../../bots/matrix/sync-token.ts";
 import { matrixEditContent, matrixPollEndContent, renderMatrixPrompt, renderMatrixSummary, toMatrixHtml, toMatrixText } from "../../../src/render/index.ts";
+import { looksLikeCredential } from "../../../src/parse/credential.ts";
 import { question, record } from "../../helpers/records.ts";
 
 const FOOTER = "None of these? Reply in your own words.\nReply with a number, a label, or your own words.\nReply skip to skip.";
@@ -145,5 +146,16 @@ describe("matrix sync token", () => {
     expect(store.read()).toBeUndefined();
     writeFileSync(store.file, "{not json");
     expect(store.read()).toBeUndefined();
+  });
+});
+
+describe("matrix credential shapes", () => {
+  it.each([
+    ["syt_YWRh_abcdefghijklmnopqrst_0A1b2C", true],
+    ["my token is syt_ YWRh_abcdefghijklmnopqrst _0A1b2C", true],
+    ["mat_abcdefghijklmnopqrstuvwxyz0123_0A1b2C", true],
+    ["sync the syt file", false],
+  ])("%j looks like a credential: %s", (text, refused) => {
+    expect(looksLikeCredential(text)).toBe(refused);
   });
 });
