@@ -67,6 +67,7 @@ export function createMatrixAdapter({ api, rooms, sent = () => {} }: MatrixAdapt
     },
     async updatePrompt(record, delivery, nowMs) {
       const { roomId, eventId } = parseMatrixRef(delivery.messageRef);
+      if (!delivery.chat.startsWith("@")) await rooms.kindOf(roomId); // known again after a restart: the copy says the same
       const copy = renderMatrixSummary(record, options(delivery.chat, nowMs));
       const edit = matrixEditContent(eventId, copy.prompt);
       // The same edit gets the same transaction id: a retry after a lost answer is not a second edit.

@@ -38,6 +38,7 @@ export interface MatrixInboundOptions {
  */
 export function createMatrixInbound(bridge: Pick<Bridge, "handle" | "sent">, { api, rooms, botUserId, allowedUsers, log }: MatrixInboundOptions) {
   const own = new Set<string>();
+  const unreadable = new Set<string>();
   const replies = new Map<string, Promise<void>>();
   const noteOwn = (eventId: string) => {
     own.add(eventId);
@@ -104,7 +105,10 @@ export function createMatrixInbound(bridge: Pick<Bridge, "handle" | "sent">, { a
       return onVote(roomId, event, (vote ?? {}) as { answers?: unknown });
     }
     if (event.type === "m.room.message") return onMessage(roomId, event);
-    if (event.type === "m.room.encrypted") log(`an encrypted message in ${roomId} cannot be read: this bot answers in unencrypted rooms only`);
+    if (event.type === "m.room.encrypted" && !unreadable.has(roomId)) {
+      unreadable.add(roomId); // said once per room
+      log(`encrypted messages in ${roomId} cannot be read: this bot answers in unencrypted rooms only`);
+    }
   }
 
   const mayInvite = (inviter: string | undefined) => allowedUsers.length === 0 || (inviter !== undefined && allowedUsers.includes(inviter));

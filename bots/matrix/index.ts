@@ -7,7 +7,7 @@ import { createMatrixAdapter } from "./adapter.ts";
 import { createMatrixApi } from "./client.ts";
 import { createMatrixInbound, type MatrixInbound } from "./inbound.ts";
 import { createMatrixRooms } from "./rooms.ts";
-import { startSyncLoop, SYNC_TIMEOUT_MS } from "./sync-loop.ts";
+import { ensureSyncToken, startSyncLoop, SYNC_TIMEOUT_MS } from "./sync-loop.ts";
 import { createSyncTokenStore } from "./sync-token.ts";
 
 export interface MatrixBotOptions {
@@ -66,6 +66,7 @@ export async function startMatrixBot(config: Config, options: MatrixBotOptions =
     },
     async start(deliver) {
       await rooms.load();
+      await ensureSyncToken({ api, tokens, botUserId: userId, onBatch: (batch) => inbound!.onBatch(batch) });
       await deliver(); // the homeserver keeps events past the saved token: nothing is lost before the loop runs
       const loop = startSyncLoop({
         api,

@@ -46,19 +46,8 @@ const abortableSleep = (ms: number, signal: AbortSignal) =>
     signal.addEventListener("abort", () => (clearTimeout(timer), resolve()), { once: true });
   });
 
-/**
- * The bot's sync loop: /sync with `since` the saved token, long-polling; each batch is handled in full, then its
- * `next_batch` is saved (atomically, in DATA_DIR), and the next sync starts from it. So a restart goes on where the
- * last handled batch ended: what came while the bot was down arrives then, and nothing it had handled comes again
- * (a crash in the middle of a batch gives that batch again; typed replies are taken once by the gateway, and a vote
- * counts once). A room whose batch was `limited` (more events than the batch holds) has the gap read back with
- * /messages, so nothing is skipped.
- */
-export function startSyncLoop({ api, tokens, botUserId, log, onBatch, onStop, timeoutMs = SYNC_TIMEOUT_MS, sleep = abortableSleep }: SyncLoopOptions) {
-  // One controller per sync and per wait: a listener added to a long-lived signal on every sync would pile up.
-  let controller = new AbortController();
-  let stopped = false;
-
+/** Reads one /sync response as a batch: each joined room's events, a `limited` room's gap read back first. */
+function batchReader(api: MatrixApi, botUserId: string) {
   async function fillGap(roomId: string, from: string, to: string): Promise<MatrixRawEvent[]> {
     const older: MatrixRawEvent[] = [];
     let token: string | undefined = from;
@@ -88,6 +77,34 @@ export function startSyncLoop({ api, tokens, botUserId, log, onBatch, onStop, ti
     });
     return { initial: since === undefined, rooms, invites, accountData: response.account_data?.events ?? [] };
   }
+  return toBatch;
+}
+
+/**
+ * A bot with no saved token (its first start, or a new DATA_DIR) takes the homeserver's current position first, with
+ * one sync that waits for nothing: what happened before was not for it (it had sent no prompt). Done before the bot
+ * sends its first prompts, so a reply to one of them is after that position and is handled.
+ */
+export async function ensureSyncToken({ api, tokens, botUserId, onBatch }: Pick<SyncLoopOptions, "api" | "tokens" | "botUserId" | "onBatch">): Promise<void> {
+  if (tokens.read()) return;
+  const response = await api.sync({ filter: FILTER }, 0, new AbortController().signal);
+  await onBatch(await batchReader(api, botUserId)(response, undefined));
+  tokens.write(response.next_batch);
+}
+
+/**
+ * The bot's sync loop: /sync with `since` the saved token, long-polling; each batch is handled in full, then its
+ * `next_batch` is saved (atomically, in DATA_DIR), and the next sync starts from it. So a restart goes on where the
+ * last handled batch ended: what came while the bot was down arrives then, and nothing it had handled comes again
+ * (a crash in the middle of a batch gives that batch again; typed replies are taken once by the gateway, and a vote
+ * counts once). A room whose batch was `limited` (more events than the batch holds) has the gap read back with
+ * /messages, so nothing is skipped.
+ */
+export function startSyncLoop({ api, tokens, botUserId, log, onBatch, onStop, timeoutMs = SYNC_TIMEOUT_MS, sleep = abortableSleep }: SyncLoopOptions) {
+  const toBatch = batchReader(api, botUserId);
+  // One controller per sync and per wait: a listener added to a long-lived signal on every sync would pile up.
+  let controller = new AbortController();
+  let stopped = false;
 
   const done = (async () => {
     let since = tokens.read();
