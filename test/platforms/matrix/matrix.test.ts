@@ -217,6 +217,24 @@ describe("matrix: specifics", () => {
     expect(h.botReplies(h.chat).filter((t) => /Recorded: Production/u.test(t)).length).toBe(recordedHere);
   });
 
+  it("a user id target is a DM: opened once (marked in m.direct), used again after a restart, any message there answers", async () => {
+    const first = await ask([single], h.person.id);
+    await promptOf(first, h.person.id);
+    const dm = h.fake.dmRoomOf(h.person.id)!;
+    expect(dm).toBeDefined();
+    await h.restartBot();
+    const second = await ask([multi], h.person.id);
+    const copy = await promptOf(second, h.person.id);
+    expect(copy.ref.startsWith(`${dm}|`)).toBe(true);
+    expect(h.fake.calls.filter((c) => c.path.endsWith("/createRoom")).length).toBe(1);
+    expect(h.fake.calls.some((c) => c.method === "PUT" && c.path.endsWith("/account_data/m.direct") && JSON.stringify(c.body).includes(dm))).toBe(true);
+    // No room hint in a DM, and a plain message answers the latest question there.
+    expect(copy.text).not.toContain("In this room");
+    h.fake.type(dm, h.person, "lint");
+    expect(await result(second)).toMatchObject({ answers: { answers: { checks: ["Lint"] } } });
+    await rpcOk(h.gatewayUrl(), "question.resolve", { id: first, cancel: true, reason: "cancelled" });
+  });
+
   it("joins a room an allowed person invites it to, and not one a stranger does", async () => {
     h.fake.invite("!invited:fake.test", h.person);
     h.fake.invite("!lured:fake.test", h.stranger);
