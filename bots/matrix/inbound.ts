@@ -118,15 +118,19 @@ export function createMatrixInbound(bridge: Pick<Bridge, "handle" | "sent">, { a
     noteOwn,
     async onBatch(batch: SyncBatch): Promise<void> {
       for (const data of batch.accountData) if (data.type === "m.direct") rooms.directChanged(data.content);
-      for (const { roomId, inviter } of batch.invites) {
+      for (const { roomId, inviter, direct } of batch.invites) {
         if (!mayInvite(inviter)) {
           log(`not joining ${roomId}: invited by ${inviter ?? "someone unknown"}, who is not in MATRIX_ALLOWED_USERS`);
           continue;
         }
-        await api.join(roomId).then(
-          () => log(`joined ${roomId} (invited by ${inviter ?? "someone"})`),
-          (error) => log(`could not join ${roomId}`, error),
-        );
+        try {
+          await api.join(roomId);
+          log(`joined ${roomId} (invited by ${inviter ?? "someone"}${direct ? ", as a direct message" : ""})`);
+          // A DM the person opened is their DM target from now on (matrix:@them), kept in the account's m.direct.
+          if (direct && inviter) await rooms.markDirect(inviter, roomId);
+        } catch (error) {
+          log(`could not join ${roomId}`, error);
+        }
       }
       await Promise.all(
         batch.rooms.map(async ({ roomId, state, timeline }) => {

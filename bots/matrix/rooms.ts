@@ -115,6 +115,16 @@ export function createMatrixRooms(api: MatrixApi, botUserId: string) {
       if (type === "m.room.encryption" && typeof content.algorithm === "string") encrypted.set(roomId, true);
       if (type === "m.room.member") members.delete(roomId);
     },
+    /** A DM someone opened with the bot: it becomes the room for that person's target, in m.direct too. */
+    async markDirect(userId: string, roomId: string): Promise<void> {
+      const direct = (await api.accountData<DirectMap>(botUserId, "m.direct")) ?? {};
+      const rooms = direct[userId] ?? [];
+      if (!rooms.includes(roomId)) await api.setAccountData(botUserId, "m.direct", { ...direct, [userId]: [...rooms, roomId] });
+      const before = dmOfUser.get(userId);
+      if (before) userOfDm.delete(before);
+      dmOfUser.set(userId, roomId);
+      userOfDm.set(roomId, userId);
+    },
     /** Sync saw the account's m.direct change. */
     directChanged: (direct: DirectMap) => remember(direct),
   };

@@ -22,7 +22,8 @@ export interface SyncBatch {
   /** The first sync of a bot with no saved token: what happened before it never ran is not for it to answer. */
   initial: boolean;
   rooms: Array<{ roomId: string; state: MatrixRawEvent[]; timeline: MatrixRawEvent[] }>;
-  invites: Array<{ roomId: string; inviter?: string }>;
+  /** Rooms the bot is invited to; `direct`: the inviter marked it a DM (`is_direct` on the bot's invite). */
+  invites: Array<{ roomId: string; inviter?: string; direct: boolean }>;
   accountData: Array<{ type: string; content: Record<string, any> }>;
 }
 
@@ -73,7 +74,7 @@ function batchReader(api: MatrixApi, botUserId: string) {
     }
     const invites = Object.entries(response.rooms?.invite ?? {}).map(([roomId, invite]) => {
       const own = invite.invite_state?.events?.find((e) => e.type === "m.room.member" && e.state_key === botUserId);
-      return { roomId, ...(own?.sender ? { inviter: own.sender } : {}) };
+      return { roomId, direct: own?.content?.is_direct === true, ...(own?.sender ? { inviter: own.sender } : {}) };
     });
     return { initial: since === undefined, rooms, invites, accountData: response.account_data?.events ?? [] };
   }

@@ -132,7 +132,8 @@ export async function startFakeMatrix(options: FakeMatrixOptions = {}) {
     const invite: Record<string, unknown> = {};
     for (const room of rooms.values()) {
       if (room.invited.has(botUserId)) {
-        invite[room.id] = { invite_state: { events: [{ type: "m.room.member", state_key: botUserId, sender: room.inviter ?? "", content: { membership: "invite" } }] } };
+        const content = { membership: "invite", ...(room.direct ? { is_direct: true } : {}) };
+        invite[room.id] = { invite_state: { events: [{ type: "m.room.member", state_key: botUserId, sender: room.inviter ?? "", content }] } };
         continue;
       }
       if (!room.members.has(botUserId)) continue;
@@ -363,8 +364,8 @@ export async function startFakeMatrix(options: FakeMatrixOptions = {}) {
       addRoom(id, people, extra.encrypted ? { encryption: { algorithm: "m.megolm.v1.aes-sha2" } } : {});
     },
     /** Someone invites the bot to a new room (with them in it). */
-    invite(id: string, inviter: { id: string; name: string }) {
-      const room = addRoom(id, []);
+    invite(id: string, inviter: { id: string; name: string }, options: { direct?: boolean } = {}) {
+      const room = addRoom(id, [], options.direct ? { direct: true } : {});
       room.members.delete(botUserId);
       join(room, inviter.id, inviter.name);
       room.invited.add(botUserId);

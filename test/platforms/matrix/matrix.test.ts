@@ -243,6 +243,23 @@ describe("matrix: specifics", () => {
     expect(h.fake.isJoined("!lured:fake.test")).toBe(false);
   });
 
+  it("a DM the person opened (an invite marked is_direct) is their DM target: no second room, and it goes into m.direct", async () => {
+    const grace = h.colleague;
+    h.fake.invite("!gracedm:fake.test", grace, { direct: true });
+    await waitUntil(() => h.fake.isJoined("!gracedm:fake.test"), "the bot to join the DM");
+    await waitUntil(
+      () => h.fake.calls.some((c) => c.method === "PUT" && c.path.endsWith("/account_data/m.direct") && JSON.stringify(c.body).includes("!gracedm:fake.test")),
+      "the DM marked in m.direct",
+    );
+    const rooms = h.fake.calls.filter((c) => c.path.endsWith("/createRoom")).length;
+    const id = await ask([single], grace.id);
+    const copy = await promptOf(id, grace.id);
+    expect(copy.ref.startsWith("!gracedm:fake.test|")).toBe(true);
+    expect(h.fake.calls.filter((c) => c.path.endsWith("/createRoom")).length).toBe(rooms);
+    h.fake.type("!gracedm:fake.test", grace, "2");
+    expect(await result(id)).toMatchObject({ answers: { answers: { deploy_target: ["Production"] } } });
+  });
+
   it("targets in text form: a room id and a user id with colons, and users", () => {
     expect(parseTarget("matrix:!AbCd:example.org")).toEqual({ ok: true, target: { surface: "matrix", chat: "!AbCd:example.org" } });
     expect(parseTarget("matrix:!AbCd:example.org:8448:@ada:example.org+@grace:example.org")).toEqual({
