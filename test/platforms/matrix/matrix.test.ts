@@ -260,6 +260,24 @@ describe("matrix: specifics", () => {
     expect(await result(id)).toMatchObject({ answers: { answers: { deploy_target: ["Production"] } } });
   });
 
+  it("Other… names the voter on purpose (a pill and m.mentions), the name made inert, and only the voter's reply to it counts", async () => {
+    const room = "!named:fake.test";
+    h.fake.addRoom(room, [h.person, { id: h.colleague.id, name: "@room" }, h.stranger]);
+    const id = await ask([single], room);
+    const prompt = eventOf(await promptOf(id, room));
+    const other = prompt.content[MATRIX_POLL_START].answers[2].id;
+    const vote = h.fake.vote(room, h.colleague, prompt.event_id, [other]);
+    const asked = await waitUntil(() => h.replyToEvent(room, vote.event_id), "the request for own words");
+    expect(asked.content.body).toBe("@\u200Broom, Reply with your own answer.");
+    expect(asked.content["m.mentions"]).toEqual({ user_ids: [h.colleague.id] });
+    expect(asked.content.formatted_body).toBe(`<a href="https://matrix.to/#/${encodeURIComponent(h.colleague.id)}">@\u200Broom</a>, Reply with your own answer.`);
+    h.fake.type(room, h.person, "not mine to give", { replyTo: asked.event_id });
+    await sleep(300);
+    expect(await status(id)).toBe("pending");
+    h.fake.type(room, h.colleague, "Canary first", { replyTo: asked.event_id });
+    expect(await result(id)).toMatchObject({ answers: { answers: { deploy_target: ["Canary first"] } } });
+  });
+
   it("targets in text form: a room id and a user id with colons, and users", () => {
     expect(parseTarget("matrix:!AbCd:example.org")).toEqual({ ok: true, target: { surface: "matrix", chat: "!AbCd:example.org" } });
     expect(parseTarget("matrix:!AbCd:example.org:8448:@ada:example.org+@grace:example.org")).toEqual({
