@@ -13,6 +13,7 @@ import { benchPressLatency } from "./press-latency.ts";
 import { benchDiscordBurst, benchSlackBurst } from "./platform-burst.ts";
 import { benchMattermostBurst } from "./mattermost-burst.ts";
 import { benchTeamsBurst } from "./teams-burst.ts";
+import { benchMatrixBurst } from "./matrix-burst.ts";
 import { benchPgEvents } from "./pg-events.ts";
 import { benchPgRoundTrip } from "./pg-round-trip.ts";
 import { benchPgThroughput } from "./pg-throughput.ts";
@@ -24,7 +25,7 @@ import { benchThroughput } from "./throughput.ts";
 import { benchWhatsAppBurst } from "./whatsapp-burst.ts";
 
 const args = new Map(process.argv.slice(2).map((a) => a.replace(/^--/, "").split("=") as [string, string]));
-const only = new Set((args.get("only") ?? "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16").split(",").map(Number));
+const only = new Set((args.get("only") ?? "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17").split(",").map(Number));
 const log = (line: string) => console.error(line);
 
 const benchmarks: Array<[number, string, () => Promise<BenchResult>]> = [
@@ -45,6 +46,7 @@ const benchmarks: Array<[number, string, () => Promise<BenchResult>]> = [
   [14, "WhatsApp burst", () => benchWhatsAppBurst({ log })],
   [15, "Mattermost burst", () => benchMattermostBurst({ log })],
   [16, "Microsoft Teams burst", () => benchTeamsBurst({ log })],
+  [17, "Matrix burst", () => benchMatrixBurst({ log })],
 ];
 
 // Interrupted (Ctrl-C, a timeout): take the child gateways down too, so none is left running.

@@ -7,12 +7,13 @@ import { discord } from "./discord/platform.ts";
 import type { PlatformDescriptor } from "./kit/descriptor.ts";
 import { PLATFORM_NAMES, isPlatform, type PlatformName } from "./index.ts";
 import { mattermost } from "./mattermost/platform.ts";
+import { matrix } from "./matrix/platform.ts";
 import { slack } from "./slack/platform.ts";
 import { teams } from "./teams/platform.ts";
 import { telegram } from "./telegram/platform.ts";
 import { whatsapp } from "./whatsapp/platform.ts";
 
-export const PLATFORMS = { telegram, discord, slack, whatsapp, mattermost, teams } as const satisfies { [N in PlatformName]: { surface: N } };
+export const PLATFORMS = { telegram, discord, slack, whatsapp, mattermost, teams, matrix } as const satisfies { [N in PlatformName]: { surface: N } };
 
 export type Platform = (typeof PLATFORMS)[PlatformName];
 export type { PlatformDescriptor };

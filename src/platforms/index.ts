@@ -8,6 +8,7 @@
  */
 import { discordSurface } from "./discord/surface.ts";
 import { mattermostSurface } from "./mattermost/surface.ts";
+import { matrixSurface } from "./matrix/surface.ts";
 import { slackSurface } from "./slack/surface.ts";
 import { teamsSurface } from "./teams/surface.ts";
 import { telegramSurface } from "./telegram/surface.ts";
@@ -20,6 +21,7 @@ export const PLATFORM_SURFACES = {
   whatsapp: whatsappSurface,
   mattermost: mattermostSurface,
   teams: teamsSurface,
+  matrix: matrixSurface,
 } as const;
 
 export type PlatformName = keyof typeof PLATFORM_SURFACES;

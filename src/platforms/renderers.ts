@@ -29,6 +29,28 @@ export {
   type WhatsAppListMessage,
   type WhatsAppListRow,
 } from "./whatsapp/payload.ts";
+export { toMatrixText, toMatrixHtml } from "./matrix/escaping.ts";
+export { MATRIX_POLL_ANSWERS_MAX, MATRIX_POLL_TEXT_MAX, MATRIX_ANSWER_ID_MAX, MATRIX_TEXT_MAX } from "./matrix/platform.ts";
+export { encodeMatrixAnswerId, decodeMatrixAnswerId } from "./matrix/callback-data.ts";
+export {
+  renderMatrixPrompt,
+  renderMatrixMissingPrompt,
+  renderMatrixSummary,
+  matrixMessage,
+  matrixEditContent,
+  matrixPollEndContent,
+  MATRIX_POLL_START,
+  MATRIX_POLL_END,
+  MATRIX_POLL_RESPONSES,
+  MATRIX_POLL_KIND_DISCLOSED,
+  MATRIX_TEXT_BLOCK,
+  MATRIX_HTML_FORMAT,
+  type MatrixPrompt,
+  type MatrixCopy,
+  type MatrixMessageContent,
+  type MatrixPollContent,
+  type MatrixPollAnswer,
+} from "./matrix/payload.ts";
 export { TELEGRAM_CALLBACK_DATA_MAX_BYTES } from "./telegram/platform.ts";
 export { DISCORD_CUSTOM_ID_MAX, DISCORD_BUTTON_LABEL_MAX, DISCORD_BUTTONS_PER_ROW } from "./discord/platform.ts";
 export { SLACK_ACTION_ID_MAX, SLACK_BUTTON_TEXT_MAX } from "./slack/platform.ts";

@@ -1,10 +1,16 @@
 import { SURFACES, type Surface } from "../contract/result.ts";
 import type { Target } from "./record.ts";
-import { EXAMPLE_TARGETS, PLATFORMS } from "../platforms/descriptors.ts";
-import { isPlatform } from "../platforms/index.ts";
+import { EXAMPLE_TARGETS, PLATFORM_LIST } from "../platforms/descriptors.ts";
 
 const CHAT_PATTERN = /^[A-Za-z0-9_@.\-]{1,128}$/;
 const USER_PATTERN = /^[A-Za-z0-9_@.\-]{1,128}$/;
+
+/** A surface whose ids hold a colon writes them its own way (its descriptor's `targetIds`): `CHAT` or `CHAT:USER+USER`. */
+const OWN_FORMS = new Map(
+  PLATFORM_LIST.flatMap((p) =>
+    p.targetIds ? [[p.surface as string, { whole: new RegExp(`^(${p.targetIds.chat})(?::(.+))?$`, "u"), user: new RegExp(`^${p.targetIds.user}$`, "u") }] as const] : [],
+  ),
+);
 
 export type TargetParse = { ok: true; target: Target } | { ok: false; message: string };
 
@@ -13,34 +19,35 @@ export type TargetParse = { ok: true; target: Target } | { ok: false; message: s
  * Examples: EXAMPLE_TARGETS (one per platform, `SURFACE:CHAT`), the same with `:42+77` (only those users), and `web`.
  */
 export function parseTarget(text: string): TargetParse {
-  const parts = text.trim().split(":");
-  const surface = parts[0]?.toLowerCase() as Surface;
+  const trimmed = text.trim();
+  const colon = trimmed.indexOf(":");
+  const surface = (colon === -1 ? trimmed : trimmed.slice(0, colon)).toLowerCase() as Surface;
   if (!SURFACES.includes(surface)) {
     return { ok: false, message: `"${text}": unknown surface; use one of ${SURFACES.join(", ")} (e.g. ${EXAMPLE_TARGETS[0]})` };
   }
   if (surface === "web") {
-    return parts.length === 1 ? { ok: true, target: { surface } } : { ok: false, message: `"${text}": the web target takes no chat; write just "web"` };
+    return colon === -1 ? { ok: true, target: { surface } } : { ok: false, message: `"${text}": the web target takes no chat; write just "web"` };
   }
-  const chatPattern = isPlatform(surface) ? (PLATFORMS[surface] as { chatPattern?: RegExp }).chatPattern : undefined;
-  if (chatPattern) return parsePatternTarget(text, surface, chatPattern);
-  if (parts.length < 2 || parts.length > 3) return { ok: false, message: `"${text}": expected ${surface}:CHAT or ${surface}:CHAT:USER+USER` };
-  const chat = parts[1]!;
-  if (!CHAT_PATTERN.test(chat)) return { ok: false, message: `"${text}": the chat id "${chat}" is not valid` };
-  if (parts.length === 2) return { ok: true, target: { surface, chat } };
-  const users = parts[2]!.split("+");
-  if (users.some((u) => !USER_PATTERN.test(u))) return { ok: false, message: `"${text}": users must be ids separated by "+"` };
-  return { ok: true, target: { surface, chat, users } };
-}
-
-/** A surface whose chat ids may hold `:` (its descriptor's `chatPattern`): the chat is what the pattern matches. */
-function parsePatternTarget(text: string, surface: Surface, chatPattern: RegExp): TargetParse {
-  const rest = text.trim().slice(surface.length + 1);
-  const match = new RegExp(`^(${chatPattern.source})(?::([^:]*))?$`, "u").exec(rest);
-  if (!match) return { ok: false, message: `"${text}": expected ${surface}:CHAT or ${surface}:CHAT:USER+USER, with a chat id such as ${EXAMPLE_TARGETS.find((t) => t.startsWith(`${surface}:`)) ?? surface}` };
-  const chat = match[1]!;
-  if (match[2] === undefined) return { ok: true, target: { surface, chat } };
-  const users = match[2].split("+");
-  if (users.some((u) => !USER_PATTERN.test(u))) return { ok: false, message: `"${text}": users must be ids separated by "+"` };
+  if (colon === -1) return { ok: false, message: `"${text}": expected ${surface}:CHAT or ${surface}:CHAT:USER+USER` };
+  const rest = trimmed.slice(colon + 1);
+  const own = OWN_FORMS.get(surface);
+  let chat: string;
+  let userPart: string | undefined;
+  if (own) {
+    const match = own.whole.exec(rest);
+    if (!match) return { ok: false, message: `"${text}": expected ${surface}:CHAT or ${surface}:CHAT:USER+USER, the chat id as ${surface} writes it` };
+    [chat, userPart] = [match[1]!, match[2]];
+  } else {
+    const parts = rest.split(":");
+    if (parts.length > 2) return { ok: false, message: `"${text}": expected ${surface}:CHAT or ${surface}:CHAT:USER+USER` };
+    chat = parts[0]!;
+    if (!CHAT_PATTERN.test(chat)) return { ok: false, message: `"${text}": the chat id "${chat}" is not valid` };
+    userPart = parts[1];
+  }
+  if (userPart === undefined) return { ok: true, target: { surface, chat } };
+  const users = userPart.split("+");
+  const userPattern = own?.user ?? USER_PATTERN;
+  if (users.some((u) => !userPattern.test(u))) return { ok: false, message: `"${text}": users must be ids separated by "+"` };
   return { ok: true, target: { surface, chat, users } };
 }
 

@@ -49,10 +49,11 @@ export function runBotScenarios(name: string, makeHarness: () => Promise<BotHarn
       expect(copy.buttons).toEqual(["Staging (Recommended)", "Production", "Other…", "Skip"]);
       expect(copy.text).toContain("Where should I deploy?");
       expect(copy.text).toContain("safe to try");
-      // The scenario chat is a group: the prompt says a typed answer counts only as a reply (in the thread, on Slack).
+      // The scenario chat is a group: the prompt says a typed answer counts only as a reply (in the thread, on Slack; either
+      // in a Matrix room).
       // Where every chat is one person's (no groups), it is a direct message, and needs no such line.
-      if (can().groups) expect(copy.text).toMatch(/In this (group|channel), a typed answer counts only (as a reply to this message|in this message.s thread)\./u);
-      else expect(copy.text).not.toMatch(/In this (group|channel)/u);
+      if (can().groups) expect(copy.text).toMatch(/In this (group|channel|room), a typed answer counts only (as a reply to this message( or in its thread)?|in this message.s thread)\./u);
+      else expect(copy.text).not.toMatch(/In this (group|channel|room)/u);
       await rpcOk(h.gatewayUrl(), "question.resolve", { id, cancel: true, reason: "cancelled" });
     });
 

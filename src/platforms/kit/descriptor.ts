@@ -31,11 +31,22 @@ export interface CallbackDataLimit {
 /** Which typed messages count as an answer: in a direct message any of the person's; in a group, only these. */
 export interface ChatRules {
   /** What the platform calls a chat of many people. */
-  group: "group" | "channel";
+  group: "group" | "channel" | "room";
   /** In a group, a typed answer counts only as a reply to the prompt, or only in the prompt's thread. */
   groupAnswer: "reply" | "thread";
   /** The prompt's line that says so in a group (none in a direct message). */
   replyHint: string;
+}
+
+/**
+ * How a target's chat and users are written in text form (`SURFACE:CHAT[:USER+USER]`) where the platform's ids hold
+ * characters the default (`A-Z a-z 0-9 _ @ . -`) does not, such as a colon (Matrix: `!room:server`, `@ada:server`;
+ * Teams: `19:…@thread.v2`).
+ * Each is a regular expression source for one id, without anchors; a user id may not contain `+` (the separator).
+ */
+export interface TargetIdSyntax {
+  chat: string;
+  user: string;
 }
 
 /** A token shape searched again over text with its whitespace removed (src/parse/split-credential.ts). */
@@ -66,11 +77,6 @@ export interface PlatformDescriptor<
   title: string;
   /** A chat id for examples in help and errors (`telegram:123456789`). */
   exampleChat: string;
-  /**
-   * The shape of its chat ids in a target's text form, where they may hold a `:` (which otherwise separates the
-   * chat from its users): no anchors, no capture groups. Unset: letters, digits and `_ @ . -`.
-   */
-  chatPattern?: RegExp;
   chats: ChatRules;
   /** Native buttons, or undefined: every prompt is numbered text. */
   buttons: ButtonCapability | undefined;
@@ -90,6 +96,8 @@ export interface PlatformDescriptor<
   /** Plain text made safe for it: nothing may ping people, inject markup, or link. */
   escapeText(text: string): string;
   credentialShapes: CredentialShapes;
+  /** Its ids' text form in targets, where they differ from the default (src/record/targets.ts). */
+  targetIds?: TargetIdSyntax;
   /** The SDK packages its bot uses: src/ may import none of them (test/boundary.test.ts). */
   sdks: readonly string[];
 }

@@ -22,7 +22,8 @@ export const teams = definePlatform({
   exampleChat: "19:abc123@thread.tacv2",
   // A channel or group chat (`19:…@thread.tacv2`, `19:…@thread.v2`, a meeting's `19:meeting_…@thread.v2`), or a
   // person's Entra object id (their personal chat).
-  chatPattern: TEAMS_CHAT_PATTERN,
+  // Its conversation ids hold a colon; its user ids are the default's.
+  targetIds: { chat: TEAMS_CHAT_PATTERN.source, user: "[A-Za-z0-9_@.\\-]{1,128}" },
   chats: {
     group: "channel",
     groupAnswer: "thread",
