@@ -47,3 +47,22 @@ export function scenarioTools(harness: () => BotHarness) {
     },
   };
 }
+
+/**
+ * A harness's `ask` and `promptOf` through the gateway's HTTP mirror, for one surface: asks with the test token and
+ * resolves to the id; waits until the gateway knows the copy in `chat` and returns it as the harness shows it.
+ */
+export function gatewayQuestions(surface: string, gatewayUrl: () => string, copy: (chat: string, ref: string) => PromptCopy, defaultChat: string) {
+  return {
+    async ask(questions: unknown[], target: { chat: string; users?: string[] }, extra: Record<string, unknown> = {}): Promise<string> {
+      return (await rpcOk(gatewayUrl(), "question.request", { questions, targets: [{ surface, ...target }], ...extra })).id as string;
+    },
+    async promptOf(id: string, chat = defaultChat): Promise<PromptCopy> {
+      const delivery = await waitUntil(async () => {
+        const record = await rpcOk(gatewayUrl(), "question.get", { id });
+        return (record.deliveries as Array<{ surface: string; chat: string; messageRef: string }>).find((d) => d.surface === surface && d.chat === chat);
+      }, `the prompt of ${id} in ${chat}`);
+      return copy(chat, delivery.messageRef);
+    },
+  };
+}

@@ -6,7 +6,7 @@ import { startMattermostBot, type RunningMattermostBot } from "../../../bots/mat
 import { loadConfig, type Config } from "../../../src/runtime/config.ts";
 import { encodeMattermostCallback, MATTERMOST_QUESTION_PROP, toMattermostText } from "../../../src/render/index.ts";
 import { freePort, sleep, startTestGateway, TOKEN, type TestGateway } from "../../helpers/gateway.ts";
-import { waitUntil } from "../../scenarios/tools.ts";
+import { gatewayQuestions, waitUntil } from "../../scenarios/tools.ts";
 import type { BotHarness, Person, PromptCopy } from "../../scenarios/harness.ts";
 import { startFakeMattermost, type FakeMattermost, type FakeMattermostPost, type FakeMattermostUser, type RateLimit } from "./fake-mattermost.ts";
 
@@ -154,28 +154,7 @@ export async function createMattermostHarness(options: { rateLimit?: RateLimit |
     rateLimitNextSend(seconds) {
       fake.failNext("POST", "/api/v4/posts", { status: 429, retryAfter: seconds });
     },
-    async ask(questions, target, extra = {}) {
-      const res = await fetch(`${gateway.url}/rpc/question.request`, {
-        method: "POST",
-        headers: { "content-type": "application/json", authorization: `Bearer ${TOKEN}` },
-        body: JSON.stringify({ questions, targets: [{ surface: "mattermost", ...target }], ...extra }),
-      });
-      const body = (await res.json()) as { ok: boolean; payload?: { id: string }; error?: { message: string } };
-      if (!body.ok || !body.payload) throw new Error(`question.request failed: ${body.error?.message}`);
-      return body.payload.id;
-    },
-    async promptOf(id, chat = chats.chat) {
-      const delivery = await waitUntil(async () => {
-        const res = await fetch(`${gateway.url}/rpc/question.get`, {
-          method: "POST",
-          headers: { "content-type": "application/json", authorization: `Bearer ${TOKEN}` },
-          body: JSON.stringify({ id }),
-        });
-        const body = (await res.json()) as { payload: { deliveries: Array<{ surface: string; chat: string; messageRef: string }> } };
-        return body.payload.deliveries.find((d) => d.surface === "mattermost" && d.chat === chat);
-      }, `the prompt of ${id} in ${chat}`);
-      return harness.copy(chat, delivery.messageRef);
-    },
+    ...gatewayQuestions("mattermost", () => gateway.url, (chat, ref) => harness.copy(chat, ref), chats.chat),
     async restartBot(whileDown) {
       await bot.stop();
       await whileDown?.();

@@ -6,7 +6,7 @@ import { startSlackBot, type RunningSlackBot } from "../../../bots/slack/index.t
 import { loadConfig, type Config } from "../../../src/runtime/config.ts";
 import { encodeSlackActionId, toSlackText } from "../../../src/render/index.ts";
 import { freePort, sleep, startTestGateway, TOKEN, type TestGateway } from "../../helpers/gateway.ts";
-import { waitUntil } from "../../scenarios/bot-scenarios.ts";
+import { gatewayQuestions, waitUntil } from "../../scenarios/tools.ts";
 import type { BotHarness, Person, PromptCopy } from "../../scenarios/harness.ts";
 import { startFakeSlack, type FakeSlack, type FakeSlackMessage } from "./slack-api.ts";
 
@@ -172,28 +172,7 @@ export async function createSlackHarness(mode: "socket" | "http" = "socket"): Pr
     rateLimitNextSend(seconds) {
       fake.failNext("chat.postMessage", { status: 429, retryAfter: seconds });
     },
-    async ask(questions, target, extra = {}) {
-      const res = await fetch(`${gateway.url}/rpc/question.request`, {
-        method: "POST",
-        headers: { "content-type": "application/json", authorization: `Bearer ${TOKEN}` },
-        body: JSON.stringify({ questions, targets: [{ surface: "slack", ...target }], ...extra }),
-      });
-      const body = (await res.json()) as { ok: boolean; payload?: { id: string }; error?: { message: string } };
-      if (!body.ok || !body.payload) throw new Error(`question.request failed: ${body.error?.message}`);
-      return body.payload.id;
-    },
-    async promptOf(id, chat = chats.chat) {
-      const delivery = await waitUntil(async () => {
-        const res = await fetch(`${gateway.url}/rpc/question.get`, {
-          method: "POST",
-          headers: { "content-type": "application/json", authorization: `Bearer ${TOKEN}` },
-          body: JSON.stringify({ id }),
-        });
-        const body = (await res.json()) as { payload: { deliveries: Array<{ surface: string; chat: string; messageRef: string }> } };
-        return body.payload.deliveries.find((d) => d.surface === "slack" && d.chat === chat);
-      }, `the prompt of ${id} in ${chat}`);
-      return harness.copy(chat, delivery.messageRef);
-    },
+    ...gatewayQuestions("slack", () => gateway.url, (chat, ref) => harness.copy(chat, ref), chats.chat),
     async restartBot(whileDown) {
       await bot.stop();
       await whileDown?.();

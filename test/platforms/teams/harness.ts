@@ -5,7 +5,7 @@ import { startTeamsBot, type RunningTeamsBot } from "../../../bots/teams/index.t
 import { loadConfig, type Config } from "../../../src/runtime/config.ts";
 import { encodeTeamsSubmitData, toTeamsText, TEAMS_ANSWER_INPUT_ID, TEAMS_SUBMIT_FIELD } from "../../../src/render/index.ts";
 import { freePort, sleep, startTestGateway, TOKEN, type TestGateway } from "../../helpers/gateway.ts";
-import { waitUntil } from "../../scenarios/bot-scenarios.ts";
+import { gatewayQuestions, waitUntil } from "../../scenarios/tools.ts";
 import type { BotHarness, Person, PromptCopy } from "../../scenarios/harness.ts";
 import { startFakeTeams, type FakeTeams, type FakeTeamsMessage } from "./teams-api.ts";
 
@@ -214,28 +214,7 @@ export async function createTeamsHarness(): Promise<TeamsHarness> {
     rateLimitNextSend(seconds) {
       fake.failNext("post", 429, { retryAfter: seconds });
     },
-    async ask(questions, target, extra = {}) {
-      const res = await fetch(`${gateway.url}/rpc/question.request`, {
-        method: "POST",
-        headers: { "content-type": "application/json", authorization: `Bearer ${TOKEN}` },
-        body: JSON.stringify({ questions, targets: [{ surface: "teams", ...target }], ...extra }),
-      });
-      const body = (await res.json()) as { ok: boolean; payload?: { id: string }; error?: { message: string } };
-      if (!body.ok || !body.payload) throw new Error(`question.request failed: ${body.error?.message}`);
-      return body.payload.id;
-    },
-    async promptOf(id, chat = TEAMS_CHATS.chat) {
-      const delivery = await waitUntil(async () => {
-        const res = await fetch(`${gateway.url}/rpc/question.get`, {
-          method: "POST",
-          headers: { "content-type": "application/json", authorization: `Bearer ${TOKEN}` },
-          body: JSON.stringify({ id }),
-        });
-        const body = (await res.json()) as { payload: { deliveries: Array<{ surface: string; chat: string; messageRef: string }> } };
-        return body.payload.deliveries.find((d) => d.surface === "teams" && d.chat === chat);
-      }, `the prompt of ${id} in ${chat}`);
-      return harness.copy(chat, delivery.messageRef);
-    },
+    ...gatewayQuestions("teams", () => gateway.url, (chat, ref) => harness.copy(chat, ref), TEAMS_CHATS.chat),
     async restartBot(whileDown) {
       await bot.stop();
       await whileDown?.();
