@@ -44,7 +44,37 @@ export function createActions({ call, render }) {
   /** @param {QuestionRecord} record */
   function changed(record) {
     saveDraft(record.id, draftFor(record));
-    clearError(record);
+    // A choice changed under an open "discard these answers?": the question it asked is stale, so it goes.
+    if (ui.confirmSkip === record.id) {
+      ui.confirmSkip = null;
+      errors.delete(record.id);
+      render();
+    } else clearError(record);
+  }
+
+  /**
+   * Skip skips the whole prompt (every question of it). With nothing chosen yet it goes at once; with answers chosen
+   * the form first asks, in the page, whether to discard them.
+   * @param {QuestionRecord} record
+   */
+  function skip(record) {
+    const draft = draftFor(record);
+    if (ui.confirmSkip !== record.id && record.questions.some((q) => isAnswered(q, draft))) {
+      ui.confirmSkip = record.id;
+      render({ key: "skip-cancel", id: record.id });
+      return;
+    }
+    ui.confirmSkip = null;
+    void resolve(record, skipParams(record));
+  }
+
+  /**
+   * "Keep my answers": the confirm step goes, the choices stay, and the focus is back on Skip.
+   * @param {QuestionRecord} record
+   */
+  function keepAnswers(record) {
+    if (ui.confirmSkip === record.id) ui.confirmSkip = null;
+    render({ key: "skip", id: record.id });
   }
 
   /**
@@ -82,7 +112,8 @@ export function createActions({ call, render }) {
         if (draft.step > 0) goTo(draft.step - 1);
       },
       submit: () => void submit(record),
-      skip: () => void resolve(record, skipParams(record)),
+      skip: () => skip(record),
+      keepAnswers: () => keepAnswers(record),
     };
   }
 
@@ -98,7 +129,8 @@ export function createActions({ call, render }) {
       next: () => void submit(record),
       back: () => {},
       submit: () => void submit(record),
-      skip: () => void resolve(record, skipParams(record)),
+      skip: () => skip(record),
+      keepAnswers: () => keepAnswers(record),
     };
   }
 
@@ -127,6 +159,7 @@ export function createActions({ call, render }) {
     render();
     try {
       upsert(await call("question.resolve", params));
+      ui.reveal = record.id;
     } catch (thrown) {
       const error = toGatewayError(thrown);
       if (error.code === "QUESTION_ALREADY_TERMINAL" || error.code === "QUESTION_NOT_FOUND") await refresh(record.id);
@@ -196,6 +229,7 @@ export function createActions({ call, render }) {
       }
       if (outcome.record) upsert(outcome.record);
       else await refresh(record.id);
+      ui.reveal = record.id;
       return true;
     } catch (thrown) {
       const error = toGatewayError(thrown);

@@ -119,15 +119,12 @@ els.composer.addEventListener("submit", async (event) => {
   event.preventDefault();
   if (await actions.reply(els.composerText.value.trim())) {
     els.composerText.value = "";
-    els.composerText.style.height = "";
+    view.fitComposer();
   }
   els.composerText.focus();
 });
-els.composerText.addEventListener("input", () => {
-  // Grow with the reply (one line per question), up to the CSS max-height.
-  els.composerText.style.height = "auto";
-  els.composerText.style.height = `${els.composerText.scrollHeight + 2}px`;
-});
+els.composerText.addEventListener("input", () => view.fitComposer());
+window.addEventListener("resize", () => view.fitComposer());
 els.composerText.addEventListener("keydown", (event) => {
   if (event.key === "Enter" && !event.shiftKey && !event.isComposing && answerableRecords().length > 0) {
     event.preventDefault();

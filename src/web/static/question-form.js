@@ -1,4 +1,5 @@
 import { h } from "./dom.js";
+import { valuesOf } from "./drafts.js";
 /** @import { AskUserQuestion, QuestionRecord } from "./shared.js" */
 /** @import { Draft } from "./drafts.js" */
 /** @import { FormError } from "./state.js" */
@@ -11,7 +12,8 @@ import { h } from "./dom.js";
  * @property {() => void} next
  * @property {() => void} back
  * @property {() => void} submit
- * @property {() => void} skip
+ * @property {() => void} skip Skips the whole prompt; with answers chosen, asks first (`confirmingSkip`), then skips.
+ * @property {() => void} keepAnswers Closes that confirm step, keeping the answers.
  */
 
 /**
@@ -29,9 +31,11 @@ function stepCounter(index, total) {
  * A pending record's questions as a form, either one question at a time ("stepper": the docked panel) or all
  * stacked ("stacked": the phone card). Choices are written into `draft` as they happen.
  * `late`: the question expired and takes a late answer, which cannot be a skip, so there is no Skip.
- * @param {{ record: QuestionRecord, draft: Draft, mode: "stepper" | "stacked", late?: boolean, busy: boolean, error: FormError | undefined, actions: FormActions }} form
+ * Skip skips the whole prompt, so with several questions it says so ("Skip all"); `confirmingSkip`: it was pressed
+ * with answers chosen, and the actions row asks whether to discard them.
+ * @param {{ record: QuestionRecord, draft: Draft, mode: "stepper" | "stacked", late?: boolean, confirmingSkip?: boolean, busy: boolean, error: FormError | undefined, actions: FormActions }} form
  */
-export function renderQuestionForm({ record, draft, mode, late = false, busy, error, actions }) {
+export function renderQuestionForm({ record, draft, mode, late = false, confirmingSkip = false, busy, error, actions }) {
   const stepper = mode === "stepper";
   const total = record.questions.length;
   const last = total - 1;
@@ -134,6 +138,24 @@ export function renderQuestionForm({ record, draft, mode, late = false, busy, er
     h("button", { type: "button", class: primary ? "primary" : "", disabled: busy || disabled, "data-key": key, onclick }, label);
   const onLastStep = !stepper || draft.step >= last;
   const generalError = error && !error.qid ? h("p", { class: "form-error", role: "alert" }, error.text) : null;
+  const skipLabel = total > 1 ? "Skip all" : "Skip";
+  // The stepper's buttons name the step they go to, so "Next" is never confused with the pager's "Next waiting question".
+  const stepName = (/** @type {number} */ step) => `question ${step + 1} of ${total}`;
+  const actionsRow =
+    confirmingSkip && !late
+      ? skipConfirm(record, draft, { busy, skipLabel, actions })
+      : h(
+          "div",
+          { class: "qform-actions" },
+          late ? null : button(skipLabel, "skip", actions.skip),
+          h("span", { class: "spacer" }),
+          stepper && total > 1
+            ? withName(button("Back", "back", actions.back, { disabled: draft.step === 0 }), draft.step > 0 ? `Back: ${stepName(draft.step - 1)}` : "Back")
+            : null,
+          onLastStep
+            ? button(busy ? "Sending…" : "Submit", "submit", actions.submit, { primary: true })
+            : withName(button("Next", "next", actions.next, { primary: true }), `Next: ${stepName(draft.step + 1)}`),
+        );
 
   return h(
     "form",
@@ -153,13 +175,60 @@ export function renderQuestionForm({ record, draft, mode, late = false, busy, er
     },
     blocks,
     generalError,
+    actionsRow,
+  );
+}
+
+/**
+ * @param {HTMLElement} el
+ * @param {string} name
+ */
+function withName(el, name) {
+  el.setAttribute("aria-label", name);
+  return el;
+}
+
+/**
+ * In place of the actions row, once Skip was pressed with answers chosen: what skipping would discard, named, and
+ * a choice between keeping them (the default, focused) and skipping. Part of the form, not a `window.confirm`: it
+ * survives a redraw, and Escape keeps the answers.
+ * @param {QuestionRecord} record
+ * @param {Draft} draft
+ * @param {{ busy: boolean, skipLabel: string, actions: FormActions }} options
+ */
+function skipConfirm(record, draft, { busy, skipLabel, actions }) {
+  const chosen = record.questions.map((q) => ({ q, values: valuesOf(q, draft) })).filter((c) => c.values.length > 0);
+  const total = record.questions.length;
+  const titleId = `${record.id}-skip-title`;
+  const textId = `${record.id}-skip-text`;
+  return h(
+    "div",
+    {
+      class: "skip-confirm",
+      role: "alertdialog",
+      "aria-labelledby": titleId,
+      "aria-describedby": textId,
+      /** @param {KeyboardEvent} event */
+      onkeydown: (event) => {
+        if (event.key !== "Escape") return;
+        event.preventDefault();
+        actions.keepAnswers();
+      },
+    },
+    h("p", { class: "skip-confirm-title", id: titleId }, total > 1 ? `Skip all ${total} questions?` : "Skip this question?"),
+    h(
+      "p",
+      { class: "skip-confirm-text", id: textId },
+      `${chosen.length > 1 ? "The answers you chose" : "The answer you chose"} will be discarded: `,
+      chosen.map(({ q, values }, i) => [i > 0 ? "; " : null, h("span", { class: "chip" }, q.header), ` ${values.join(", ")}`]).flat(),
+      ". The agent hears that you skipped.",
+    ),
     h(
       "div",
       { class: "qform-actions" },
-      late ? null : button("Skip", "skip", actions.skip),
+      h("button", { type: "button", disabled: busy, "data-key": "skip-cancel", onclick: actions.keepAnswers }, "Keep my answers"),
       h("span", { class: "spacer" }),
-      stepper && total > 1 ? button("Back", "back", actions.back, { disabled: draft.step === 0 }) : null,
-      onLastStep ? button(busy ? "Sending…" : "Submit", "submit", actions.submit, { primary: true }) : button("Next", "next", actions.next, { primary: true }),
+      h("button", { type: "button", class: "danger", disabled: busy, "data-key": "skip-confirm", onclick: actions.skip }, `${skipLabel} and discard`),
     ),
   );
 }

@@ -55,6 +55,16 @@ export const ui = {
    * @type {string | null}
    */
   cardId: null,
+  /**
+   * The record whose Skip waits for a yes: answers were chosen, and skipping would discard them.
+   * @type {string | null}
+   */
+  confirmSkip: null,
+  /**
+   * A record this page just resolved: the next redraw scrolls its summary into view.
+   * @type {string | null}
+   */
+  reveal: null,
 };
 
 /**
@@ -72,12 +82,25 @@ export const pendingRecords = () => recordsByAge().filter((r) => r.status === "p
  */
 export const isAnswerable = (record, now = Date.now()) => record.status === "pending" || acceptsLateAnswer(record, now);
 /**
- * What the page offers to answer: the pending records, then those still taking a late answer, each oldest first.
+ * Soonest deadline first: a pending record's expiry, a late one's end of window; a tie goes to the older record,
+ * then to the smaller id, so two pages (or two reloads) always agree on the order.
+ * @param {QuestionRecord} a
+ * @param {QuestionRecord} b
+ */
+const byDeadline = (a, b) => deadlineOf(a) - deadlineOf(b) || byAge(a, b);
+/** @param {QuestionRecord} record */
+const deadlineOf = (record) => (record.status === "pending" ? record.expiresAtMs : (record.lateUntilMs ?? record.expiresAtMs));
+/**
+ * What the page offers to answer, in the order the panel's pager walks it: the pending records, the one that expires
+ * soonest first, then those still taking a late answer, the window closing soonest first (they wait anyway: the
+ * agent already went on without an answer). Every record has an expiry, so the order is total (ties: `byDeadline`).
  * @param {number} [now]
  */
 export function answerableRecords(now = Date.now()) {
-  const all = recordsByAge();
-  return [...all.filter((r) => r.status === "pending"), ...all.filter((r) => r.status !== "pending" && isAnswerable(r, now))];
+  const all = [...records.values()];
+  const pending = all.filter((r) => r.status === "pending").sort(byDeadline);
+  const late = all.filter((r) => r.status !== "pending" && isAnswerable(r, now)).sort(byDeadline);
+  return [...pending, ...late];
 }
 export const currentRecord = () => (ui.currentId ? records.get(ui.currentId) : undefined);
 /**
@@ -159,6 +182,7 @@ export function forgetAll() {
   for (const map of [records, drafts, errors, notes]) map.clear();
   busy.clear();
   ui.currentId = null;
+  ui.confirmSkip = null;
 }
 
 /** @param {boolean} value */

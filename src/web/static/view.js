@@ -14,8 +14,9 @@ import { lateOpen, renderEntry } from "./timeline.js";
  * @typedef {{ status: HTMLElement, timeline: HTMLElement, panel: HTMLElement, qbar: HTMLElement, composer: HTMLFormElement, composerText: HTMLTextAreaElement, composerSend: HTMLButtonElement }} PageElements
  */
 /**
- * Where a redraw puts the focus: the current step's option, the Submit button, or the composer.
- * @typedef {"step" | "submit" | "composer"} Focus
+ * Where a redraw puts the focus: the current step's option, the Submit button, the composer, or a record's Skip
+ * button or the "Keep my answers" of its confirm step (in the panel, or in its card on a phone).
+ * @typedef {"step" | "submit" | "composer" | { key: "skip" | "skip-cancel", id: string }} Focus
  */
 
 /** @type {Record<LinkStatus, string>} */
@@ -33,6 +34,17 @@ export function createView({ els, actions, narrowQuery }) {
   let panelSignature = "";
   /** The records the page offered to answer at its last render: one leaving its late window redraws the page. */
   let answerableKey = "";
+  /**
+   * The timeline shows its newest entries: it follows them down unless the person scrolled up to read, and stays at
+   * the bottom when the dock below it grows (a taller step, the panel opening) and takes its height.
+   */
+  let pinned = true;
+  /** What the composer was last sized for (its placeholder, and whether it showed): a change sizes it again. */
+  let composerFit = "";
+  els.timeline.addEventListener("scroll", () => (pinned = fromBottom() < 40), { passive: true });
+  new ResizeObserver(() => {
+    if (pinned) scrollToEnd();
+  }).observe(els.timeline);
 
   // On a phone the composer answers the card last touched (a tap, or the focus moving into it). Only the mark and
   // the placeholder change: nothing is rebuilt or scrolled under the finger.
@@ -56,12 +68,52 @@ export function createView({ els, actions, narrowQuery }) {
     const open = answerableRecords(now);
     answerableKey = open.map((r) => r.id).join(" ");
     if (!open.some((r) => r.id === ui.currentId)) ui.currentId = open[0]?.id ?? null;
+    if (!open.some((r) => r.id === ui.confirmSkip)) ui.confirmSkip = null;
     if (open.length === 0 && ui.collapsed) setCollapsed(false);
     els.status.textContent = STATUS_TEXT[ui.connection];
     els.status.dataset.state = ui.connection;
     showTimeLeftInTitle(pendingRecords(), now);
-    renderTimeline(now);
+    const grew = renderTimeline(now);
     renderDock(open, focus);
+    // Scrolled once the dock has its new height, or the newest entries would sit under it.
+    if (grew || pinned) scrollToEnd();
+    const revealed = ui.reveal ? entries.get(ui.reveal)?.el : undefined;
+    ui.reveal = null;
+    if (revealed?.isConnected) reveal(revealed);
+    if (typeof focus === "object") focusControl(focus);
+  }
+
+  function fromBottom() {
+    const { timeline } = els;
+    return timeline.scrollHeight - timeline.scrollTop - timeline.clientHeight;
+  }
+
+  /**
+   * Brings an entry's outcome (its last line) into sight, scrolling as little as needed: at the bottom already, the
+   * timeline stays there, with the newest entries.
+   * @param {HTMLElement} el
+   */
+  function reveal(el) {
+    const box = el.getBoundingClientRect();
+    const view = els.timeline.getBoundingClientRect();
+    const gap = 12;
+    if (box.bottom > view.bottom - gap) els.timeline.scrollTop += box.bottom - view.bottom + gap;
+    else if (box.bottom < view.top + gap) els.timeline.scrollTop -= view.top - box.top + gap;
+  }
+
+  function scrollToEnd() {
+    els.timeline.scrollTop = els.timeline.scrollHeight;
+    pinned = true;
+  }
+
+  /**
+   * A record's Skip, or its confirm step's "Keep my answers": in the panel when it shows that record, else in its card.
+   * @param {{ key: string, id: string }} focus
+   */
+  function focusControl({ key, id }) {
+    const scope = !els.panel.hidden && ui.currentId === id ? els.panel : entries.get(id)?.el;
+    const control = scope?.querySelector(`[data-key="${CSS.escape(key)}"]`);
+    if (control instanceof HTMLElement) control.focus();
   }
 
   /**
@@ -73,10 +125,12 @@ export function createView({ els, actions, narrowQuery }) {
     if (answerableRecords(now).map((r) => r.id).join(" ") !== answerableKey) render();
   }
 
-  /** @param {number} now */
+  /**
+   * @param {number} now
+   * @returns {boolean} whether an entry was added
+   */
   function renderTimeline(now) {
     const { timeline } = els;
-    const nearBottom = timeline.scrollHeight - timeline.scrollTop - timeline.clientHeight < 80;
     const narrow = ui.narrow;
     const replyTarget = replyTargetId(composerRecord());
     let grew = false;
@@ -99,11 +153,19 @@ export function createView({ els, actions, narrowQuery }) {
         record.remindersSent?.length,
         record.escalated?.length,
         record.lateAnswer?.atMs,
+        card && ui.confirmSkip === record.id,
       ].join("|");
       const entry = entries.get(record.id);
       if (entry?.signature === signature) return markReplyTarget(entry.el, record.id === replyTarget);
       const el = renderEntry(record, {
-        card: card ? renderQuestionForm({ record, draft: draftFor(record), mode: "stacked", late: record.status !== "pending", busy: busy.has(record.id), error, actions: actions.stacked(record) }) : null,
+        card: card
+          ? renderQuestionForm({
+              record,
+              draft: draftFor(record),
+              mode: "stacked",
+              late: record.status !== "pending",
+              confirmingSkip: ui.confirmSkip === record.id,
+              busy: busy.has(record.id), error, actions: actions.stacked(record) }) : null,
         notes: notes.get(record.id) ?? [],
         isCurrent,
         now,
@@ -124,7 +186,7 @@ export function createView({ els, actions, narrowQuery }) {
       if (timeline.children[i] !== el) timeline.insertBefore(el, timeline.children[i] ?? null);
     });
     while (timeline.children.length > children.length) timeline.lastElementChild?.remove();
-    if (grew || nearBottom) timeline.scrollTop = timeline.scrollHeight;
+    return grew;
   }
 
   /**
@@ -178,7 +240,8 @@ export function createView({ els, actions, narrowQuery }) {
     const error = errors.get(record.id);
     const index = open.indexOf(record);
     const late = record.status !== "pending";
-    const signature = [record.id, record.expiresAtMs, late, record.remindersSent?.length, draft.step, index, open.length, busy.has(record.id), error?.text, error?.qid].join("|");
+    const confirmingSkip = ui.confirmSkip === record.id;
+    const signature = [record.id, record.expiresAtMs, late, record.remindersSent?.length, draft.step, index, open.length, busy.has(record.id), error?.text, error?.qid, confirmingSkip].join("|");
     if (signature !== panelSignature || focus) {
       panelSignature = signature;
       rebuildKeepingFocus(els.panel, () => {
@@ -187,9 +250,9 @@ export function createView({ els, actions, narrowQuery }) {
             ? h(
                 "div",
                 { class: "pager" },
-                h("button", { type: "button", class: "icon", "aria-label": "Previous question", disabled: index === 0, "data-key": "pager-prev", onclick: () => actions.page(-1) }, "‹"),
+                h("button", { type: "button", class: "icon", "aria-label": "Previous waiting question", disabled: index === 0, "data-key": "pager-prev", onclick: () => actions.page(-1) }, "‹"),
                 h("span", { class: "pager-label" }, `${index + 1} of ${open.length} waiting`),
-                h("button", { type: "button", class: "icon", "aria-label": "Next question", disabled: index === open.length - 1, "data-key": "pager-next", onclick: () => actions.page(1) }, "›"),
+                h("button", { type: "button", class: "icon", "aria-label": "Next waiting question", disabled: index === open.length - 1, "data-key": "pager-next", onclick: () => actions.page(1) }, "›"),
               )
             : h("span", { class: "panel-title" }, "The agent is asking");
         const collapse = h(
@@ -197,7 +260,7 @@ export function createView({ els, actions, narrowQuery }) {
           { type: "button", class: "icon", "aria-label": "Collapse question", title: "Collapse (Esc)", "aria-expanded": "true", "data-key": "collapse", onclick: actions.collapse },
           "▾",
         );
-        const form = renderQuestionForm({ record, draft, mode: "stepper", late, busy: busy.has(record.id), error, actions: actions.stepper(record) });
+        const form = renderQuestionForm({ record, draft, mode: "stepper", late, confirmingSkip, busy: busy.has(record.id), error, actions: actions.stepper(record) });
         const top = h("div", { class: "panel-top" }, pager, late ? null : reminderNote(record), late ? null : expiryClock(record.expiresAtMs), collapse);
         els.panel.replaceChildren(top, late ? lateNote(record) : timeBar(record), form);
       });
@@ -254,18 +317,47 @@ export function createView({ els, actions, narrowQuery }) {
   function renderComposer(target) {
     els.composerText.disabled = !target || ui.replying;
     els.composerSend.disabled = !target || ui.replying;
-    if (!target) {
-      els.composerText.placeholder = "No question is waiting for you.";
-      return;
+    const placeholder = composerPlaceholder(target);
+    els.composerText.placeholder = placeholder;
+    const fit = [placeholder, els.composer.hidden, ui.narrow].join("|");
+    if (fit !== composerFit) {
+      composerFit = fit;
+      fitComposer();
     }
+  }
+
+  /**
+   * What the composer's placeholder says (shorter on a phone, where it still wraps rather than being cut off).
+   * @param {QuestionRecord | undefined} target
+   */
+  function composerPlaceholder(target) {
+    if (!target) return "No question is waiting for you.";
     const open = target.questions.filter((q) => !ownValue(target.partialAnswers, q.id));
     // A late answer cannot skip: the agent already went on without one.
     const skip = target.status === "pending" ? ", or “skip”" : "";
-    els.composerText.placeholder =
-      open.length > 1
-        ? `Reply: one line per question (${open.map((q) => q.header).join(", ")})${skip}`
-        : `Reply to “${(open[0] ?? target.questions[0])?.header}”: a number, an option or your own words`;
+    const headers = open.map((q) => q.header).join(", ");
+    const header = `“${(open[0] ?? target.questions[0])?.header}”`;
+    if (ui.narrow) return open.length > 1 ? `One line each: ${headers}${skip}` : `Reply to ${header}: a number or words`;
+    return open.length > 1 ? `Reply: one line per question (${headers})${skip}` : `Reply to ${header}: a number, an option or your own words`;
   }
 
-  return { render, tick };
+  /**
+   * The composer grows with the reply (one line per question), up to the CSS max-height; empty, it is as tall as its
+   * placeholder, which wraps like text, so none of it is cut off on a narrow screen.
+   */
+  function fitComposer() {
+    const text = els.composerText;
+    if (els.composer.hidden) return;
+    text.style.height = "auto";
+    let height = text.scrollHeight;
+    if (!text.value && text.placeholder) {
+      text.value = text.placeholder;
+      height = text.scrollHeight;
+      text.value = "";
+    }
+    // scrollHeight leaves out the border (the box is border-box).
+    text.style.height = `${height + text.offsetHeight - text.clientHeight}px`;
+  }
+
+  return { render, tick, fitComposer };
 }
