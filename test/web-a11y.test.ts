@@ -99,7 +99,7 @@ describe("Control UI accessibility (axe-core)", () => {
     await panel.locator(".step", { hasText: "Question 2 of 3" }).waitFor();
     await panel.locator("label.option", { hasText: "Unit" }).click();
     expect(await seriousViolations(page, "#panel")).toEqual([]);
-    await panel.getByRole("button", { name: "Next", exact: true }).click();
+    await panel.getByRole("button", { name: "Next: question 3 of 3", exact: true }).click();
     await panel.locator(".step", { hasText: "Question 3 of 3" }).waitFor();
     expect(await seriousViolations(page, "#panel")).toEqual([]);
   });

@@ -2,10 +2,10 @@
  * The web Control UI in a real browser (Chromium through playwright-core; test/helpers/browser.ts picks
  * $CHROMIUM_PATH, Debian's, or the one packed in @sparticuz/chromium) against a real in-process
  * gateway: questions are asked through the protocol, answered in the page, and the asker's result is checked.
- * Set WEB_UI_SCREENSHOTS=<dir> to also write the documentation screenshots there.
+ * The documentation's screenshots come from scripts/screenshots.ts (`npm run screenshots`).
  */
 import { randomBytes } from "node:crypto";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
@@ -19,7 +19,6 @@ import { askUser } from "../src/client/sdk.ts";
 import { launchBrowser } from "./helpers/browser.ts";
 
 const TOKEN = randomBytes(16).toString("hex");
-const SCREENSHOTS = process.env.WEB_UI_SCREENSHOTS;
 const WIDE = { width: 1000, height: 760 };
 const PHONE = { width: 375, height: 760 };
 
@@ -53,7 +52,6 @@ beforeAll(async () => {
   browser = await launchBrowser();
   shared = await browser.newContext({ viewport: WIDE });
   shared.setDefaultTimeout(8_000);
-  if (SCREENSHOTS) mkdirSync(SCREENSHOTS, { recursive: true });
 });
 
 afterAll(async () => {
@@ -164,10 +162,6 @@ const submitFocused = (page: Page) => page.waitForFunction(() => document.active
 
 async function waitForText(page: Page, selector: string, text: string) {
   await page.locator(selector, { hasText: text }).first().waitFor();
-}
-
-async function screenshot(page: Page, name: string) {
-  if (SCREENSHOTS) await page.screenshot({ path: join(SCREENSHOTS, name) });
 }
 
 // ---------------------------------------------------------------- tests
@@ -328,25 +322,24 @@ describe("web Control UI", () => {
     expect(look.weight).toBeGreaterThanOrEqual(600);
     expect(look.color).not.toBe(look.muted);
     expect(await page.locator("#panel").getByRole("group", { name: /^Question 1 of 3 Env Which environment\?/ }).count()).toBe(1);
-    expect(await button(page, "Skip").isVisible()).toBe(true);
+    expect(await button(page, "Skip all").isVisible()).toBe(true);
     expect(await button(page, "Back").isDisabled()).toBe(true);
     await option(page, "Production").click(); // a radio advances
     await waitForText(page, "#panel .step", "Question 2 of 3");
-    expect(await button(page, "Skip").isVisible()).toBe(true);
+    expect(await button(page, "Skip all").isVisible()).toBe(true);
     await waitForText(page, "#panel", "Slow, about 10 minutes");
     expect(await page.locator("#panel input[type=checkbox]").count()).toBe(3);
     await option(page, "Lint").click();
     await option(page, "E2E").click();
     expect(await step(page)).toBe("Question 2 of 3"); // checkboxes do not advance
-    await screenshot(page, "control-ui-stepper.png");
-    await button(page, "Back").click();
+    await button(page, "Back: question 1 of 3").click();
     await waitForText(page, "#panel .step", "Question 1 of 3");
     expect(await option(page, "Production").locator("input").isChecked()).toBe(true);
-    await button(page, "Next").click();
+    await button(page, "Next: question 2 of 3").click();
     await waitForText(page, "#panel .step", "Question 2 of 3");
     expect(await option(page, "Lint").locator("input").isChecked()).toBe(true);
     expect(await option(page, "E2E").locator("input").isChecked()).toBe(true);
-    await button(page, "Next").click();
+    await button(page, "Next: question 3 of 3").click();
     await waitForText(page, "#panel .step", "Question 3 of 3");
     await waitForText(page, "#panel", "Post in #deploys");
     await option(page, "The team").click();
@@ -386,7 +379,7 @@ describe("web Control UI", () => {
     const { page } = await openUi();
     await option(page, "Staging").click();
     await waitForText(page, "#panel .step", "Question 2 of 2");
-    await page.locator("#panel").getByRole("button", { name: "Back", exact: true }).click();
+    await page.locator("#panel").getByRole("button", { name: "Back: question 1 of 2", exact: true }).click();
     await page.locator("#panel .other-input").fill("Canary <b>only</b>");
     expect(await option(page, "Staging").locator("input").isChecked()).toBe(false);
     await page.keyboard.press("Enter");
@@ -406,7 +399,8 @@ describe("web Control UI", () => {
     const { page } = await openUi();
     await option(page, "Staging").click();
     await waitForText(page, "#panel .step", "Question 2 of 3");
-    await button(page, "Skip").click();
+    await button(page, "Skip all").click();
+    await page.getByRole("alertdialog", { name: "Skip all 3 questions?" }).getByRole("button", { name: "Skip all and discard" }).click();
     expect(await result).toEqual({ status: "no_answer", reason: "skipped" });
     await waitForText(page, '.entry[data-status="cancelled"]', "Skipped on the web");
   });
@@ -427,7 +421,6 @@ describe("web Control UI", () => {
     const composerBox = (await page.locator("#composer").boundingBox())!;
     expect(barBox.height).toBeLessThan(70);
     expect(barBox.y + barBox.height).toBeLessThanOrEqual(composerBox.y);
-    await screenshot(page, "control-ui-collapsed.png");
     await bar.getByRole("button").click();
     await option(page, "Production").waitFor();
     expect(await page.locator("#composer").isHidden()).toBe(true);
@@ -458,7 +451,7 @@ describe("web Control UI", () => {
     // The held answer shows in the panel, which opens on the question still open.
     await page.locator("#qbar button").click();
     await waitForText(page, "#panel .step", "Question 2 of 2");
-    await button(page, "Back").click();
+    await button(page, "Back: question 1 of 2").click();
     expect(await option(page, "Production").locator("input").isChecked()).toBe(true);
     await page.getByRole("button", { name: "Collapse question" }).click();
     await page.locator("#composer-text").fill("lint, e2e");
@@ -521,7 +514,7 @@ describe("web Control UI", () => {
     expect(await option(page, "Unit").locator("input").isChecked()).toBe(true);
     await waitForText(page, '.entry[data-status="expired"]', "No answer (expired)");
     await waitForText(page, '.entry[data-status="cancelled"]', "Cancelled via the API");
-    await button(page, "Back").click();
+    await button(page, "Back: question 1 of 3").click();
     expect(await option(page, "Production").locator("input").isChecked()).toBe(true);
     await page.keyboard.press("Enter");
     await page.keyboard.press("Enter");
@@ -529,7 +522,6 @@ describe("web Control UI", () => {
     await page.keyboard.press("Enter");
     expect(await result).toMatchObject({ status: "answered", answers: { answers: { env: ["Production"], checks: ["Unit"], notify: ["The team"] } } });
     await page.locator('.entry[data-status="answered"]').waitFor();
-    await screenshot(page, "control-ui-answered.png");
   });
 
   it("reconnects with backoff after the gateway restarts, and picks up what changed (sessions kept, as a shared store would)", async () => {
@@ -587,12 +579,12 @@ describe("web Control UI", () => {
     await waitForText(page, "#panel", "Which for constructor?");
     expect(await page.locator("#panel .other-input").inputValue()).toBe("");
     await page.locator("#panel .other-input").fill("My own words");
-    await button(page, "Next").click();
+    await button(page, "Next: question 2 of 3").click();
     await waitForText(page, "#panel", "Which for prototype?");
     expect(await page.locator("#panel .other-input").inputValue()).toBe("");
     await option(page, "Yes").click();
     await page.locator("#panel .other-input").fill("More");
-    await button(page, "Next").click();
+    await button(page, "Next: question 3 of 3").click();
     await waitForText(page, "#panel", "Which for length?");
     expect(await page.locator("#panel .other-input").inputValue()).toBe("");
     await option(page, "No").click();
@@ -641,8 +633,8 @@ describe("web Control UI", () => {
     const { page } = await openUi();
     await waitForText(page, "#panel .pager-label", "1 of 2 waiting");
     await waitForText(page, "#panel", "First question?");
-    expect(await page.getByRole("button", { name: "Previous question" }).isDisabled()).toBe(true);
-    await page.getByRole("button", { name: "Next question" }).click();
+    expect(await page.getByRole("button", { name: "Previous waiting question" }).isDisabled()).toBe(true);
+    await page.getByRole("button", { name: "Next waiting question" }).click();
     await waitForText(page, "#panel .pager-label", "2 of 2 waiting");
     await waitForText(page, "#panel", "Second question?");
     await option(page, "Production").click();
@@ -673,7 +665,6 @@ describe("web Control UI", () => {
     expect(boxes.length).toBeGreaterThan(6);
     for (const box of boxes) expect(box.h).toBeGreaterThanOrEqual(44);
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
-    await screenshot(page, "control-ui-phone.png");
     await card.locator("label.option", { hasText: "Staging" }).click();
     await card.locator("label.option", { hasText: "Unit" }).click();
     await card.getByRole("button", { name: "Submit" }).click();
@@ -815,7 +806,7 @@ describe("web Control UI", () => {
     // The other pending question is not in the panel: its entry shows it, with a way to open it.
     expect(await times("Second question?")).toBe(1);
     expect(await page.locator(`.entry[data-id="${await b.id}"]`).getByRole("button", { name: "Answer" }).isVisible()).toBe(true);
-    await page.getByRole("button", { name: "Next question" }).click();
+    await page.getByRole("button", { name: "Next waiting question" }).click();
     await waitForText(page, "#panel", "Second question?");
     await waitForText(page, `.entry[data-id="${await b.id}"]`, "Waiting for your answer below");
     expect(await times("First question?")).toBe(1);
