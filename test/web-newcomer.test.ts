@@ -236,8 +236,10 @@ describe("names and order", () => {
     await inPanel(page, "Submit").click();
     expect(await outcome(soon)).toMatchObject({ status: "answered" });
     await shows("Expires second?", "1 of 2 waiting");
-    // The timeline stays a log: oldest first.
-    expect(await page.locator("#timeline > .entry").evaluateAll((els) => els.map((el) => el.getAttribute("data-id")))).toEqual([late, soon, middle]);
+    // The timeline stays a log: oldest first (asked in the same millisecond, by id).
+    const asked = await Promise.all([late, soon, middle].map((id) => ui.client.get(id)));
+    const byAge = asked.sort((a, b) => a.createdAtMs - b.createdAtMs || (a.id < b.id ? -1 : 1)).map((r) => r.id);
+    expect(await page.locator("#timeline > .entry").evaluateAll((els) => els.map((el) => el.getAttribute("data-id")))).toEqual(byAge);
     expect(problems).toEqual([]);
   });
 });

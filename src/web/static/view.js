@@ -165,7 +165,11 @@ export function createView({ els, actions, narrowQuery }) {
               mode: "stacked",
               late: record.status !== "pending",
               confirmingSkip: ui.confirmSkip === record.id,
-              busy: busy.has(record.id), error, actions: actions.stacked(record) }) : null,
+              busy: busy.has(record.id),
+              error,
+              actions: actions.stacked(record),
+            })
+          : null,
         notes: notes.get(record.id) ?? [],
         isCurrent,
         now,
