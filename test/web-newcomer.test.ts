@@ -34,8 +34,8 @@ async function ask(questions: unknown[], extra: Record<string, unknown> = {}): P
 }
 const outcome = async (id: string) => (await ui.client.waitAnswer({ id, timeoutMs: 8_000 })) as unknown as AskUserResult;
 
-async function openUi(viewport = WIDE): Promise<{ page: Page; problems: string[] }> {
-  const page = await ui.newPage(viewport);
+async function openUi(viewport = WIDE, colorScheme: "light" | "dark" = "light"): Promise<{ page: Page; problems: string[] }> {
+  const page = await ui.newPage(viewport, colorScheme);
   const problems: string[] = [];
   page.on("pageerror", (error) => problems.push(`pageerror: ${error.message}`));
   await page.goto(`${ui.gateway.url}/#token=${ui.token}`);
@@ -116,9 +116,9 @@ describe("Skip skips the whole prompt, and asks before it discards chosen answer
     expect(problems).toEqual([]);
   });
 
-  it("the phone card asks the same way, in the card", async () => {
+  it("the phone card asks the same way, in the card (in dark colours)", async () => {
     const id = await ask(THREE.slice(0, 2));
-    const { page, problems } = await openUi(PHONE);
+    const { page, problems } = await openUi(PHONE, "dark");
     const card = page.locator(`.entry-card[data-id="${id}"]`);
     await card.locator("label.option", { hasText: "Staging" }).click();
     await card.getByRole("button", { name: "Skip all", exact: true }).click();
