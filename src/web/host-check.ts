@@ -16,6 +16,20 @@ export function createHostCheck(publicUrl?: string): (req: IncomingMessage) => b
   };
 }
 
+/**
+ * The port a request's session cookie is named after: GATEWAY_PUBLIC_URL's (its explicit port, or the scheme's) when
+ * the request came to that host, so every instance behind one address (a load balancer, whatever port each listens
+ * on) reads the same cookie; otherwise the port the gateway is bound to.
+ */
+export function createCookiePort(publicUrl?: string): (req: IncomingMessage) => number | undefined {
+  const forms = publicUrl ? publicHostForms(publicUrl) : [];
+  const publicPort = publicUrl ? Number(new URL(publicUrl).port || (new URL(publicUrl).protocol === "https:" ? 443 : 80)) : undefined;
+  return (req) => {
+    const host = req.headers.host?.trim().toLowerCase();
+    return host !== undefined && forms.includes(host) ? publicPort : boundPort(req);
+  };
+}
+
 /** What to tell someone whose Host was refused (plain text; the refused name is never echoed). */
 export function hostRefusal(publicUrl: string | undefined, port: number | undefined): string {
   const names = [...localHostForms(port).slice(0, 2), ...(publicUrl ? [publicHostForms(publicUrl)[0]!] : [])];

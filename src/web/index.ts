@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { createTokenCheck } from "../gateway/credentials/auth.ts";
 import { ADMIN, WEB, type Principal } from "../gateway/credentials/principal.ts";
 import type { HttpRoute, WebAppCaller } from "../gateway/server/server.ts";
-import { createHostCheck, hostRefusal } from "./host-check.ts";
+import { createCookiePort, createHostCheck, hostRefusal } from "./host-check.ts";
 import { renderLoginPage, type LoginProblem } from "./login-page.ts";
 import { boundPort, clearedCookieHeader, isSameOrigin, isSecureRequest, readCookie, sessionCookieHeader, sessionCookieName } from "./session.ts";
 import { createSessionSockets } from "./session-sockets.ts";
@@ -116,7 +116,8 @@ export function createControlUi(options: ControlUiOptions): ControlUi {
     return pathname.startsWith("/ui/") && !pathname.endsWith(".html") ? assets.get(pathname.slice(4)) : undefined;
   }
 
-  const cookieName = (req: IncomingMessage) => sessionCookieName(boundPort(req));
+  const cookiePort = createCookiePort(options.publicUrl);
+  const cookieName = (req: IncomingMessage) => sessionCookieName(cookiePort(req));
   /** The request's session, when it is live (which slides it): its id and who holds it. */
   async function liveSession(req: IncomingMessage): Promise<{ id: string; holder: SessionHolder } | undefined> {
     const id = readCookie(req.headers.cookie, cookieName(req));

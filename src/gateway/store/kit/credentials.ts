@@ -4,7 +4,7 @@ import { BOT_NAMES, type BotName } from "../../../platforms/surfaces.ts";
  * The roles a scoped credential can have (`ask-user-bridge token create --role …`). `person`: someone who answers in
  * the Control UI under the credential's name (a PERSON_NAME_PATTERN name), seeing only `web` and `web:<name>` questions.
  */
-export const ROLES = ["agent", "person", ...BOT_NAMES.map((name) => `bot:${name}` as const)] as const;
+export const ROLES = ["agent", ...BOT_NAMES.map((name) => `bot:${name}` as const), "person"] as const;
 export type Role = "agent" | "person" | `bot:${BotName}`;
 
 export function isRole(value: string): value is Role {
