@@ -49,7 +49,13 @@ export const targetSchema = strict({
 })
   .refine((t) => t.surface === "web" || t.chat !== undefined, { message: "a chat surface needs a chat", path: ["chat"] })
   // A web target's users are people signed in with a person token (`web:<name>`): their names, as `token create` takes them.
-  .refine((t) => t.surface !== "web" || (t.users ?? []).every(isPersonName), { message: `a web target's users are people's names: ${PERSON_NAME_RULE}`, path: ["users"] });
+  .superRefine((t, ctx) => {
+    if (t.surface !== "web") return;
+    // (A NUL is left to the NUL check, which names it.)
+    for (const [i, name] of (t.users ?? []).entries()) {
+      if (!isPersonName(name) && !name.includes("\u0000")) ctx.addIssue({ code: "custom", message: `a web target's users are people's names: ${PERSON_NAME_RULE}`, path: ["users", i] });
+    }
+  });
 
 export const bySchema = strict({
   surface: z.string().min(1).max(32),

@@ -21,7 +21,7 @@ export const PERSON_NAME_PATTERN = /^[a-z0-9][a-z0-9_.@-]{0,63}$/;
 export const PERSON_NAME_RULE = "1-64 lowercase letters, digits and . _ @ -, starting with a letter or digit";
 
 /** True when `name` is a person's name (PERSON_NAME_PATTERN). */
-export const isPersonName = (name: unknown): name is string => typeof name === "string" && PERSON_NAME_PATTERN.test(name);
+export const isPersonName = (name: string): boolean => PERSON_NAME_PATTERN.test(name);
 
 /**
  * Whether a web target admits a person: a `web` target (no `users`) admits anyone signed in, `web:<name>` only that

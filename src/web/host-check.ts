@@ -23,11 +23,17 @@ export function createHostCheck(publicUrl?: string): (req: IncomingMessage) => b
  */
 export function createCookiePort(publicUrl?: string): (req: IncomingMessage) => number | undefined {
   const forms = publicUrl ? publicHostForms(publicUrl) : [];
-  const publicPort = publicUrl ? Number(new URL(publicUrl).port || (new URL(publicUrl).protocol === "https:" ? 443 : 80)) : undefined;
+  const port = publicUrl ? publicPort(publicUrl) : undefined;
   return (req) => {
     const host = req.headers.host?.trim().toLowerCase();
-    return host !== undefined && forms.includes(host) ? publicPort : boundPort(req);
+    return host !== undefined && forms.includes(host) ? port : boundPort(req);
   };
+}
+
+/** GATEWAY_PUBLIC_URL's port: the one it names, or its scheme's. */
+export function publicPort(publicUrl: string): number {
+  const url = new URL(publicUrl);
+  return Number(url.port || (url.protocol === "https:" ? 443 : 80));
 }
 
 /** What to tell someone whose Host was refused (plain text; the refused name is never echoed). */

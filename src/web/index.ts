@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { createTokenCheck } from "../gateway/credentials/auth.ts";
 import { ADMIN, WEB, type Principal } from "../gateway/credentials/principal.ts";
 import type { HttpRoute, WebAppCaller } from "../gateway/server/server.ts";
-import { createCookiePort, createHostCheck, hostRefusal } from "./host-check.ts";
+import { createCookiePort, createHostCheck, hostRefusal, publicPort } from "./host-check.ts";
 import { renderLoginPage, type LoginProblem } from "./login-page.ts";
 import { boundPort, clearedCookieHeader, isSameOrigin, isSecureRequest, readCookie, sessionCookieHeader, sessionCookieName } from "./session.ts";
 import { createSessionSockets } from "./session-sockets.ts";
@@ -118,9 +118,18 @@ export function createControlUi(options: ControlUiOptions): ControlUi {
 
   const cookiePort = createCookiePort(options.publicUrl);
   const cookieName = (req: IncomingMessage) => sessionCookieName(cookiePort(req));
+  /** The session id a request carries: in the cookie named for it, else in the public address's or this port's. */
+  function sessionIdOf(req: IncomingMessage): string | undefined {
+    const names = new Set([cookieName(req), sessionCookieName(boundPort(req)), ...(options.publicUrl ? [sessionCookieName(publicPort(options.publicUrl))] : [])]);
+    for (const name of names) {
+      const id = readCookie(req.headers.cookie, name);
+      if (id !== undefined) return id;
+    }
+    return undefined;
+  }
   /** The request's session, when it is live (which slides it): its id and who holds it. */
   async function liveSession(req: IncomingMessage): Promise<{ id: string; holder: SessionHolder } | undefined> {
-    const id = readCookie(req.headers.cookie, cookieName(req));
+    const id = sessionIdOf(req);
     const holder = id === undefined ? undefined : await sessions.holder(id, now());
     return holder && { id: id!, holder };
   }
@@ -161,7 +170,7 @@ export function createControlUi(options: ControlUiOptions): ControlUi {
   async function signOut(req: IncomingMessage, res: ServerResponse): Promise<void> {
     req.resume();
     if (!isSameOrigin(req)) return send(res, 403, TEXT, "Sign-out must come from the Control UI itself.\n");
-    const id = readCookie(req.headers.cookie, cookieName(req));
+    const id = sessionIdOf(req);
     if (id !== undefined) {
       await sessions.end(id);
       sockets.end(id);
