@@ -51,9 +51,9 @@ export const targetSchema = strict({
   // A web target's users are people signed in with a person token (`web:<name>`): their names, as `token create` takes them.
   .superRefine((t, ctx) => {
     if (t.surface !== "web") return;
-    // (A NUL is left to the NUL check, which names it.)
+    // (An empty name is left to the length check, a NUL to the NUL check: each names its problem once.)
     for (const [i, name] of (t.users ?? []).entries()) {
-      if (!isPersonName(name) && !name.includes("\u0000")) ctx.addIssue({ code: "custom", message: `a web target's users are people's names: ${PERSON_NAME_RULE}`, path: ["users", i] });
+      if (name !== "" && !isPersonName(name) && !name.includes("\u0000")) ctx.addIssue({ code: "custom", message: `a web target's users are people's names: ${PERSON_NAME_RULE}`, path: ["users", i] });
     }
   });
 
