@@ -172,7 +172,13 @@ export function createControlUi(options: ControlUiOptions): ControlUi {
     if (!isSameOrigin(req)) return send(res, 403, TEXT, "Sign-out must come from the Control UI itself.\n");
     const id = sessionIdOf(req);
     if (id !== undefined) {
-      await sessions.end(id);
+      try {
+        await sessions.end(id);
+      } catch (error) {
+        // Not signed out anywhere yet: say so, and keep the cookie, rather than pretend.
+        options.log?.("could not end a Control UI session", error);
+        return send(res, 503, TEXT, "Could not sign out: the gateway's store did not answer. Try again in a moment.\n");
+      }
       sockets.end(id);
     }
     send(res, 303, { location: "/", ...NO_STORE, "set-cookie": clearedCookieHeader(cookieName(req), isSecureRequest(req)) }, "");
@@ -199,7 +205,11 @@ export function createControlUi(options: ControlUiOptions): ControlUi {
     } else if (url.pathname === "/login") {
       const who = await signInFor(req, await readForm(req));
       if (typeof who === "string") loginPage(res, who, false);
-      else await signIn(req, res, who);
+      else
+        await signIn(req, res, who).catch((error: unknown) => {
+          options.log?.("could not start a Control UI session", error);
+          send(res, 503, TEXT, "Could not sign in: the gateway's store did not answer. Try again in a moment.\n");
+        });
     } else if (url.searchParams.has("token")) {
       // A token in a URL is in the history and the logs by now: never trade it for a session.
       loginPage(res, "query-token", head);
