@@ -11,6 +11,7 @@ import { GatewayError } from "../src/kernel/errors.ts";
 import { parseParams } from "../src/protocol/methods.ts";
 import { formatTarget, isChatTarget, parseTarget, parseTargetList, PERSON_NAME_PATTERN, webTargetAdmits } from "../src/record/targets.ts";
 import type { Target } from "../src/record/record.ts";
+import { cleanup, rpc, startTestGateway } from "./helpers/gateway.ts";
 
 describe("web targets in text form", () => {
   it.each<[string, Target, string]>([
@@ -105,5 +106,33 @@ describe("a person's policy", () => {
       issues = (error as GatewayError).issues ?? [];
     }
     expect(issues.map((i) => i.path).sort()).toEqual(["targets[0].users[1]", "targets[0].users[2]", "targets[0].users[3]"]);
+  });
+});
+
+describe("ASK_ALLOWED_TARGETS with web:NAME", () => {
+  it("admits web targets for the people it names only; web admits every web target", async () => {
+    const parse = parseTargetList;
+    const ask = (url: string, targets: Target[]) =>
+      rpc(url, "question.request", { questions: [{ id: "a", header: "A", question: "A?", options: [{ label: "X" }, { label: "Y" }] }], targets });
+    const narrow = await startTestGateway({ ASK_ALLOWED_TARGETS: parse("web:alice+bob, telegram:42") });
+    const wide = await startTestGateway({ ASK_ALLOWED_TARGETS: parse("web") });
+    try {
+      for (const [targets, ok] of [
+        [[{ surface: "web", users: ["alice"] }], true],
+        [[{ surface: "web", users: ["bob", "alice"] }], true],
+        [[{ surface: "web", users: ["carol"] }], false],
+        [[{ surface: "web", users: ["alice", "carol"] }], false],
+        [[{ surface: "web" }], false],
+        [[{ surface: "telegram", chat: "42", users: ["7"] }], true],
+      ] as Array<[Target[], boolean]>) {
+        const { body } = await ask(narrow.url, targets);
+        expect([JSON.stringify(targets), body.ok]).toEqual([JSON.stringify(targets), ok]);
+        if (!body.ok) expect(body.error.message).toContain("is not in ASK_ALLOWED_TARGETS");
+      }
+      for (const targets of [[{ surface: "web" }], [{ surface: "web", users: ["carol"] }]] as Target[][]) expect((await ask(wide.url, targets)).body.ok).toBe(true);
+    } finally {
+      await Promise.all([narrow.close(), wide.close()]);
+      await cleanup();
+    }
   });
 });
