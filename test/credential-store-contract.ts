@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { hashToken } from "../src/gateway/credentials/principal.ts";
-import { ROLES, type Credential, type CredentialStore } from "../src/gateway/store/kit/credentials.ts";
+import { ROLES, type Credential, type CredentialStore, type FoundSession, type StoredSession } from "../src/gateway/store/kit/credentials.ts";
 
 /** One credential store under test. */
 export interface CredentialStoreHarness {
@@ -167,6 +167,92 @@ export function runCredentialStoreContract(name: string, open: () => Promise<Cre
         await expect(other.add(credential("b"), tokenHash("a"))).rejects.toThrow();
         expect((await store.list()).map((c) => c.id)).toStrictEqual(["a"]);
       });
+
+      it("share sessions: one signed in on either is found, slid and ended on the other", async ({ skip }) => {
+        if (!harness.openAnother) return skip("not a shared store");
+        const other = await harness.openAnother();
+        await add(credential("p", { role: "person", name: "alice" }));
+        await store.sessions.add("s1", personSession("p"));
+        expect((await other.sessions.find(["s1"])).get("s1")).toMatchObject({ who: { kind: "credential", credentialId: "p" }, credential: { name: "alice" } });
+        await other.sessions.touch("s1", 9_000);
+        expect((await store.sessions.find(["s1"])).get("s1")?.lastUsedAtMs).toBe(9_000);
+        await other.sessions.delete("s1");
+        expect((await store.sessions.find(["s1"])).size).toBe(0);
+      });
+    });
+
+    describe("sessions", () => {
+      const admin = (createdAtMs = 1_000, lastUsedAtMs = createdAtMs): StoredSession => ({ who: { kind: "admin", tag: "tag-1" }, createdAtMs, lastUsedAtMs });
+
+      it("finds a session by its id hash, the admin's with its tag and a person's with its credential and token hash", async () => {
+        await add(credential("p", { role: "person", name: "alice", createdAtMs: 500 }));
+        await store.sessions.add("h-admin", admin());
+        await store.sessions.add("h-alice", personSession("p"));
+        const found = await store.sessions.find(["h-alice", "h-admin", "h-unknown"]);
+        expect(found).toStrictEqual(
+          new Map<string, FoundSession>([
+            ["h-alice", { ...personSession("p"), credential: { ...credential("p", { role: "person", name: "alice", createdAtMs: 500 }), tokenHash: tokenHash("p") } }],
+            ["h-admin", admin()],
+          ]),
+        );
+        expect((await store.sessions.find([])).size).toBe(0);
+      });
+
+      it("refuses a duplicate id hash and keeps the first session", async () => {
+        await store.sessions.add("h", admin(1_000));
+        await expect(store.sessions.add("h", admin(2_000))).rejects.toThrow();
+        expect((await store.sessions.find(["h"])).get("h")?.createdAtMs).toBe(1_000);
+      });
+
+      it("moves last use forward only, and deletes one session, leaving the others", async () => {
+        await store.sessions.add("a", admin(1_000));
+        await store.sessions.add("b", admin(1_000));
+        await store.sessions.touch("a", 5_000);
+        await store.sessions.touch("a", 4_000);
+        await store.sessions.touch("unknown", 4_000);
+        expect((await store.sessions.find(["a"])).get("a")?.lastUsedAtMs).toBe(5_000);
+        await store.sessions.delete("a");
+        await store.sessions.delete("unknown");
+        expect([...(await store.sessions.find(["a", "b"])).keys()]).toStrictEqual(["b"]);
+      });
+
+      it("keeps a session whose credential is gone or revoked, with the credential as it is (the check refuses it)", async () => {
+        await add(credential("p", { role: "person", name: "alice" }));
+        await store.sessions.add("gone", personSession("nobody"));
+        expect((await store.sessions.find(["gone"])).get("gone")).toStrictEqual(personSession("nobody"));
+        await store.sessions.add("kept", personSession("p"));
+        await store.revoke("p", 7_000);
+        // Revoking a credential ends its sessions too.
+        expect((await store.sessions.find(["kept"])).size).toBe(0);
+      });
+
+      it("revoking one credential ends its sessions only", async () => {
+        await add(credential("p", { role: "person", name: "alice" }), credential("q", { role: "person", name: "bob" }));
+        await store.sessions.add("alice-1", personSession("p"));
+        await store.sessions.add("alice-2", personSession("p"));
+        await store.sessions.add("bob-1", personSession("q"));
+        await store.sessions.add("admin-1", admin());
+        await store.revoke("alice", 7_000);
+        expect([...(await store.sessions.find(["alice-1", "alice-2", "bob-1", "admin-1"])).keys()].sort()).toStrictEqual(["admin-1", "bob-1"]);
+      });
+
+      it("prunes the sessions idle since, or created at or before, the given times", async () => {
+        await store.sessions.add("idle", admin(5_000, 6_000));
+        await store.sessions.add("old", admin(1_000, 9_000));
+        await store.sessions.add("fresh", admin(5_000, 9_000));
+        expect(await store.sessions.prune(6_000, 1_000)).toBe(2);
+        expect([...(await store.sessions.find(["idle", "old", "fresh"])).keys()]).toStrictEqual(["fresh"]);
+        expect(await store.sessions.prune(6_000, 1_000)).toBe(0);
+      });
+
+      it("keeps sessions across a reopen (durable stores)", async ({ skip }) => {
+        if (!harness.reopen) return skip("not a durable store");
+        await store.sessions.add("h", admin(1_000, 2_000));
+        store = await harness.reopen();
+        expect((await store.sessions.find(["h"])).get("h")).toStrictEqual(admin(1_000, 2_000));
+      });
     });
   });
 }
+
+const personSession = (credentialId: string): StoredSession => ({ who: { kind: "credential", credentialId }, createdAtMs: 1_000, lastUsedAtMs: 1_000 });

@@ -8,7 +8,7 @@ import os from "node:os";
 import path from "node:path";
 import type pg from "pg";
 import { afterAll, beforeAll } from "vitest";
-import { CREDENTIALS_TABLE } from "../src/gateway/store/kit/credentials-table.ts";
+import { CREDENTIALS_TABLE, SESSIONS_TABLE } from "../src/gateway/store/kit/credentials-table.ts";
 import { openStores, type Stores, type StoresConfig } from "../src/gateway/store/open-stores.ts";
 import { connectWhenReady, createTestDatabase, type TestDatabase } from "./helpers/postgres.ts";
 import { runCredentialStoreContract } from "./credential-store-contract.ts";
@@ -46,7 +46,7 @@ runCredentialStoreContract("postgres", async () => {
     openAnother: open,
     cleanup: async () => {
       await Promise.all(opened.map((stores) => stores.close().catch(() => undefined)));
-      await admin.query(`TRUNCATE ${CREDENTIALS_TABLE}`);
+      await admin.query(`TRUNCATE ${CREDENTIALS_TABLE}, ${SESSIONS_TABLE}`);
     },
   };
 });

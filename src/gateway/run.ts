@@ -1,8 +1,8 @@
 import { deploymentSecrets, type BOT_SECRETS, type Config } from "../runtime/config.ts";
 import { describeModeChanges, tightenPrivateDir } from "../runtime/data-dir.ts";
-import { createTokenCheck } from "./credentials/auth.ts";
-import { createAuthBackoff, createGuardedTokenCheck, type TokenVerdict } from "./credentials/auth-backoff.ts";
-import type { CredentialStore } from "./credentials/store.ts";
+import { createAuthBackoff } from "./credentials/auth-backoff.ts";
+import { createCredentialCheck, type AuthVerdict } from "./credentials/check.ts";
+import type { CredentialStore, StoredSessions } from "./credentials/store.ts";
 import { createGatewayMetrics, type ConnectionSnapshot } from "./server/metrics.ts";
 import { createGatewayServer, type HttpRoute, type RequestAuthenticator } from "./server/server.ts";
 import { createEventHub } from "./service/events.ts";
@@ -42,6 +42,15 @@ export interface GatewayWebApp {
   authenticate?: RequestAuthenticator;
 }
 
+/** What a web app is made with. */
+export interface WebAppContext {
+  token: string;
+  checkToken: (address: string | undefined, presented: unknown) => AuthVerdict | Promise<AuthVerdict>;
+  /** The store's Control UI sessions: on PostgreSQL every instance shares them; on SQLite they outlive a restart. */
+  sessions: StoredSessions;
+  log?: (message: string, error?: unknown) => void;
+}
+
 /** Every file the gateway keeps in DATA_DIR: the SQLite database, the files SQLite puts beside it, the generated token. */
 const DATA_DIR_FILES = [...SQLITE_FILES, TOKEN_FILE_NAME];
 
@@ -53,8 +62,11 @@ export async function startGateway(
     log?: (message: string, error?: unknown) => void;
     /** The process's logger: problems go to it (unless `log` is given), and a line per question lifecycle step. */
     logger?: Logger;
-    /** A web app to serve, made once the token is known (`start` and `gateway` hand in the Control UI). */
-    webApp?: (ctx: { token: string; checkToken: (address: string | undefined, presented: unknown) => TokenVerdict }) => GatewayWebApp;
+    /**
+     * A web app to serve, made once the token is known (`start` and `gateway` hand in the Control UI): with the
+     * guarded token check (the admin token and scoped credentials, a person's among them) and the store's sessions.
+     */
+    webApp?: (ctx: WebAppContext) => GatewayWebApp;
   } = {},
 ): Promise<RunningGateway> {
   if (extras.logger && !extras.log) extras = { ...extras, log: logCallback(extras.logger) };
@@ -100,7 +112,12 @@ export async function startGateway(
   }
   // One backoff for every token check, the web app's sign-in included.
   const backoff = createAuthBackoff();
-  const ui = extras.webApp?.({ token, checkToken: createGuardedTokenCheck(createTokenCheck(token), backoff) });
+  const ui = extras.webApp?.({
+    token,
+    checkToken: createCredentialCheck({ adminToken: token, backoff, credentials, ...(extras.log ? { log: extras.log } : {}) }).check,
+    sessions: credentials.sessions,
+    ...(extras.log ? { log: extras.log } : {}),
+  });
   const routes = [...(extras.routes?.({ token }) ?? []), ...(ui?.routes ?? [])];
   const server = createGatewayServer({
     service,

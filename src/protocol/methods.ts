@@ -6,6 +6,7 @@ import { LIMITS } from "../contract/schema.ts";
 import { GatewayError } from "../kernel/errors.ts";
 import { decodeListCursor, LIST_CURSOR_MAX_LENGTH } from "./list-filter.ts";
 import { nulIssues } from "./nul.ts";
+import { isPersonName, PERSON_NAME_RULE } from "../record/targets.ts";
 
 /** The largest frame: a larger WebSocket frame drops its connection at its header; a larger HTTP body gets FRAME_TOO_LARGE (413). */
 export const MAX_FRAME_BYTES = 1024 * 1024;
@@ -45,7 +46,16 @@ export const targetSchema = strict({
   surface,
   chat: text.optional(),
   users: z.array(text).max(100).optional(),
-}).refine((t) => t.surface === "web" || t.chat !== undefined, { message: "a chat surface needs a chat", path: ["chat"] });
+})
+  .refine((t) => t.surface === "web" || t.chat !== undefined, { message: "a chat surface needs a chat", path: ["chat"] })
+  // A web target's users are people signed in with a person token (`web:<name>`): their names, as `token create` takes them.
+  .superRefine((t, ctx) => {
+    if (t.surface !== "web") return;
+    // (An empty name is left to the length check, a NUL to the NUL check: each names its problem once.)
+    for (const [i, name] of (t.users ?? []).entries()) {
+      if (name !== "" && !isPersonName(name) && !name.includes("\u0000")) ctx.addIssue({ code: "custom", message: `a web target's users are people's names: ${PERSON_NAME_RULE}`, path: ["users", i] });
+    }
+  });
 
 export const bySchema = strict({
   surface: z.string().min(1).max(32),

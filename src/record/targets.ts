@@ -12,11 +12,33 @@ const OWN_FORMS = new Map(
   ),
 );
 
+/**
+ * A person's name on the web: what `token create --role person --name` takes, what a `web:<name>` target names, and
+ * what the person's answers record as `by.user`. Lowercase, so `web:Alice` and a person `alice` cannot differ by case
+ * alone (the text form lowercases what it reads); letters, digits and `. _ @ -`, starting with a letter or digit.
+ */
+export const PERSON_NAME_PATTERN = /^[a-z0-9][a-z0-9_.@-]{0,63}$/;
+export const PERSON_NAME_RULE = "1-64 lowercase letters, digits and . _ @ -, starting with a letter or digit";
+
+/** True when `name` is a person's name (PERSON_NAME_PATTERN). */
+export const isPersonName = (name: string): boolean => PERSON_NAME_PATTERN.test(name);
+
+/**
+ * Whether a web target admits a person: a `web` target (no `users`) admits anyone signed in, `web:<name>` only that
+ * person. Undefined `person`: someone who is not a person (the admin), admitted by a `web` target for anyone only.
+ */
+export function webTargetAdmits(target: Target, person: string | undefined): boolean {
+  if (target.surface !== "web") return false;
+  return !target.users?.length || (person !== undefined && target.users.includes(person));
+}
+
 export type TargetParse = { ok: true; target: Target } | { ok: false; message: string };
 
 /**
- * Parses a target in text form: `SURFACE:CHAT`, `SURFACE:CHAT:USER+USER`, or `web`.
- * Examples: EXAMPLE_TARGETS (one per platform, `SURFACE:CHAT`), the same with `:42+77` (only those users), and `web`.
+ * Parses a target in text form: `SURFACE:CHAT`, `SURFACE:CHAT:USER+USER`, `web` (anyone signed in to the Control UI)
+ * or `web:NAME` (that person only; `web:NAME+NAME` for several).
+ * Examples: EXAMPLE_TARGETS (one per platform, `SURFACE:CHAT`), the same with `:42+77` (only those users), `web`,
+ * and `web:alice`.
  */
 export function parseTarget(text: string): TargetParse {
   const trimmed = text.trim();
@@ -25,9 +47,7 @@ export function parseTarget(text: string): TargetParse {
   if (!SURFACES.includes(surface)) {
     return { ok: false, message: `"${text}": unknown surface; use one of ${SURFACES.join(", ")} (e.g. ${EXAMPLE_TARGETS[0]})` };
   }
-  if (surface === "web") {
-    return colon === -1 ? { ok: true, target: { surface } } : { ok: false, message: `"${text}": the web target takes no chat; write just "web"` };
-  }
+  if (surface === "web") return colon === -1 ? { ok: true, target: { surface } } : parseWebPeople(text, trimmed.slice(colon + 1));
   if (colon === -1) return { ok: false, message: `"${text}": expected ${surface}:CHAT or ${surface}:CHAT:USER+USER` };
   const rest = trimmed.slice(colon + 1);
   const own = OWN_FORMS.get(surface);
@@ -51,6 +71,15 @@ export function parseTarget(text: string): TargetParse {
   return { ok: true, target: { surface, chat, users } };
 }
 
+/** `web:NAME` or `web:NAME+NAME`: the people (lowercased) a web target is for. */
+function parseWebPeople(text: string, rest: string): TargetParse {
+  const users = rest.toLowerCase().split("+");
+  if (users.some((name) => !isPersonName(name))) {
+    return { ok: false, message: `"${text}": expected web (anyone signed in) or web:NAME, a person's name of ${PERSON_NAME_RULE}` };
+  }
+  return { ok: true, target: { surface: "web", users: [...new Set(users)] } };
+}
+
 /** Parses a comma-separated list of targets; throws naming the bad one. */
 export function parseTargetList(text: string): Target[] {
   return text
@@ -65,7 +94,7 @@ export function parseTargetList(text: string): Target[] {
 }
 
 export function formatTarget(target: Target): string {
-  if (target.surface === "web") return "web";
+  if (target.surface === "web") return target.users?.length ? `web:${target.users.join("+")}` : "web";
   return [target.surface, target.chat, target.users?.join("+")].filter(Boolean).join(":");
 }
 

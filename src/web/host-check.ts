@@ -16,6 +16,26 @@ export function createHostCheck(publicUrl?: string): (req: IncomingMessage) => b
   };
 }
 
+/**
+ * The port a request's session cookie is named after: GATEWAY_PUBLIC_URL's (its explicit port, or the scheme's) when
+ * the request came to that host, so every instance behind one address (a load balancer, whatever port each listens
+ * on) reads the same cookie; otherwise the port the gateway is bound to.
+ */
+export function createCookiePort(publicUrl?: string): (req: IncomingMessage) => number | undefined {
+  const forms = publicUrl ? publicHostForms(publicUrl) : [];
+  const port = publicUrl ? publicPort(publicUrl) : undefined;
+  return (req) => {
+    const host = req.headers.host?.trim().toLowerCase();
+    return host !== undefined && forms.includes(host) ? port : boundPort(req);
+  };
+}
+
+/** GATEWAY_PUBLIC_URL's port: the one it names, or its scheme's. */
+export function publicPort(publicUrl: string): number {
+  const url = new URL(publicUrl);
+  return Number(url.port || (url.protocol === "https:" ? 443 : 80));
+}
+
 /** What to tell someone whose Host was refused (plain text; the refused name is never echoed). */
 export function hostRefusal(publicUrl: string | undefined, port: number | undefined): string {
   const names = [...localHostForms(port).slice(0, 2), ...(publicUrl ? [publicHostForms(publicUrl)[0]!] : [])];

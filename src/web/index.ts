@@ -1,11 +1,12 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createTokenCheck } from "../gateway/credentials/auth.ts";
-import type { HttpRoute } from "../gateway/server/server.ts";
-import { createHostCheck, hostRefusal } from "./host-check.ts";
+import { ADMIN, WEB, type Principal } from "../gateway/credentials/principal.ts";
+import type { HttpRoute, WebAppCaller } from "../gateway/server/server.ts";
+import { createCookiePort, createHostCheck, hostRefusal, publicPort } from "./host-check.ts";
 import { renderLoginPage, type LoginProblem } from "./login-page.ts";
 import { boundPort, clearedCookieHeader, isSameOrigin, isSecureRequest, readCookie, sessionCookieHeader, sessionCookieName } from "./session.ts";
 import { createSessionSockets } from "./session-sockets.ts";
-import { createMemorySessionStore, SESSION_ABSOLUTE_MS, SESSION_ID_PATTERN, type SessionStore } from "./session-store.ts";
+import { adminSessionTag, createMemorySessionStore, createSessionCheck, SESSION_ABSOLUTE_MS, type SessionHolder, type SessionStore, type SignIn } from "./session-store.ts";
 import { loadStaticAssets, type StaticAsset } from "./static-assets.ts";
 
 export interface ControlUiOptions {
@@ -16,20 +17,31 @@ export interface ControlUiOptions {
    */
   publicUrl?: string | undefined;
   /**
-   * Checks a sign-in's token for the client's address; the gateway passes its guarded check, so sign-ins share the
-   * per-address backoff of every other token check. By default: the token alone, without a backoff.
+   * Checks a sign-in's token for the client's address; the gateway passes its guarded credential check, so sign-ins
+   * share the per-address backoff of every other token check, and a person's token signs in too (`principal`: who it
+   * is; none means the admin). By default: the admin token alone, without a backoff.
    */
-  checkToken?: (address: string | undefined, presented: unknown) => { ok: true } | { ok: false; retryAfterMs: number };
-  /** Where sessions live; by default in this process's memory (see SessionStore). */
+  checkToken?: (address: string | undefined, presented: unknown) => SignInVerdict | Promise<SignInVerdict>;
+  /**
+   * Where sessions live: the gateway passes its store's (SQLite, PostgreSQL or memory), so every instance knows a
+   * sign-in and it outlives a restart; by default in this process's memory.
+   */
   sessions?: SessionStore;
   now?: () => number;
+  log?: (message: string, error?: unknown) => void;
 }
+
+/** A sign-in token's check: the admin (no principal, or ADMIN), a person, or someone the Control UI does not take. */
+export type SignInVerdict = { ok: true; principal?: Principal } | { ok: false; retryAfterMs: number; revoked?: boolean };
 
 export interface ControlUi {
   /** `/` (the page or the sign-in form), `POST /login`, `POST /logout`, the page's files under `/ui/`, and `/favicon.ico`. */
   routes: HttpRoute[];
-  /** Accepts a request carrying a live session cookie, for this gateway's own host, from the same origin; used for `/ws` and `/rpc/*`. */
-  authenticate: (req: IncomingMessage) => boolean;
+  /**
+   * Who a request carrying a live session cookie, for this gateway's own host, from the same origin, is: the admin's
+   * session acts as the Control UI (`web`), a person's as that person. Used for `/ws` and `/rpc/*`.
+   */
+  authenticate: (req: IncomingMessage) => Promise<WebAppCaller | undefined>;
 }
 
 /** Nothing loads from elsewhere, no inline script runs, and Trusted Types forbid every HTML string sink. */
@@ -87,9 +99,10 @@ const ICON_ASSET = "icon.svg";
 export function createControlUi(options: ControlUiOptions): ControlUi {
   const now = options.now ?? Date.now;
   const plainCheck = createTokenCheck(options.token);
-  const checkToken = options.checkToken ?? ((_address: string | undefined, presented: unknown) => (plainCheck(presented) ? { ok: true as const } : { ok: false as const, retryAfterMs: 0 }));
-  const sessions = options.sessions ?? createMemorySessionStore();
-  const sockets = createSessionSockets(sessions, now);
+  const checkToken =
+    options.checkToken ?? ((_address: string | undefined, presented: unknown): SignInVerdict => (plainCheck(presented) ? { ok: true } : { ok: false, retryAfterMs: 0 }));
+  const sessions = createSessionCheck({ store: options.sessions ?? createMemorySessionStore(), adminTag: adminSessionTag(options.token), ...(options.log ? { log: options.log } : {}) });
+  const sockets = createSessionSockets(sessions, now, undefined, options.log);
   const isOwnHost = createHostCheck(options.publicUrl);
   const assets = loadStaticAssets();
   const indexPage = assets.get("index.html");
@@ -103,37 +116,69 @@ export function createControlUi(options: ControlUiOptions): ControlUi {
     return pathname.startsWith("/ui/") && !pathname.endsWith(".html") ? assets.get(pathname.slice(4)) : undefined;
   }
 
-  const cookieName = (req: IncomingMessage) => sessionCookieName(boundPort(req));
-  /** The request's session id when that session is live (which slides it). */
-  function liveSession(req: IncomingMessage): string | undefined {
-    const id = readCookie(req.headers.cookie, cookieName(req));
-    return id !== undefined && SESSION_ID_PATTERN.test(id) && sessions.touch(id, now()) ? id : undefined;
+  const cookiePort = createCookiePort(options.publicUrl);
+  const cookieName = (req: IncomingMessage) => sessionCookieName(cookiePort(req));
+  /** The session id a request carries: in the cookie named for it, else in the public address's or this port's. */
+  function sessionIdOf(req: IncomingMessage): string | undefined {
+    const names = new Set([cookieName(req), sessionCookieName(boundPort(req)), ...(options.publicUrl ? [sessionCookieName(publicPort(options.publicUrl))] : [])]);
+    for (const name of names) {
+      const id = readCookie(req.headers.cookie, name);
+      if (id !== undefined) return id;
+    }
+    return undefined;
+  }
+  /** The request's session, when it is live (which slides it): its id and who holds it. */
+  async function liveSession(req: IncomingMessage): Promise<{ id: string; holder: SessionHolder } | undefined> {
+    const id = sessionIdOf(req);
+    const holder = id === undefined ? undefined : await sessions.holder(id, now());
+    return holder && { id: id!, holder };
   }
 
-  function authenticate(req: IncomingMessage): boolean {
-    if (!isOwnHost(req) || !isSameOrigin(req)) return false;
-    const id = liveSession(req);
-    if (id === undefined) return false;
-    if (isWebSocketUpgrade(req)) sockets.add(id, req.socket);
-    return true;
+  async function authenticate(req: IncomingMessage): Promise<WebAppCaller | undefined> {
+    if (!isOwnHost(req) || !isSameOrigin(req)) return undefined;
+    const live = await liveSession(req);
+    if (!live) return undefined;
+    if (isWebSocketUpgrade(req)) sockets.add(live.id, req.socket);
+    const { holder } = live;
+    return holder.kind === "admin"
+      ? { principal: WEB }
+      : { principal: { kind: "person", credentialId: holder.credentialId, name: holder.name }, tokenHash: holder.tokenHash };
   }
 
   const loginPage = (res: ServerResponse, problem: LoginProblem, head: boolean) =>
     send(res, 401, { "content-type": "text/html; charset=utf-8", ...NO_STORE }, renderLoginPage(problem), head);
 
   /** A valid token starts a session: a cookie and a redirect to a clean `/`. */
-  function signIn(req: IncomingMessage, res: ServerResponse): void {
-    const cookie = sessionCookieHeader(cookieName(req), sessions.create(now()), Math.floor(SESSION_ABSOLUTE_MS / 1000), isSecureRequest(req));
+  async function signIn(req: IncomingMessage, res: ServerResponse, who: SignIn): Promise<void> {
+    const cookie = sessionCookieHeader(cookieName(req), await sessions.create(who, now()), Math.floor(SESSION_ABSOLUTE_MS / 1000), isSecureRequest(req));
     send(res, 303, { location: "/", ...NO_STORE, "set-cookie": cookie }, "");
   }
 
-  /** Ends the session on the server (its open WebSockets too) and in the browser, then shows the sign-in form. */
-  function signOut(req: IncomingMessage, res: ServerResponse): void {
+  /** Who a sign-in's token signs in as, or why it does not. */
+  async function signInFor(req: IncomingMessage, form: URLSearchParams | undefined): Promise<SignIn | LoginProblem> {
+    if (!isSameOrigin(req)) return "wrong-token";
+    const checked = checkToken(req.socket.remoteAddress, form?.get("token")?.trim());
+    const verdict = checked instanceof Promise ? await checked : checked;
+    if (!verdict.ok) return verdict.revoked ? "revoked" : verdict.retryAfterMs > 0 ? "locked-out" : "wrong-token";
+    const principal = verdict.principal ?? ADMIN;
+    if (principal.kind === "admin") return { kind: "admin" };
+    if (principal.kind === "person") return { kind: "person", credentialId: principal.credentialId };
+    return "not-a-person";
+  }
+
+  /** Ends the session on the server (in the store, so on every instance; its open WebSockets too) and in the browser. */
+  async function signOut(req: IncomingMessage, res: ServerResponse): Promise<void> {
     req.resume();
     if (!isSameOrigin(req)) return send(res, 403, TEXT, "Sign-out must come from the Control UI itself.\n");
-    const id = readCookie(req.headers.cookie, cookieName(req));
+    const id = sessionIdOf(req);
     if (id !== undefined) {
-      sessions.revoke(id);
+      try {
+        await sessions.end(id);
+      } catch (error) {
+        // Not signed out anywhere yet: say so, and keep the cookie, rather than pretend.
+        options.log?.("could not end a Control UI session", error);
+        return send(res, 503, TEXT, "Could not sign out: the gateway's store did not answer. Try again in a moment.\n");
+      }
       sockets.end(id);
     }
     send(res, 303, { location: "/", ...NO_STORE, "set-cookie": clearedCookieHeader(cookieName(req), isSecureRequest(req)) }, "");
@@ -156,15 +201,19 @@ export function createControlUi(options: ControlUiOptions): ControlUi {
       if (req.headers["if-none-match"] === asset.etag) send(res, 304, headers, "", true);
       else send(res, 200, headers, asset.body, head);
     } else if (url.pathname === "/logout") {
-      signOut(req, res);
+      await signOut(req, res);
     } else if (url.pathname === "/login") {
-      const form = await readForm(req);
-      if (isSameOrigin(req) && checkToken(req.socket.remoteAddress, form?.get("token")?.trim()).ok) signIn(req, res);
-      else loginPage(res, "wrong-token", false);
+      const who = await signInFor(req, await readForm(req));
+      if (typeof who === "string") loginPage(res, who, false);
+      else
+        await signIn(req, res, who).catch((error: unknown) => {
+          options.log?.("could not start a Control UI session", error);
+          send(res, 503, TEXT, "Could not sign in: the gateway's store did not answer. Try again in a moment.\n");
+        });
     } else if (url.searchParams.has("token")) {
       // A token in a URL is in the history and the logs by now: never trade it for a session.
       loginPage(res, "query-token", head);
-    } else if (liveSession(req) !== undefined) {
+    } else if ((await liveSession(req)) !== undefined) {
       send(res, 200, { "content-type": page.contentType, ...NO_STORE }, page.body, head);
     } else {
       loginPage(res, "none", head);

@@ -1,9 +1,12 @@
 /** The page shown without a valid session: a token form and nothing else (no question data, no inline script). */
-export type LoginProblem = "none" | "wrong-token" | "query-token";
+export type LoginProblem = "none" | "wrong-token" | "query-token" | "revoked" | "locked-out" | "not-a-person";
 
 const MESSAGES: Record<LoginProblem, string> = {
-  none: "Enter the gateway token to open the Control UI.",
-  "wrong-token": "That token is not right. Check GATEWAY_TOKEN (or DATA_DIR/gateway-token) and try again.",
+  none: "Enter the gateway token, or your personal token, to open the Control UI.",
+  "wrong-token": "That token is not right. Check GATEWAY_TOKEN (or DATA_DIR/gateway-token), or your personal token, and try again.",
+  revoked: "That token was revoked. Ask for a new one (ask-user-bridge token create --role person).",
+  "locked-out": "Too many wrong tokens from this address: wait a little, then try again.",
+  "not-a-person": "That token is an agent's or a bot's: the Control UI takes the gateway token or a person's token.",
   "query-token":
     "A token in the address (?token=) no longer signs in: it ends up in browser history and proxy logs. Enter it below, or open /#token=… (after a #, which never leaves the browser).",
 };

@@ -1,4 +1,4 @@
-import type { SessionStore } from "./session-store.ts";
+import { SESSION_RECHECK_MS, type SessionCheck } from "./session-store.ts";
 
 /** The part of a socket this needs: Node's net.Socket under a WebSocket. */
 export interface LiveSocket {
@@ -6,17 +6,19 @@ export interface LiveSocket {
   once(event: "close", listener: () => void): unknown;
 }
 
-/** How often pages with an open WebSocket count as using their session, and ended sessions lose their sockets. */
-export const LIVE_SOCKET_CHECK_MS = 60_000;
+/** How often the open pages' sessions are checked: as often as a request's, so a sign-out anywhere closes them soon. */
+export const LIVE_SOCKET_CHECK_MS = SESSION_RECHECK_MS;
 
 /**
  * The WebSockets each session has open. A page with its WebSocket open is in use, so its session keeps sliding;
- * a session that ends (signed out, or past its absolute lifetime) has its sockets closed, so revoking a session
- * also cuts off the pages still open on it. The timer runs only while some socket is open.
+ * a session that ends (signed out on any instance, its person's credential revoked, or past its absolute lifetime)
+ * has its sockets closed, so ending a session also cuts off the pages still open on it. All open sessions are
+ * checked in one store query per tick; the timer runs only while some socket is open.
  */
-export function createSessionSockets(store: SessionStore, now: () => number, checkMs = LIVE_SOCKET_CHECK_MS) {
+export function createSessionSockets(sessions: SessionCheck, now: () => number, checkMs = LIVE_SOCKET_CHECK_MS, log: (message: string, error?: unknown) => void = () => {}) {
   const bySession = new Map<string, Set<LiveSocket>>();
   let timer: ReturnType<typeof setInterval> | undefined;
+  let checking = false;
 
   function end(id: string): void {
     const sockets = bySession.get(id);
@@ -24,8 +26,17 @@ export function createSessionSockets(store: SessionStore, now: () => number, che
     for (const socket of sockets ?? []) socket.destroy();
   }
 
-  function check(): void {
-    for (const id of [...bySession.keys()]) if (!store.touch(id, now())) end(id);
+  async function check(): Promise<void> {
+    if (checking || bySession.size === 0) return;
+    checking = true;
+    try {
+      for (const id of await sessions.endedAmong([...bySession.keys()], now())) end(id);
+    } catch (error) {
+      // The store cannot answer: the pages stay open, and the next tick asks again.
+      log("could not re-check the open Control UI sessions", error);
+    } finally {
+      checking = false;
+    }
   }
 
   return {
@@ -34,7 +45,7 @@ export function createSessionSockets(store: SessionStore, now: () => number, che
       if (!sockets) bySession.set(id, (sockets = new Set()));
       if (sockets.has(socket)) return;
       sockets.add(socket);
-      timer ??= setInterval(check, checkMs).unref();
+      timer ??= setInterval(() => void check(), checkMs).unref();
       socket.once("close", () => {
         const open = bySession.get(id);
         open?.delete(socket);
@@ -45,7 +56,7 @@ export function createSessionSockets(store: SessionStore, now: () => number, che
         }
       });
     },
-    /** Closes every socket of a session (after it was revoked). */
+    /** Closes every socket of a session (after it was signed out). */
     end,
     check,
     openCount: () => [...bySession.values()].reduce((n, s) => n + s.size, 0),

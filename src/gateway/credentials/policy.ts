@@ -10,14 +10,26 @@ const ALLOWED: Record<Exclude<Kind, "admin">, ReadonlySet<MethodName>> = {
   agent: new Set(["question.request", "question.waitAnswer", "question.get", "question.list", "question.resolve", "run.abort"]),
   bot: new Set(["question.get", "question.list", "question.resolve", "question.reply", "question.delivered", "question.deliveryFailed", "question.claimDelivery", "question.copyRendered", "question.reminderSent"]),
   web: new Set(["question.get", "question.list", "question.resolve", "question.reply", "question.waitAnswer"]),
+  // A person may do what the Control UI may, on its own questions only (credentials/scope.ts).
+  person: new Set(["question.get", "question.list", "question.resolve", "question.reply", "question.waitAnswer"]),
 };
 
 const BOT_VIAS: ReadonlySet<ResolveVia> = new Set(["button", "text", "modal"]);
 /** The Control UI answers with its stepper (`web`) or a reply typed in its composer (`text`). */
 const WEB_VIAS: ReadonlySet<ResolveVia> = new Set(["web", "text"]);
 
+/** The Control UI's callers: its admin session and people. */
+const isWebKind = (principal: Principal) => principal.kind === "web" || principal.kind === "person";
+
 export function forbidden(principal: Principal, what: string): GatewayError {
-  const who = principal.kind === "bot" ? `a bot:${principal.surface} credential` : principal.kind === "agent" ? "an agent credential" : "the Control UI session";
+  const who =
+    principal.kind === "bot"
+      ? `a bot:${principal.surface} credential`
+      : principal.kind === "agent"
+        ? "an agent credential"
+        : principal.kind === "person"
+          ? `person ${principal.name}`
+          : "the Control UI session";
   return new GatewayError("FORBIDDEN", `${who} may not ${what}`);
 }
 
@@ -30,6 +42,8 @@ function byFor(principal: Principal, given: ResolvedBy | undefined, defaultVia: 
       return { surface: "api", via: "api" };
     case "web":
       return { surface: "web", via: given && WEB_VIAS.has(given.via) ? given.via : "web" };
+    case "person":
+      return { surface: "web", user: principal.name, userName: principal.name, via: given && WEB_VIAS.has(given.via) ? given.via : "web" };
     case "bot": {
       const { user, userName, chat } = given ?? {};
       return {
@@ -53,11 +67,11 @@ export function authorizeCall<M extends MethodName>(principal: Principal, method
     case "question.resolve": {
       const p = params as MethodParams<"question.resolve">;
       if (principal.kind === "agent" && !("cancel" in p)) throw forbidden(principal, "answer a question (it may cancel one)");
-      return { ...p, by: byFor(principal, p.by, principal.kind === "web" ? "web" : "api") } as MethodParams<M>;
+      return { ...p, by: byFor(principal, p.by, isWebKind(principal) ? "web" : "api") } as MethodParams<M>;
     }
     case "question.reply": {
       const p = params as MethodParams<"question.reply">;
-      return { ...p, by: byFor(principal, p.by, principal.kind === "web" ? "web" : "text") } as MethodParams<M>;
+      return { ...p, by: byFor(principal, p.by, isWebKind(principal) ? "web" : "text") } as MethodParams<M>;
     }
     case "question.delivered":
     case "question.deliveryFailed":

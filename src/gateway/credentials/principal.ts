@@ -10,19 +10,24 @@ export { isRole, ROLES, type Role } from "../store/kit/credentials.ts";
  * - admin: GATEWAY_TOKEN, everything (today's setups keep working);
  * - agent: ask, wait, get, list, cancel, abort runs;
  * - bot: report deliveries, claim copies, resolve or reply, as its own surface only;
- * - web: the Control UI's session, answering as `web`.
+ * - web: the Control UI's session signed in with GATEWAY_TOKEN, answering as `web`;
+ * - person: someone answering on the web under their own name (a `person` credential, used as a bearer token or
+ *   signed in to the Control UI): the web's methods, for `web` and `web:<name>` questions only, answers recorded
+ *   `by: { surface: "web", user: <name> }`.
  */
 export type Principal =
   | { kind: "admin" }
   | { kind: "agent"; credentialId: string; name: string }
   | { kind: "bot"; surface: BotName; credentialId: string; name: string }
-  | { kind: "web" };
+  | { kind: "web" }
+  | { kind: "person"; credentialId: string; name: string };
 
 export const ADMIN: Principal = { kind: "admin" };
 export const WEB: Principal = { kind: "web" };
 
 export function principalFor(credential: { id: string; name: string; role: Role }): Principal {
   if (credential.role === "agent") return { kind: "agent", credentialId: credential.id, name: credential.name };
+  if (credential.role === "person") return { kind: "person", credentialId: credential.id, name: credential.name };
   return { kind: "bot", surface: credential.role.slice("bot:".length) as BotName, credentialId: credential.id, name: credential.name };
 }
 

@@ -1,19 +1,23 @@
 import { GatewayError } from "../../kernel/errors.ts";
 import type { QuestionRecord, ResolvedBy } from "../../record/record.ts";
+import { webTargetAdmits } from "../../record/targets.ts";
 import { forbidden } from "./policy.ts";
 import type { Principal } from "./principal.ts";
 
 /**
  * Which questions a caller may see (README "Security"). An agent credential sees only the questions it asked: to it,
- * another credential's question (the admin's included) is as if it did not exist. The admin token, bots and the
- * Control UI see every question.
+ * another credential's question (the admin's included) is as if it did not exist. A person sees only the questions
+ * with a `web` target (anyone signed in) or a `web:<its name>` target; to it, the others do not exist either. The
+ * admin token, bots and the Control UI's admin session see every question.
  */
-export function canSee(principal: Principal, record: Pick<QuestionRecord, "askedBy">): boolean {
-  return principal.kind !== "agent" || record.askedBy === principal.credentialId;
+export function canSee(principal: Principal, record: Pick<QuestionRecord, "askedBy" | "targets">): boolean {
+  if (principal.kind === "agent") return record.askedBy === principal.credentialId;
+  if (principal.kind === "person") return record.targets.some((target) => webTargetAdmits(target, principal.name));
+  return true;
 }
 
 /** The record, when `principal` may see it; QUESTION_NOT_FOUND (as for an unknown id) when it may not. */
-export function visibleTo<R extends Pick<QuestionRecord, "id" | "askedBy">>(principal: Principal, record: R): R {
+export function visibleTo<R extends Pick<QuestionRecord, "id" | "askedBy" | "targets">>(principal: Principal, record: R): R {
   if (!canSee(principal, record)) throw new GatewayError("QUESTION_NOT_FOUND", `no question with id ${record.id}`);
   return record;
 }

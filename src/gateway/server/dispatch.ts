@@ -1,9 +1,10 @@
 import { GatewayError } from "../../kernel/errors.ts";
-import { listPage } from "../../protocol/list-filter.ts";
+import { LIST_MAX_PAGE, listPage, type ListFilter } from "../../protocol/list-filter.ts";
+import type { QuestionRecord } from "../../record/record.ts";
 import { isMethodName, parseParams, type MethodName, type MethodParams } from "../../protocol/methods.ts";
 import { authorizeCall } from "../credentials/policy.ts";
 import { ADMIN, type Principal } from "../credentials/principal.ts";
-import { checkBotMayAct, visibleTo } from "../credentials/scope.ts";
+import { canSee, checkBotMayAct, visibleTo } from "../credentials/scope.ts";
 import type { Cancellation, QuestionService } from "../service/service.ts";
 
 /** Who is calling, and what ends its waits. */
@@ -18,13 +19,31 @@ type Handlers = { [M in MethodName]: (params: MethodParams<M>, context: CallCont
 export function createDispatcher(service: QuestionService) {
   /**
    * The record a scoped caller acts on, once it is allowed to: an agent's own questions only (others' are not found),
-   * a bot's only with a target on its surface, for the people that target names. The admin token and the Control UI
-   * skip the read.
+   * a bot's only with a target on its surface, for the people that target names, a person's only with a `web` or
+   * `web:<its name>` target. The admin token and the Control UI's admin session skip the read.
    */
   async function guard(principal: Principal, id: string, act?: { what: "answer" | "cancel"; by: MethodParams<"question.resolve">["by"] }): Promise<void> {
-    if (!(principal.kind === "agent" || (principal.kind === "bot" && act))) return;
+    if (!(principal.kind === "agent" || principal.kind === "person" || (principal.kind === "bot" && act))) return;
     const record = visibleTo(principal, await service.get(id));
     if (act) checkBotMayAct(principal, record, act.by, act.what);
+  }
+  /**
+   * A person's list: the records with a web target (the store's surface filter), of which those it may see, read
+   * page by page until `filter.limit` are found or the store has no more, so a page is never short for the records
+   * of other people skipped.
+   */
+  async function listVisible(principal: Principal, filter: ListFilter): Promise<QuestionRecord[]> {
+    const limit = filter.limit ?? Number.POSITIVE_INFINITY;
+    const found: QuestionRecord[] = [];
+    let before = filter.before;
+    for (;;) {
+      const batch = Math.min(Math.max(limit - found.length, 1), LIST_MAX_PAGE + 1);
+      const page = await service.list({ ...filter, surface: filter.surface ?? "web", ...(before ? { before } : {}), limit: batch });
+      for (const record of page) if (canSee(principal, record) && found.length < limit) found.push(record);
+      const last = page[page.length - 1];
+      if (!last || page.length < batch || found.length >= limit) return found;
+      before = { createdAtMs: last.createdAtMs, id: last.id };
+    }
   }
   /** An agent's runs and lists are its own (runId and sessionKey are per credential). */
   const ownedBy = (principal: Principal) => (principal.kind === "agent" ? principal.credentialId : undefined);
@@ -50,6 +69,7 @@ export function createDispatcher(service: QuestionService) {
     "question.get": async ({ id }, { principal }) => visibleTo(principal, await service.get(id)),
     "question.list": (params, { principal }) => {
       const askedBy = ownedBy(principal);
+      if (principal.kind === "person") return listPage(params, (filter) => listVisible(principal, filter));
       return listPage(params, (filter) => service.list(askedBy === undefined ? filter : { ...filter, askedBy }));
     },
     "question.delivered": (params) => service.delivered(params),

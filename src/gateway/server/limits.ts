@@ -59,8 +59,8 @@ export interface ConnectionLimits {
   reserved?: number;
 }
 
-/** Who may take the reserved places: not agents, and not connections that have not authenticated yet. */
-const mayTakeReserved = (principal: Principal | undefined) => principal !== undefined && principal.kind !== "agent";
+/** Who may take the reserved places: not agents, not people (there may be many), and not connections that have not authenticated yet. */
+const mayTakeReserved = (principal: Principal | undefined) => principal !== undefined && principal.kind !== "agent" && principal.kind !== "person";
 const credentialOf = (principal: Principal | undefined) => (principal && "credentialId" in principal ? principal.credentialId : undefined);
 
 export function createConnectionCounter({

@@ -6,7 +6,7 @@ import { GatewayError, type ErrorBody } from "../../kernel/errors.ts";
 import { bearerToken } from "../credentials/auth.ts";
 import { createAuthBackoff, lockoutMessage, retryAfterSeconds, type AuthBackoff } from "../credentials/auth-backoff.ts";
 import { createCredentialCheck, CREDENTIAL_RECHECK_MS, REVOKED_MESSAGE, type AuthVerdict } from "../credentials/check.ts";
-import { WEB } from "../credentials/principal.ts";
+import type { Principal } from "../credentials/principal.ts";
 import type { CredentialStore } from "../credentials/store.ts";
 import { createDispatcher, toErrorBody } from "./dispatch.ts";
 import { CLOSE_HANDSHAKE_TIMEOUT_MS, createConnectionCounter, DEFAULT_MAX_CONNECTIONS, MAX_FRAME_BYTES } from "./limits.ts";
@@ -16,10 +16,17 @@ import type { ConnectionSnapshot } from "./metrics.ts";
 import { createHealthRoutes, sendJson, type HealthOptions } from "./health-routes.ts";
 import { createConnection } from "./ws-connection.ts";
 
-/** Extra HTTP routes (the Control UI); return true when handled. */
-/** Accepts a request by some credential other than the gateway token (e.g. a web app's session cookie). */
-export type RequestAuthenticator = (req: IncomingMessage) => boolean;
+/**
+ * Who a request is by some credential other than a bearer token (a web app's session cookie), or undefined. A
+ * `tokenHash` (a person's credential) is re-checked like a scoped bearer token's: before every frame, and by the sweep.
+ */
+export type RequestAuthenticator = (req: IncomingMessage) => Promise<WebAppCaller | undefined>;
+export interface WebAppCaller {
+  principal: Principal;
+  tokenHash?: string;
+}
 
+/** Extra HTTP routes (the Control UI); return true when handled. */
 export type HttpRoute = (req: IncomingMessage, res: ServerResponse) => boolean | Promise<boolean>;
 
 export interface GatewayServerOptions {
@@ -28,7 +35,7 @@ export interface GatewayServerOptions {
   host?: string;
   port?: number;
   routes?: HttpRoute[];
-  /** Alternative ways a request may authenticate (e.g. the UI's session cookie): it then acts as the UI (`web`). */
+  /** Alternative ways a request may authenticate (the UI's session cookie): it then acts as the UI (`web`) or a person. */
   authenticate?: RequestAuthenticator;
   /** Scoped credentials (agents, bots), besides `token`, the admin credential. */
   credentials?: CredentialStore;
@@ -116,13 +123,20 @@ export function createGatewayServer(options: GatewayServerOptions) {
 
   /** A request's credentials: a bearer token (checked with the backoff), else the web app's own (a cookie). */
   async function authorize(req: IncomingMessage): Promise<AuthVerdict> {
-    const viaWebApp = (): AuthVerdict => (options.authenticate?.(req) === true ? { ok: true, principal: WEB } : { ok: false, retryAfterMs: 0 });
+    const viaWebApp = async (): Promise<AuthVerdict> => {
+      const caller = await options.authenticate?.(req).catch((error: unknown) => {
+        // The store cannot answer: no session can be checked, so none is let in.
+        log("could not check a Control UI session", error);
+        return undefined;
+      });
+      return caller ? { ok: true, ...caller } : { ok: false, retryAfterMs: 0 };
+    };
     const presented = bearerToken(req.headers.authorization);
     if (presented === undefined) return viaWebApp();
     const checked = checkToken(remoteAddress(req), presented);
     const verdict = checked instanceof Promise ? await checked : checked;
     if (verdict.ok || verdict.retryAfterMs > 0) return verdict;
-    const web = viaWebApp();
+    const web = await viaWebApp();
     return web.ok ? web : verdict;
   }
 
@@ -133,7 +147,7 @@ export function createGatewayServer(options: GatewayServerOptions) {
     return [...connections].map(([connection, times]) => {
       const principal = connection.principal;
       const role = principal?.kind ?? "unauthenticated";
-      const surface = principal?.kind === "bot" ? principal.surface : role;
+      const surface = principal?.kind === "bot" ? principal.surface : principal?.kind === "person" ? "web" : role;
       return { role, surface, ...times };
     });
   }

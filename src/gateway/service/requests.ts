@@ -25,6 +25,15 @@ function newQuestionId(): string {
   return id;
 }
 
+/**
+ * An allowed `web:NAME` (people named) admits web targets for those people only: `web` (anyone) is admitted by `web`
+ * alone. Chat targets keep their rule: an allowed chat admits any users within it.
+ */
+function allowsPeople(allowed: Target, target: Target): boolean {
+  if (allowed.surface !== "web" || !allowed.users?.length) return true;
+  return !!target.users?.length && target.users.every((user) => allowed.users!.includes(user));
+}
+
 /** Asking: a new question (checked, stored, scheduled, announced), and cancelling a run's questions. */
 export function createRequests({ options, store, now, deadlines, events, finished }: ServiceContext) {
   const defaultTargets = options.defaultTargets?.length ? options.defaultTargets : [{ surface: "web" as const }];
@@ -34,7 +43,7 @@ export function createRequests({ options, store, now, deadlines, events, finishe
     const allowed = options.allowedTargets;
     if (!allowed?.length) return [];
     return targets.flatMap((target, index) =>
-      allowed.some((a) => a.surface === target.surface && (a.chat === undefined || a.chat === target.chat))
+      allowed.some((a) => a.surface === target.surface && (a.chat === undefined || a.chat === target.chat) && allowsPeople(a, target))
         ? []
         : [{ path: `${path}.${index}`, message: `${formatTarget(target)} is not in ASK_ALLOWED_TARGETS` }],
     );

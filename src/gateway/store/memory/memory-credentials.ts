@@ -1,8 +1,13 @@
-import type { Credential, CredentialStore } from "../kit/credentials.ts";
+import type { Credential, CredentialStore, FoundSession, StoredSession } from "../kit/credentials.ts";
 
 /** Credentials in this process only (STORE=memory): gone with it, like the questions. */
 export function createMemoryCredentialStore(): CredentialStore {
   const rows = new Map<string, { credential: Credential; hash: string }>();
+  const sessions = new Map<string, StoredSession>();
+  const withCredential = (s: StoredSession): FoundSession => {
+    const row = s.who.kind === "credential" ? rows.get(s.who.credentialId) : undefined;
+    return { ...s, who: { ...s.who }, ...(row ? { credential: { ...row.credential, tokenHash: row.hash } } : {}) };
+  };
   const live = (c: Credential) => c.revokedAtMs === undefined;
   return {
     async add(credential, tokenHash) {
@@ -30,7 +35,37 @@ export function createMemoryCredentialStore(): CredentialStore {
           revoked.push({ ...row.credential });
         }
       }
+      const ended = new Set(revoked.map((c) => c.id));
+      for (const [idHash, s] of sessions) if (s.who.kind === "credential" && ended.has(s.who.credentialId)) sessions.delete(idHash);
       return revoked;
+    },
+    sessions: {
+      async add(idHash, session) {
+        if (sessions.has(idHash)) throw new Error("a session with this id hash already exists");
+        sessions.set(idHash, { ...session, who: { ...session.who } });
+      },
+      async find(idHashes) {
+        const found = new Map<string, FoundSession>();
+        for (const idHash of idHashes) {
+          const s = sessions.get(idHash);
+          if (s) found.set(idHash, withCredential(s));
+        }
+        return found;
+      },
+      async touch(idHash, lastUsedAtMs) {
+        const s = sessions.get(idHash);
+        if (s && s.lastUsedAtMs < lastUsedAtMs) s.lastUsedAtMs = lastUsedAtMs;
+      },
+      async delete(idHash) {
+        sessions.delete(idHash);
+      },
+      async prune(idleBeforeMs, createdBeforeMs) {
+        let n = 0;
+        for (const [idHash, s] of sessions) {
+          if (s.lastUsedAtMs <= idleBeforeMs || s.createdAtMs <= createdBeforeMs) n += Number(sessions.delete(idHash));
+        }
+        return n;
+      },
     },
     async close() {},
   };

@@ -1,5 +1,6 @@
 import pg from "pg";
 import { CREDENTIALS_TABLE_SQL } from "../kit/credentials-table.ts";
+import { SESSIONS_TABLE_SQL } from "../kit/credentials-table.ts";
 import { statementError, unreachableError } from "./postgres-failure.ts";
 
 /** The NOTIFY channel every instance LISTENs on; the triggers below send one notification per committed change. */
@@ -205,6 +206,8 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
      WHERE status = 'pending' AND session_key IS NOT NULL;
    DROP INDEX questions_pending_asked_by;
    CREATE INDEX questions_pending_asked_by_run ON questions (asked_by, run_id) WHERE status = 'pending' AND asked_by IS NOT NULL;`,
+  // Issue 30, Control UI sessions in the store, so every instance knows a sign-in (see SESSIONS_TABLE_SQL).
+  `${SESSIONS_TABLE_SQL};`,
 ];
 
 export interface PostgresMigrationReport {

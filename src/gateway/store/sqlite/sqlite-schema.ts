@@ -2,6 +2,7 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import { preparePrivateDir, restrictFile } from "../../../runtime/data-dir.ts";
 import { SQLITE_FILE_NAME } from "./sqlite-file.ts";
+import { SESSIONS_TABLE_SQL } from "../kit/credentials-table.ts";
 
 export { SQLITE_FILE_NAME };
 
@@ -110,6 +111,8 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   `DROP INDEX questions_pending_asked_by;
    CREATE INDEX questions_pending_asked_by_run ON questions (asked_by, run_id) WHERE status = 'pending' AND asked_by IS NOT NULL;
    CREATE INDEX questions_pending_session ON questions (session_key, asked_by) WHERE status = 'pending' AND session_key IS NOT NULL;`,
+  // Issue 30, Control UI sessions in the store (see SESSIONS_TABLE_SQL; the credential store creates it too).
+  `${SESSIONS_TABLE_SQL};`,
 ];
 
 export function applySqlitePragmas(db: Database.Database): void {
