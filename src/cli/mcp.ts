@@ -47,8 +47,8 @@ export const GATEWAY_CHECK_TIMEOUT_MS = 3_000;
  * would fetch whatever package of that name the registry holds).
  */
 export function mcpClientSnippets(entry = process.argv[1]): string {
-  const command = selfCommand(["mcp", "--to", "telegram:123456789"], entry);
-  const [executable, ...args] = entry ? [process.execPath, ...process.execArgv, entry, "mcp", "--to", "telegram:123456789"] : ["ask-user-bridge", "mcp", "--to", "telegram:123456789"];
+  const command = selfCommand(["mcp", "--to", EXAMPLE_TARGETS[0]!], entry);
+  const [executable, ...args] = entry ? [process.execPath, ...process.execArgv, entry, "mcp", "--to", EXAMPLE_TARGETS[0]!] : ["ask-user-bridge", "mcp", "--to", EXAMPLE_TARGETS[0]!];
   const block = JSON.stringify({ command: executable, args, env: { GATEWAY_URL: "http://127.0.0.1:8787", GATEWAY_TOKEN: "<the gateway's token>" } });
   return `Add this install to an MCP client (after \`npm install -g\`, "ask-user-bridge" on the PATH works too):
   Claude Code:     claude mcp add ask-user --env GATEWAY_URL=http://127.0.0.1:8787 --env GATEWAY_TOKEN=<the gateway's token> -- ${command}
