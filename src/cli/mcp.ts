@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { resolve } from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { ConfigError, type Config } from "../runtime/config.ts";
@@ -48,7 +49,7 @@ export const GATEWAY_CHECK_TIMEOUT_MS = 3_000;
  */
 export function mcpClientSnippets(entry = process.argv[1]): string {
   const command = selfCommand(["mcp", "--to", EXAMPLE_TARGETS[0]!], entry);
-  const [executable, ...args] = entry ? [process.execPath, ...process.execArgv, entry, "mcp", "--to", EXAMPLE_TARGETS[0]!] : ["ask-user-bridge", "mcp", "--to", EXAMPLE_TARGETS[0]!];
+  const [executable, ...args] = entry ? [process.execPath, ...process.execArgv, resolve(entry), "mcp", "--to", EXAMPLE_TARGETS[0]!] : ["ask-user-bridge", "mcp", "--to", EXAMPLE_TARGETS[0]!];
   const block = JSON.stringify({ command: executable, args, env: { GATEWAY_URL: "http://127.0.0.1:8787", GATEWAY_TOKEN: "<the gateway's token>" } });
   return `Add this install to an MCP client (after \`npm install -g\`, "ask-user-bridge" on the PATH works too):
   Claude Code:     claude mcp add ask-user --env GATEWAY_URL=http://127.0.0.1:8787 --env GATEWAY_TOKEN=<the gateway's token> -- ${command}
