@@ -14,6 +14,7 @@ export {
 export {
   askUserResultSchema,
   answeredResult,
+  ownWordsOf,
   noAnswerResult,
   NO_ANSWER_REASONS,
   SURFACES,

@@ -2,9 +2,6 @@
  * The bots' own listeners bind their own hosts (TELEGRAM_WEBHOOK_HOST, SLACK_HOST), not GATEWAY_HOST: here
  * GATEWAY_HOST is an address this machine does not have, so a listener that used it could not start.
  */
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSlackBot } from "../bots/slack/index.ts";
 import { startTelegramBot } from "../bots/telegram/index.ts";
@@ -13,6 +10,7 @@ import { SLACK_TEST_TOKENS } from "./platforms/slack/harness.ts";
 import { startFakeSlack, type FakeSlack } from "./platforms/slack/slack-api.ts";
 import { startFakeTelegram, type FakeTelegram } from "./platforms/telegram/telegram-api.ts";
 import { freePort, startTestGateway, TOKEN, type TestGateway } from "./helpers/gateway.ts";
+import { tempDir } from "./helpers/temp-dirs.ts";
 
 /** TEST-NET-1 (RFC 5737): never one of this machine's addresses. */
 const NOT_HERE = "192.0.2.1";
@@ -33,7 +31,7 @@ describe("bot listener hosts", { timeout: 60_000 }, () => {
     for (const stop of stops) await stop();
     await Promise.all([gateway?.close(), telegram?.close(), slack?.close()]);
   });
-  const base = () => ({ GATEWAY_URL: gateway.url, GATEWAY_TOKEN: TOKEN, GATEWAY_HOST: NOT_HERE, DATA_DIR: mkdtempSync(join(tmpdir(), "aub-hosts-")) });
+  const base = () => ({ GATEWAY_URL: gateway.url, GATEWAY_TOKEN: TOKEN, GATEWAY_HOST: NOT_HERE, DATA_DIR: tempDir("aub-hosts-") });
 
   it("the Telegram webhook listens on TELEGRAM_WEBHOOK_HOST", async () => {
     const port = await freePort();

@@ -5,7 +5,7 @@
  */
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -17,6 +17,7 @@ import { startGateway, type RunningGateway } from "../src/gateway/run.ts";
 import { createControlUi } from "../src/web/index.ts";
 import { askUser } from "../src/client/sdk.ts";
 import { findBrowser, launchBrowser, type FoundBrowser } from "./helpers/browser.ts";
+import { tempDir } from "./helpers/temp-dirs.ts";
 
 const TOKEN = randomBytes(16).toString("hex");
 const HELPER = join(dirname(fileURLToPath(import.meta.url)), "helpers", "browser.ts");
@@ -30,7 +31,7 @@ let dataDir: string;
 beforeAll(async () => {
   packaged = await findBrowser({ packaged: true });
   browser = await launchBrowser({ packaged: true });
-  dataDir = mkdtempSync(join(tmpdir(), "aub-packaged-"));
+  dataDir = tempDir("aub-packaged-");
   gateway = await startGateway({
     GATEWAY_HOST: "127.0.0.1",
     GATEWAY_PORT: 0,
@@ -125,7 +126,7 @@ describe("the Chromium packed in @sparticuz/chromium", () => {
   });
 
   it("is inflated once and safely when several processes start on a cold machine at the same time", async () => {
-    const cold = mkdtempSync(join(tmpdir(), "aub-cold-"));
+    const cold = tempDir("aub-cold-");
     try {
       const script = join(cold, "find.mjs");
       writeFileSync(

@@ -198,9 +198,15 @@ async function writeProjectSettings(cwd: string): Promise<object> {
   return settings;
 }
 
+/**
+ * The real `claude` CLI: the native binary the Agent SDK installs for this machine, the same build that
+ * `@anthropic-ai/claude-code` ships (that package is not a dev dependency: its manifest wants Node 22).
+ */
+const CLAUDE_BIN = join(ROOT, "node_modules", "@anthropic-ai", `claude-agent-sdk-${process.platform}-${process.arch}`, "claude");
+
 /** The real `claude` CLI, in print mode, with stdin closed (it waits for stdin otherwise). */
 function runClaudeCli(args: string[], model: FakeAnthropic, cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(join(ROOT, "node_modules", ".bin", "claude"), ["-p", "Do the task.", "--max-turns", "6", ...args], {
+  const child = spawn(CLAUDE_BIN, ["-p", "Do the task.", "--max-turns", "6", ...args], {
     cwd,
     env: { ...claudeEnv(model), ...bridgeEnv() },
     stdio: ["ignore", "pipe", "pipe"],

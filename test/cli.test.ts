@@ -92,9 +92,9 @@ describe.concurrent("ask-user-bridge ask", { timeout: 90_000 }, () => {
   });
 
   it.each<[string, string[], RegExp]>([
-    ["one --option", ["ask", "--question", "Deploy?", "--option", "Only"], /INVALID_PARAMS[\s\S]*questions\[0\]\.options: must have 2 to 4 options \(got 1\)/],
-    ["an authored Other", ["ask", ...DEPLOY, "--option", "Other"], /questions\[0\]\.options\[2\]\.label/],
-    ["a bad --id", ["ask", ...DEPLOY, "--id", "Not Snake"], /questions\[0\]\.id/],
+    ["one --option", ["ask", "--question", "Deploy?", "--option", "Only"], /^ask: --option: must have 2 to 4 options \(got 1\) \(see "ask-user-bridge ask --help"\)\n$/],
+    ["an authored Other", ["ask", ...DEPLOY, "--option", "Other"], /^ask: --option 3: /],
+    ["a bad --id", ["ask", ...DEPLOY, "--id", "Not Snake"], /^ask: --id: /],
     ["no --question", ["ask", "--option", "A", "--option", "B"], /--question/],
     ["a bad --to", ["ask", ...DEPLOY, "--to", "irc:1"], /--to[\s\S]*unknown surface/],
     ["a bad --timeout", ["ask", ...DEPLOY, "--timeout", "soon"], /--timeout/],

@@ -9,6 +9,7 @@ import path from "node:path";
 import { openCredentialStore, openStores, type Stores, type StoresConfig } from "../src/gateway/store/open-stores.ts";
 import type { CredentialStore } from "../src/gateway/store/kit/credentials.ts";
 import { runCredentialStoreContract } from "./credential-store-contract.ts";
+import { tempDir } from "./helpers/temp-dirs.ts";
 
 runCredentialStoreContract("memory", async () => {
   const stores = await openStores({ STORE: "memory", DATA_DIR: "unused" });
@@ -16,7 +17,7 @@ runCredentialStoreContract("memory", async () => {
 });
 
 runCredentialStoreContract("sqlite", async () => {
-  const config: StoresConfig = { STORE: "sqlite", DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), "aub-credentials-")) };
+  const config: StoresConfig = { STORE: "sqlite", DATA_DIR: tempDir("aub-credentials-") };
   let stores: Stores = await openStores(config);
   const others: CredentialStore[] = [];
   return {

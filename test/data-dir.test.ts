@@ -1,14 +1,14 @@
 /** DATA_DIR's modes (issue #24 item 9): what others could read is made private, the rest is left alone. */
-import { chmodSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { chmodSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { describeModeChanges, tightenPrivateDir } from "../src/runtime/data-dir.ts";
+import { tempDir } from "./helpers/temp-dirs.ts";
 
 const modeOf = (path: string) => (statSync(path).mode & 0o777).toString(8);
 const dirs: string[] = [];
 const fresh = () => {
-  const dir = mkdtempSync(join(tmpdir(), "aub-data-dir-"));
+  const dir = tempDir("aub-data-dir-");
   dirs.push(dir);
   return dir;
 };

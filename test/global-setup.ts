@@ -11,9 +11,11 @@
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { TestProject } from "vitest/node";
 import { startTestPostgres } from "./helpers/postgres.ts";
+import { TEMP_PREFIX } from "./helpers/temp-dirs.ts";
 
 const ROOT = join(import.meta.dirname, "..");
 const BUILT = join(ROOT, "dist", "bin", "ask-user-bridge.js");
@@ -28,7 +30,20 @@ function newestMtime(path: string): number {
   return newest;
 }
 
+/** The `aub-*` folders in the OS temp dir now. */
+const tempFolders = (): Set<string> => new Set(readdirSync(tmpdir()).filter((name) => name.startsWith(TEMP_PREFIX)));
+
+/**
+ * Warns about `aub-*` folders that appeared during the run and are still there: a test that made one without
+ * test/helpers/temp-dirs.ts (another run on the same machine may have made some too, so only a warning).
+ */
+function warnAboutLeftTempFolders(before: Set<string>): void {
+  const left = [...tempFolders()].filter((name) => !before.has(name));
+  if (left.length > 0) console.warn(`[global-setup] ${left.length} ${TEMP_PREFIX}* folder(s) left in ${tmpdir()}: ${left.slice(0, 10).join(", ")}${left.length > 10 ? ", …" : ""}`);
+}
+
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const foldersBefore = tempFolders();
   let postgresUrl = process.env.TEST_DATABASE_URL;
   let stopPostgres = async (): Promise<void> => undefined;
   if (!postgresUrl) {
@@ -44,7 +59,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
     await stopPostgres();
     throw error;
   }
-  return stopPostgres;
+  return async () => {
+    await stopPostgres();
+    warnAboutLeftTempFolders(foldersBefore);
+  };
 }
 
 function rebuildWhenStale(): void {

@@ -46,6 +46,14 @@ afterAll(async () => {
 const startMcp = (args: string[] = [], env: Record<string, string> = {}) => startMcpFor(gateway.url, args, { ASK_MCP_PROGRESS_INTERVAL_MS: "200", ...env });
 const pendingRecord = (question: string, timeoutMs?: number) => pendingRecordOn(gateway.url, question, timeoutMs);
 const terminalRecord = (id: string, timeoutMs?: number) => terminalRecordOn(gateway.url, id, timeoutMs);
+/** Polls `read` until it gives a value (10 s at most). */
+async function waitFor<T>(read: () => T | undefined): Promise<T> {
+  for (const deadline = Date.now() + 10_000; Date.now() < deadline; await sleep(25)) {
+    const value = read();
+    if (value !== undefined) return value;
+  }
+  throw new Error("timed out");
+}
 const answer = (id: string, answers: Record<string, string | string[]>) => rpcOk(gateway.url, "question.resolve", { id, answers });
 
 describe("ask-user-bridge mcp over stdio: one session, in order", () => {
@@ -282,6 +290,22 @@ describe("ask-user-bridge mcp options", () => {
     const { code, out } = await run(["--help"]);
     expect(code).toBe(0);
     for (const word of ["ask_user", "ask_user_start", "ask_user_wait", "ask_user_late_answers", "--to TARGET"]) expect(out).toContain(word);
+  });
+
+  it("--help ends with client set-ups that run this install by its absolute path, never npx", async () => {
+    const { out } = await run(["--help"]);
+    expect(out).not.toContain("npx");
+    expect(out).toContain(`-- ${process.execPath} `);
+    const block = JSON.parse(out.split('"ask-user": ')[1]!.split("\n")[0]!) as { command: string; args: string[] };
+    expect(block.command).toBe(process.execPath);
+    expect(block.args.slice(-3)).toEqual(["mcp", "--to", "telegram:123456789"]);
+    expect(block.args.at(-4)).toBe(process.argv[1]);
+  });
+
+  it("the ready line says whether the gateway answered", async () => {
+    const ready = (run: McpRun) => waitFor(() => run.stderr().match(/ask-user-bridge mcp: ready \(.*\)/u)?.[0]);
+    expect(await ready(shared)).toMatch(new RegExp(`; gateway at ${gateway.url} answered; asking the gateway's default targets\\)$`, "u"));
+    expect(await ready(await unreachable)).toMatch(/; gateway at http:\/\/127\.0\.0\.1:\d+ did not answer \(ECONNREFUSED\); questions will fail until it does; asking /u);
   });
 
   it("a bad --to is a usage error naming it", async () => {

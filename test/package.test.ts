@@ -25,6 +25,8 @@ let dir: string;
 let consumer: ConsumerProject;
 let tarball: string;
 let packedFiles: string[];
+let repositoryManifest: string;
+const PACK_MANIFEST = join(ROOT, "scripts", "pack-manifest.mjs");
 
 /** `node --input-type=module -e SCRIPT` inside the consumer project; resolves to stdout. */
 async function nodeIn(script: string): Promise<string> {
@@ -36,8 +38,16 @@ const bin = () => join(dir, "node_modules", ".bin", "ask-user-bridge");
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "aub-consumer-"));
-  // dist/ is fresh (test/global-setup.ts), so pack it as it is: `prepare` would rebuild it under the other test files.
-  const { stdout } = await run("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", dir], { cwd: ROOT, env: cleanEnv(), timeout: 120_000 });
+  // dist/ is fresh (test/global-setup.ts), so pack it as it is: `prepack` would rebuild it under the other test files.
+  // Its other step, the cleaned manifest (scripts/pack-manifest.mjs), runs here as npm runs it, around the pack.
+  repositoryManifest = readFileSync(join(ROOT, "package.json"), "utf8");
+  await run(process.execPath, [PACK_MANIFEST, "clean"], { cwd: ROOT, env: cleanEnv() });
+  let stdout: string;
+  try {
+    ({ stdout } = await run("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", dir], { cwd: ROOT, env: cleanEnv(), timeout: 120_000 }));
+  } finally {
+    await run(process.execPath, [PACK_MANIFEST, "restore"], { cwd: ROOT, env: cleanEnv() });
+  }
   const [packed] = JSON.parse(stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
   tarball = join(dir, packed!.filename);
   packedFiles = packed!.files.map((f) => f.path);
@@ -45,9 +55,10 @@ beforeAll(async () => {
   await consumer.install();
 }, 600_000);
 
+// The consumer project holds the frameworks' node_modules: removing it takes a while on a loaded machine.
 afterAll(() => {
   if (dir) rmSync(dir, { recursive: true, force: true });
-});
+}, 180_000);
 
 describe("the packed tarball", () => {
   it("ships compiled JavaScript with types and source maps, the bin, and no TypeScript source or tests", () => {
@@ -60,6 +71,26 @@ describe("the packed tarball", () => {
     const sources = packedFiles.filter((f) => /\.(ts|mts|cts)$/.test(f) && !/\.d\.ts$/.test(f));
     expect(sources).toEqual([]);
     expect(packedFiles.filter((f) => /^(test|bench|src|bots|bin|scripts)\//.test(f))).toEqual([]);
+  });
+
+  it("ships the MIT LICENSE, and a manifest without the repository's own scripts; the repository's manifest is back as it was", () => {
+    expect(packedFiles).toContain("LICENSE");
+    const license = readFileSync(join(dir, "node_modules", "ask-user-bridge", "LICENSE"), "utf8");
+    expect(license).toMatch(/^MIT License\n\nCopyright \(c\) 2026 ask-user-bridge contributors\n/);
+    const repository = JSON.parse(repositoryManifest) as { license: string; scripts: Record<string, string> };
+    expect(repository.license).toBe("MIT");
+    expect(repository.scripts).toMatchObject({ prepack: "npm run build && node scripts/pack-manifest.mjs clean", postpack: "node scripts/pack-manifest.mjs restore" });
+    const packed = JSON.parse(readFileSync(join(dir, "node_modules", "ask-user-bridge", "package.json"), "utf8")) as { scripts: Record<string, string>; version: string };
+    expect(Object.keys(packed.scripts).sort()).toEqual(Object.keys(repository.scripts).filter((s) => !["prepare", "test", "typecheck", "bench", "screenshots", "layers", "prepack", "postpack"].includes(s)).sort());
+    expect(packed.scripts).not.toHaveProperty("prepare");
+    expect(packed.version).toBe(VERSION);
+    expect(readFileSync(join(ROOT, "package.json"), "utf8")).toBe(repositoryManifest);
+    expect(existsSync(join(ROOT, ".package.json.prepack"))).toBe(false);
+  });
+
+  it("a tarball packed in the repository, and the manifest kept while packing, are git-ignored", async () => {
+    const ignored = await run("git", ["check-ignore", "--no-index", `ask-user-bridge-${VERSION}.tgz`, ".package.json.prepack"], { cwd: ROOT });
+    expect(ignored.stdout.trim().split("\n")).toEqual([`ask-user-bridge-${VERSION}.tgz`, ".package.json.prepack"]);
   });
 
   it("needs neither TypeScript nor tsx at run time: no compiled module imports them, and the project has neither", () => {

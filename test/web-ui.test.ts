@@ -5,8 +5,7 @@
  * The documentation's screenshots come from scripts/screenshots.ts (`npm run screenshots`).
  */
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -17,6 +16,7 @@ import { CONTENT_SECURITY_POLICY, createControlUi } from "../src/web/index.ts";
 import { createMemorySessionStore, type SessionStore } from "../src/web/session-store.ts";
 import { askUser } from "../src/client/sdk.ts";
 import { launchBrowser } from "./helpers/browser.ts";
+import { tempDir } from "./helpers/temp-dirs.ts";
 
 const TOKEN = randomBytes(16).toString("hex");
 const WIDE = { width: 1000, height: 760 };
@@ -68,7 +68,7 @@ function startWithUi(port = 0, store = createMemorySessionStore()) {
 }
 
 beforeEach(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), "aub-web-"));
+  dataDir = tempDir("aub-web-");
   requestUrls = [];
   gateway = await startWithUi();
   client = await connectGateway({ url: gateway.url, token: TOKEN });

@@ -10,6 +10,7 @@ import { connectFromConfig, gatewayUrl } from "../client/from-config.ts";
 import { createAskProgress } from "./ask-progress.ts";
 import { parseEscalateFlags, parseLateAnswerSeconds, parseRemindFlags } from "./follow-up-flags.ts";
 import type { CliIO } from "./io.ts";
+import { askInputProblems } from "./ask-input-issues.ts";
 
 export const ASK_HELP = `Usage: ask-user-bridge ask [--to TARGET]... [--timeout SECONDS]
          (--question TEXT --option LABEL --option LABEL... [--multi] [--header TEXT] [--id KEY] | --json FILE|-)
@@ -122,6 +123,10 @@ export async function runAsk(argv: string[], config: Config, io: CliIO): Promise
   const reminders = parseRemindFlags(values.remind);
   const escalate = parseEscalateFlags(values.escalate);
   const lateAnswerSeconds = parseLateAnswerSeconds(values["late-answer-seconds"]);
+
+  // The contract's check, before connecting: each problem named by its flag.
+  const problems = askInputProblems(input, values.json !== undefined ? "json" : "flags");
+  if (problems.length > 0) throw new UsageError(problems.length === 1 ? problems[0]! : `the question is invalid: ${problems.join("; ")}`);
 
   const client = await connectFromConfig(config);
   const progress = io.tty?.err ? createAskProgress({ client, gatewayUrl: config.GATEWAY_PUBLIC_URL ?? gatewayUrl(config), err: io.err }) : undefined;

@@ -7,6 +7,7 @@ import type { Target } from "../record/record.ts";
 import { parseTarget } from "../record/targets.ts";
 import { parseCommandArgs, UsageError } from "./args.ts";
 import type { CliIO } from "./io.ts";
+import { shellQuote } from "./self-command.ts";
 
 export const HOOK_HELP = `Usage: ask-user-bridge hook claude-code [--to TARGET]... [--timeout SECONDS]
        ask-user-bridge hook claude-code --print-settings [--to TARGET]... [--timeout SECONDS]
@@ -40,7 +41,6 @@ const DEFAULT_TIMEOUT_SECONDS = 900;
 /** The hook's own deadline beyond the question's: time to connect, ask and answer. */
 const HOOK_TIMEOUT_MARGIN_SECONDS = 60;
 
-const shellQuote = (word: string) => (/^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`);
 
 /** The settings.json block: both hooks, each running this same binary with these flags. */
 export function claudeSettings(args: string[], timeoutSeconds: number): object {

@@ -93,7 +93,7 @@ export async function main(
     const expected = expectedErrorLine(error, config);
     if (expected) io.err(expected);
     else if (error instanceof ConfigError) io.err(error.message);
-    else if (error instanceof UsageError) io.err(`${name}: ${error.message}\nRun "ask-user-bridge ${name} --help" for usage.`);
+    else if (error instanceof UsageError) io.err(`${name}: ${error.message.replace(/\s*\n\s*/gu, " ")} (see "ask-user-bridge ${name} --help")`);
     else if (error instanceof GatewayError) io.err(`${error.code}: ${error.message}`);
     else io.err(`ask-user-bridge ${name} failed: ${(error as Error)?.stack ?? String(error)}`);
     return 1;

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { resolve } from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { ConfigError, type Config } from "../runtime/config.ts";
@@ -12,6 +13,7 @@ import { DEFAULT_PROGRESS_INTERVAL_MS } from "./mcp/progress.ts";
 import { createMcpServer } from "./mcp/server.ts";
 import { createMcpSession } from "./mcp/session.ts";
 import { AskTaskStore } from "./mcp/task-store.ts";
+import { selfCommand } from "./self-command.ts";
 
 export const MCP_HELP = `Usage: ask-user-bridge mcp [--to TARGET]...
 
@@ -37,6 +39,36 @@ question. Any other client gets the plain call.
 Talks to the gateway at GATEWAY_URL with GATEWAY_TOKEN. One server process is one session: it holds at most
 one pending question, and a cancelled call or task, or a closed client, cancels it (reason "aborted").
 stdout carries the MCP protocol; logs go to stderr.`;
+
+/** How long the start-up check waits for the gateway's /healthz before it says the gateway did not answer. */
+export const GATEWAY_CHECK_TIMEOUT_MS = 3_000;
+
+/**
+ * The client set-ups for this very install: the binary by its absolute path (never `npx -y ask-user-bridge`, which
+ * would fetch whatever package of that name the registry holds).
+ */
+export function mcpClientSnippets(entry = process.argv[1]): string {
+  const command = selfCommand(["mcp", "--to", EXAMPLE_TARGETS[0]!], entry);
+  const [executable, ...args] = entry ? [process.execPath, ...process.execArgv, resolve(entry), "mcp", "--to", EXAMPLE_TARGETS[0]!] : ["ask-user-bridge", "mcp", "--to", EXAMPLE_TARGETS[0]!];
+  const block = JSON.stringify({ command: executable, args, env: { GATEWAY_URL: "http://127.0.0.1:8787", GATEWAY_TOKEN: "<the gateway's token>" } });
+  return `Add this install to an MCP client (after \`npm install -g\`, "ask-user-bridge" on the PATH works too):
+  Claude Code:     claude mcp add ask-user --env GATEWAY_URL=http://127.0.0.1:8787 --env GATEWAY_TOKEN=<the gateway's token> -- ${command}
+  Claude Desktop, Cursor (mcpServers) and VS Code (servers, with "type": "stdio"):
+                   "ask-user": ${block}`;
+}
+
+/** Whether the gateway at `url` answers its /healthz: the words for the ready line. */
+export async function gatewayCheck(url: string, timeoutMs = GATEWAY_CHECK_TIMEOUT_MS): Promise<string> {
+  try {
+    const res = await fetch(new URL("/healthz", url.replace(/^ws/u, "http")), { signal: AbortSignal.timeout(timeoutMs) });
+    await res.body?.cancel();
+    if (res.ok) return `gateway at ${url} answered`;
+    return `gateway at ${url} did not answer (HTTP ${res.status} from /healthz); questions will fail until it does`;
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string } }).cause?.code ?? ((error as Error).name === "TimeoutError" ? `no answer in ${timeoutMs / 1000} s` : (error as Error).message);
+    return `gateway at ${url} did not answer (${cause}); questions will fail until it does`;
+  }
+}
 
 export interface McpCommandOptions {
   stdin?: Readable;
@@ -64,7 +96,7 @@ export async function runMcp(
 ): Promise<number> {
   const { values } = parseCommandArgs(argv, { to: { type: "string", multiple: true } });
   if (values.help) {
-    io.out(MCP_HELP);
+    io.out(`${MCP_HELP}\n\n${mcpClientSnippets()}`);
     return 0;
   }
   const targets: Target[] | undefined = values.to?.map((text) => {
@@ -108,7 +140,7 @@ export async function runMcp(
   try {
     await server.connect(new StdioServerTransport(stdin, stdout));
     const where = targets ? targets.map(formatTarget).join(", ") : "the gateway's default targets";
-    log(`ready (session ${sessionKey}; gateway ${gatewayUrl(config)}; asking ${where})`);
+    log(`ready (session ${sessionKey}; ${await gatewayCheck(gatewayUrl(config))}; asking ${where})`);
     await closed;
     log("client disconnected; cancelling any pending question");
     taskStore.abortAll();

@@ -1,7 +1,7 @@
-import { join } from "node:path";
-import { deploymentSecrets, type Config } from "../runtime/config.ts";
+import { join, resolve } from "node:path";
+import { deploymentSecrets, loadConfig, type Config } from "../runtime/config.ts";
 import { startGateway, type RunningGateway } from "../gateway/run.ts";
-import { createLogger } from "../runtime/log.ts";
+import { createLogger, type Logger } from "../runtime/log.ts";
 import { createControlUi, type ControlUiOptions } from "../web/index.ts";
 import { parseCommandArgs } from "./args.ts";
 import { superviseChild } from "./supervise.ts";
@@ -11,6 +11,7 @@ import { PLATFORM_LIST, PLATFORMS } from "../platforms/descriptors.ts";
 import { hashToken, newScopedToken } from "../gateway/credentials/principal.ts";
 import type { CredentialStore } from "../gateway/credentials/store.ts";
 import type { CliIO } from "./io.ts";
+import { selfCommand, shellQuote } from "./self-command.ts";
 
 type IO = CliIO;
 
@@ -53,19 +54,29 @@ function controlUi(config: Config) {
     createControlUi({ ...ctx, ...(config.GATEWAY_PUBLIC_URL ? { publicUrl: config.GATEWAY_PUBLIC_URL } : {}) });
 }
 
+/**
+ * Where the start-up lines go: to a person at a terminal as they are; otherwise (a service manager's journal, a log
+ * file) as JSON log lines through the process's logger, like every other line it writes.
+ */
+export function bannerWriter(io: IO, logger?: Pick<Logger, "info">): (line: string, fields?: Record<string, unknown>) => void {
+  if (io.tty?.out || !logger) return (line) => io.out(line);
+  return (line, fields) => (fields ? logger.info(fields, line.split("\n")[0]!.replace(/:$/u, "")) : logger.info(line));
+}
+
 /** The start-up lines: where the gateway listens, the Control UI, and where the token comes from. */
-export function banner(gateway: Pick<RunningGateway, "url" | "token" | "tokenGenerated">, config: Config, io: IO): void {
+export function banner(gateway: Pick<RunningGateway, "url" | "token" | "tokenGenerated">, config: Config, io: IO, logger?: Pick<Logger, "info">): void {
+  const say = bannerWriter(io, logger);
   const store = config.DATABASE_URL
     ? `PostgreSQL store at ${redactUrl(config.DATABASE_URL)}`
     : config.STORE === "memory"
       ? "in-memory store (nothing survives a restart)"
       : `SQLite store under ${config.DATA_DIR}`;
-  io.out(`ask-user-bridge gateway listening on ${gateway.url} (${store})`);
+  say(`ask-user-bridge gateway listening on ${gateway.url} (${store})`);
   // A token generated just now is printed once, as a sign-in link, only to a person at a terminal (never to a log
   // file or a service manager's journal), and after the `#`, which browsers never send to a server or proxy.
   if (gateway.tokenGenerated && io.tty?.out) io.out(`Control UI: ${gateway.url}/#token=${gateway.token} (open it to sign in; this link is shown once)`);
-  else io.out(`Control UI: ${gateway.url}/#token=<GATEWAY_TOKEN> (or paste the token into the page; a session cookie keeps you signed in)`);
-  io.out(
+  else say(`Control UI: ${gateway.url}/#token=<GATEWAY_TOKEN> (or paste the token into the page; a session cookie keeps you signed in)`);
+  say(
     gateway.tokenGenerated
       ? `GATEWAY_TOKEN was not set: generated one and saved it to ${join(config.DATA_DIR, "gateway-token")} (clients on this machine find it there).`
       : config.GATEWAY_TOKEN
@@ -74,9 +85,36 @@ export function banner(gateway: Pick<RunningGateway, "url" | "token" | "tokenGen
   );
 }
 
-function firstQuestionHint(io: IO): void {
-  io.out(`Ask a first question from another terminal:
-  npx ask-user-bridge ask --question "Where should I deploy?" --option "Staging (Recommended)" --option Production`);
+/**
+ * The variables a client in another terminal needs to reach this gateway, as the CLI reads them: where it listens
+ * (when not the default), and where its token file is (when the token is not GATEWAY_TOKEN and DATA_DIR is not the
+ * default: the path absolute, so the command works from any folder). Never a token.
+ */
+export function clientEnvFor(config: Config, listening: { port: number }): string[] {
+  const defaults = loadConfig({});
+  const env: string[] = [];
+  if (config.GATEWAY_URL) env.push(`GATEWAY_URL=${config.GATEWAY_URL}`);
+  else {
+    if (config.GATEWAY_HOST !== defaults.GATEWAY_HOST) env.push(`GATEWAY_HOST=${config.GATEWAY_HOST}`);
+    if (listening.port !== defaults.GATEWAY_PORT) env.push(`GATEWAY_PORT=${listening.port}`);
+  }
+  if (!config.GATEWAY_TOKEN && config.DATA_DIR !== defaults.DATA_DIR) env.push(`DATA_DIR=${resolve(config.DATA_DIR)}`);
+  return env.map((assignment) => {
+    const [name, ...value] = assignment.split("=");
+    return `${name}=${shellQuote(value.join("="))}`;
+  });
+}
+
+/** The command to paste into another terminal: this CLI by its absolute path, with the variables it needs. */
+export function firstQuestionCommand(config: Config, listening: { port: number }): string {
+  const ask = selfCommand(["ask", "--question", "Where should I deploy?", "--option", "Staging (Recommended)", "--option", "Production"]);
+  return [...clientEnvFor(config, listening), ask].join(" ");
+}
+
+function firstQuestionHint(config: Config, gatewayUrl: string, say: ReturnType<typeof bannerWriter>): void {
+  const where = config.GATEWAY_TOKEN ? " (with the same GATEWAY_TOKEN)" : config.DATA_DIR === loadConfig({}).DATA_DIR ? " (in this folder)" : "";
+  const command = firstQuestionCommand(config, { port: Number(new URL(gatewayUrl).port) });
+  say(`Ask a first question from another terminal${where}:\n  ${command}`, { command });
 }
 
 export async function runGateway(argv: string[], config: Config, io: IO): Promise<number> {
@@ -84,7 +122,7 @@ export async function runGateway(argv: string[], config: Config, io: IO): Promis
   if (values.help) return io.out(GATEWAY_HELP), 0;
   const logger = createLogger("gateway", { level: config.LOG_LEVEL, secrets: deploymentSecrets(config) });
   const gateway = await startGateway(config, { webApp: controlUi(config), logger });
-  banner(gateway, config, io);
+  banner(gateway, config, io, logger);
   const signal = await untilSignal();
   exitWithin(0);
   logger.info({ signal }, "shutting down");
@@ -97,22 +135,23 @@ export async function runStart(argv: string[], config: Config, io: IO): Promise<
   if (values.help) return io.out(START_HELP), 0;
   const logger = createLogger("gateway", { level: config.LOG_LEVEL, secrets: deploymentSecrets(config) });
   const gateway = await startGateway(config, { webApp: controlUi(config), logger });
-  banner(gateway, config, io);
+  banner(gateway, config, io, logger);
+  const say = bannerWriter(io, logger);
   const children: Array<ReturnType<typeof superviseChild>> = [];
   const botNames = BOT_NAMES.filter((name) => {
     const { tokenVar } = PLATFORMS[name];
-    if (!config[tokenVar]) io.out(`${name} bot: off (set ${tokenVar} to turn it on)`);
+    if (!config[tokenVar]) say(`${name} bot: off (set ${tokenVar} to turn it on)`);
     return Boolean(config[tokenVar]);
   });
   const botTokens = await botCredentials(gateway.credentials, botNames);
   for (const name of botNames) {
-    io.out(`${name} bot: starting`);
+    say(`${name} bot: starting`);
     // The same CLI entry that runs `start`, started the same way (node flags included), runs each bot, with a
     // credential that may act only as that bot's surface instead of the admin token.
     const entry = [...process.execArgv, process.argv[1]!, "bot", name];
     children.push(superviseChild(`bot:${name}`, process.execPath, entry, logger.child({ child: `bot:${name}` }), { ...process.env, GATEWAY_TOKEN: botTokens.get(name)! }));
   }
-  firstQuestionHint(io);
+  firstQuestionHint(config, gateway.url, say);
   const signal = await untilSignal();
   exitWithin(0);
   logger.info({ signal }, "shutting down");

@@ -11,8 +11,30 @@ export const answeredBySchema = z.object({
   user: z.string().optional(),
   via: z.enum(["button", "text", "web", "api", "modal"]).optional(),
   chat: z.string().optional(),
+  /** The ids of the questions answered in the person's own words rather than with an option (absent when none). */
+  ownWords: z.array(z.string()).min(1).optional(),
 });
 export type AnsweredBy = z.infer<typeof answeredBySchema>;
+
+/** What ownWordsOf reads of a question: its id and its options' labels. */
+interface LabelledQuestion {
+  id: string;
+  options: ReadonlyArray<{ label: string }>;
+}
+
+/**
+ * The ids of the questions whose answer holds a value that is none of that question's option labels: the person's
+ * own words (Other…, or a typed answer that matched no option). In the questions' order; empty when none.
+ */
+export function ownWordsOf(questions: readonly LabelledQuestion[], answers: Readonly<Record<string, readonly string[]>>): string[] {
+  return questions.filter((q) => (answers[q.id] ?? []).some((value) => !q.options.some((o) => o.label === value))).map((q) => q.id);
+}
+
+/** `answeredBy` with `ownWords` added when any question was answered in own words. */
+export function withOwnWords<T extends object>(answeredBy: T, questions: readonly LabelledQuestion[], answers: Readonly<Record<string, readonly string[]>>): T & { ownWords?: string[] } {
+  const ownWords = ownWordsOf(questions, answers);
+  return ownWords.length > 0 ? { ...answeredBy, ownWords } : answeredBy;
+}
 
 export const answeredResultSchema = z.looseObject({
   status: z.literal("answered"),

@@ -1,5 +1,5 @@
 import type { AskUserQuestion } from "../contract/schema.ts";
-import { answeredResult, noAnswerResult, type AskUserResult, type NoAnswerReason, type Surface } from "../contract/result.ts";
+import { answeredResult, noAnswerResult, withOwnWords, type AskUserResult, type NoAnswerReason, type Surface } from "../contract/result.ts";
 
 export type QuestionStatus = "pending" | "answered" | "expired" | "cancelled";
 
@@ -148,7 +148,7 @@ export function recordToResult(record: QuestionRecord): AskUserResult | undefine
       const by = record.by;
       return answeredResult(
         record.answers ?? {},
-        by ? { surface: by.surface, via: by.via, ...(by.user ? { user: by.user } : {}), ...(by.chat ? { chat: by.chat } : {}) } : undefined,
+        by ? withOwnWords({ surface: by.surface, via: by.via, ...(by.user ? { user: by.user } : {}), ...(by.chat ? { chat: by.chat } : {}) }, record.questions, record.answers ?? {}) : undefined,
       );
     }
     case "expired":

@@ -10,13 +10,20 @@ export interface PromptButton {
   action: PromptAction;
 }
 
-/** The buttons of a one-question prompt: each option in authored order, then Other…, then Skip. */
-export function promptButtons(record: QuestionRecord): PromptButton[] {
+/** What a prompt's buttons depend on besides the record. */
+export interface PromptButtonsOptions {
+  /** The copy of an expired question that still takes a late answer: no Skip (a late skip is refused). */
+  late?: boolean;
+}
+
+/** The buttons of a one-question prompt: each option in authored order, then Other…, then Skip (not on a late copy). */
+export function promptButtons(record: QuestionRecord, options: PromptButtonsOptions = {}): PromptButton[] {
   const question = record.questions[0];
   if (question === undefined) throw new Error("promptButtons: the record has no question");
-  const options: PromptButton[] = question.options.map((o, optionIndex) => ({
+  const choices: PromptButton[] = question.options.map((o, optionIndex) => ({
     text: o.label,
     action: { kind: "choice", optionIndex },
   }));
-  return [...options, { text: OTHER_BUTTON_TEXT, action: { kind: "other" } }, { text: SKIP_BUTTON_TEXT, action: { kind: "skip" } }];
+  const other: PromptButton = { text: OTHER_BUTTON_TEXT, action: { kind: "other" } };
+  return options.late ? [...choices, other] : [...choices, other, { text: SKIP_BUTTON_TEXT, action: { kind: "skip" } }];
 }

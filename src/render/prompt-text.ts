@@ -22,6 +22,8 @@ export interface PromptTextOptions {
   replyHint?: string;
   /** A line above the prompt (an expired copy that still takes a late answer says so there). */
   lead?: string;
+  /** The copy of an expired question that still takes a late answer: no skip line (a late skip is refused). */
+  late?: boolean;
 }
 
 /** The guidance for several questions, numbered as in the original prompt (`numbers[i]` is question i's number). */
@@ -47,19 +49,23 @@ function buttonsPrompt(question: AskUserQuestion): PromptText {
   return { body, footer: BUTTONS_GUIDANCE };
 }
 
-function singleQuestionPrompt(question: AskUserQuestion): PromptText {
+/** The footer's lines: own words, the guidance, and the skip line unless the copy is late. */
+function footerOf(guidance: string, late = false): string {
+  return (late ? [OWN_WORDS_LINE, guidance] : [OWN_WORDS_LINE, guidance, SKIP_LINE]).join("\n");
+}
+
+function singleQuestionPrompt(question: AskUserQuestion, late?: boolean): PromptText {
   const body = `${question.header}\n${question.question}\n\n${optionLines(question).join("\n")}`;
-  const guidance = question.multiSelect ? MULTI_SELECT_GUIDANCE : SINGLE_GUIDANCE;
-  return { body, footer: [OWN_WORDS_LINE, guidance, SKIP_LINE].join("\n") };
+  return { body, footer: footerOf(question.multiSelect ? MULTI_SELECT_GUIDANCE : SINGLE_GUIDANCE, late) };
 }
 
 /** Several questions; `numbers[i]` is question i's number (after a partial answer, the numbers of the first prompt). */
-function severalQuestionsPrompt(questions: readonly AskUserQuestion[], numbers: readonly number[] = questions.map((_, i) => i + 1)): PromptText {
+function severalQuestionsPrompt(questions: readonly AskUserQuestion[], numbers: readonly number[] = questions.map((_, i) => i + 1), late?: boolean): PromptText {
   const blocks = questions.map((q, i) => {
     const title = `Question ${numbers[i]}: ${q.header}${q.multiSelect ? ` ${SEVERAL_MULTI_SELECT_MARK}` : ""}`;
     return [title, q.question, ...optionLines(q)].join("\n");
   });
-  return { body: blocks.join("\n\n"), footer: [OWN_WORDS_LINE, severalGuidance(numbers), SKIP_LINE].join("\n") };
+  return { body: blocks.join("\n\n"), footer: footerOf(severalGuidance(numbers), late) };
 }
 
 function withReplyHint(parts: PromptText, replyHint: string | undefined, lead?: string): PromptText {
@@ -75,7 +81,7 @@ export function promptTextParts(questions: readonly AskUserQuestion[], opts: Pro
     if (!fitsButtons(questions)) throw new Error("renderPromptText: the buttons layout needs exactly one single-select question");
     return withReplyHint(buttonsPrompt(first), opts.replyHint, opts.lead);
   }
-  return withReplyHint(questions.length === 1 ? singleQuestionPrompt(first) : severalQuestionsPrompt(questions), opts.replyHint, opts.lead);
+  return withReplyHint(questions.length === 1 ? singleQuestionPrompt(first, opts.late) : severalQuestionsPrompt(questions, undefined, opts.late), opts.replyHint, opts.lead);
 }
 
 /** The prompt as plain text: header, question, `N. Label - description`, own-words line, reply guidance, skip line. */

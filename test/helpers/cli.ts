@@ -3,10 +3,10 @@
  * given (plus PATH/HOME) and a temp cwd, so that no developer .env or shell variable leaks in.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { tempDir } from "./temp-dirs.ts";
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 /** The compiled CLI, exactly what the package installs (built by npm run build; test/global-setup.ts keeps it fresh). */
@@ -25,7 +25,7 @@ export interface CliRun {
 
 /** Runs `node dist/bin/ask-user-bridge.js ...args` with only the given env (plus PATH/HOME), in a temp cwd (no stray .env). */
 export function spawnCli(args: string[], env: Record<string, string> = {}, { input, timeoutMs = 120_000 }: { input?: string; timeoutMs?: number } = {}): CliRun {
-  const cwd = mkdtempSync(join(tmpdir(), "aub-cwd-"));
+  const cwd = tempDir("aub-cwd-");
   cwdDirs.push(cwd);
   const child = spawn(process.execPath, [BIN, ...args], {
     cwd,

@@ -2,14 +2,13 @@
  * Shared helpers for the gateway, client and CLI tests: an in-process gateway on an ephemeral port with a temp
  * DATA_DIR, a raw WebSocket client, an HTTP rpc helper, and (from ./cli.ts) child processes of the real CLI.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { rmSync } from "node:fs";
 import { afterAll, beforeAll } from "vitest";
 import { WebSocket, type RawData } from "ws";
 import { startGateway, type RunningGateway } from "../../src/gateway/run.ts";
 import { createControlUi } from "../../src/web/index.ts";
 import { killChildren, spawnGatewayProcess, type ChildGateway } from "./cli.ts";
+import { tempDir as makeTempDir } from "./temp-dirs.ts";
 
 export { BIN, ROOT, spawnCli, waitForOutput, type ChildGateway, type CliRun } from "./cli.ts";
 
@@ -19,8 +18,9 @@ export const WRONG_TOKEN = "y".repeat(32);
 // ---------------------------------------------------------------- temp dirs and inputs
 
 const tempDirs: string[] = [];
+/** A temp folder removed by cleanup(), and in any case when the test file ends (test/helpers/temp-dirs.ts). */
 export function tempDir(prefix = "aub-gw-"): string {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const dir = makeTempDir(prefix);
   tempDirs.push(dir);
   return dir;
 }

@@ -5,9 +5,8 @@
  * refuses, so these contexts bypass the CSP; the policy itself is tested in web-assets.test.ts and web-ui.test.ts.
  */
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, beforeEach } from "vitest";
@@ -15,6 +14,7 @@ import { connectGateway, type GatewayClient } from "../../src/client/index.ts";
 import { startGateway, type RunningGateway } from "../../src/gateway/run.ts";
 import { createControlUi } from "../../src/web/index.ts";
 import { launchBrowser } from "./browser.ts";
+import { tempDir } from "./temp-dirs.ts";
 
 export const WIDE = { width: 1000, height: 760 };
 export const PHONE = { width: 375, height: 760 };
@@ -53,7 +53,7 @@ export function useControlUi(dataDirPrefix: string) {
     await ui.browser?.close();
   });
   beforeEach(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), dataDirPrefix));
+    dataDir = tempDir(dataDirPrefix);
     ui.gateway = await startGateway(
       {
         GATEWAY_HOST: "127.0.0.1",

@@ -232,7 +232,8 @@ export function runBotScenarios(name: string, makeHarness: () => Promise<BotHarn
         const now = h.copy(lateCopy.chat, lateCopy.ref);
         return now.text.startsWith("⌛ No answer in time — you can still answer; the agent will get it.") && now;
       }, "the expired copy to say a late answer is still taken");
-      expect(open.buttons).toEqual(["Staging (Recommended)", "Production", "Other…", "Skip"]);
+      // No Skip on a late copy: a late skip would be refused (issue 30).
+      expect(open.buttons).toEqual(["Staging (Recommended)", "Production", "Other…"]);
     });
 
     it("a credential is refused, not recorded, and deleted", async () => {

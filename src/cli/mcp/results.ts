@@ -1,7 +1,7 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { ContractIssue } from "../../contract/normalize.ts";
 import { formatIssues } from "../../contract/normalize.ts";
-import type { AskUserResult } from "../../contract/result.ts";
+import { withOwnWords, type AskUserResult } from "../../contract/result.ts";
 import { GatewayError } from "../../kernel/errors.ts";
 import type { LateAnsweredRecord } from "../../client/index.ts";
 
@@ -17,7 +17,8 @@ export function resultToText(result: AskUserResult, questions: QuestionHeaders, 
     case "answered": {
       const answers = result.answers.answers;
       const known = new Set(questions.map((q) => q.id));
-      const lines = questions.filter((q) => answers[q.id]).map((q) => `${q.header}: ${answers[q.id]!.join(", ")}`);
+      const own = new Set(result.answeredBy?.ownWords ?? []);
+      const lines = questions.filter((q) => answers[q.id]).map((q) => `${q.header}: ${answers[q.id]!.join(", ")}${own.has(q.id) ? " (in their own words)" : ""}`);
       for (const [id, values] of Object.entries(answers)) if (!known.has(id)) lines.push(`${id}: ${values.join(", ")}`);
       return lines.join("\n");
     }
@@ -100,7 +101,7 @@ export interface LateAnswerEntry {
   id: string;
   questions: Array<{ id: string; header: string; question: string }>;
   answers: Record<string, string[]>;
-  answeredBy: { surface: string; user?: string; via: string };
+  answeredBy: { surface: string; user?: string; via: string; ownWords?: string[] };
   answeredAtMs: number;
   /** When the question expired (and the agent heard no_answer). */
   expiredAtMs: number;
@@ -112,7 +113,7 @@ export function lateAnswerToEntry(record: LateAnsweredRecord): LateAnswerEntry {
     id: record.id,
     questions: record.questions.map((q) => ({ id: q.id, header: q.header, question: q.question })),
     answers: record.lateAnswer.answers,
-    answeredBy: { surface: by.surface, ...(by.user ? { user: by.user } : {}), via: by.via },
+    answeredBy: withOwnWords({ surface: by.surface, ...(by.user ? { user: by.user } : {}), via: by.via }, record.questions, record.lateAnswer.answers),
     answeredAtMs: record.lateAnswer.atMs,
     expiredAtMs: record.resolvedAtMs ?? record.expiresAtMs,
   };

@@ -49,15 +49,15 @@ function actionRow(components: DiscordButton[]): DiscordActionRow {
   return { type: DISCORD_COMPONENT_ACTION_ROW, components };
 }
 
-/** Options in rows of at most 5 (one row, since a question has at most 4), then a row with Other… and Skip. */
-function buttonRows(record: QuestionRecord): DiscordActionRow[] {
-  const buttons = promptButtons(record).map((b) => toDiscordButton(record, b));
-  const options = buttons.slice(0, -2);
+/** Options in rows of at most 5 (one row, since a question has at most 4), then a row with Other… and Skip (no Skip when late). */
+function buttonRows(record: QuestionRecord, late: boolean): DiscordActionRow[] {
+  const buttons = promptButtons(record, { late });
+  const choices = buttons.filter((b) => b.action.kind === "choice").map((b) => toDiscordButton(record, b));
   const rows: DiscordActionRow[] = [];
-  for (let i = 0; i < options.length; i += DISCORD_BUTTONS_PER_ROW) {
-    rows.push(actionRow(options.slice(i, i + DISCORD_BUTTONS_PER_ROW)));
+  for (let i = 0; i < choices.length; i += DISCORD_BUTTONS_PER_ROW) {
+    rows.push(actionRow(choices.slice(i, i + DISCORD_BUTTONS_PER_ROW)));
   }
-  rows.push(actionRow(buttons.slice(-2)));
+  rows.push(actionRow(buttons.filter((b) => b.action.kind !== "choice").map((b) => toDiscordButton(record, b))));
   return rows;
 }
 
@@ -66,10 +66,10 @@ function message(content: string, components: DiscordActionRow[]): DiscordMessag
 }
 
 /** The prompt: buttons in action rows for one single-select question, otherwise numbered text with no components. */
-export function renderDiscordPrompt(record: QuestionRecord, options: ChatOptions & { lead?: string } = {}): DiscordMessage {
+export function renderDiscordPrompt(record: QuestionRecord, options: ChatOptions & { lead?: string; late?: boolean } = {}): DiscordMessage {
   const layout = chooseLayout(record.questions, "discord");
-  const content = fitPromptText(promptTextParts(record.questions, { layout, replyHint: replyHint("discord", options), ...(options.lead ? { lead: options.lead } : {}) }), DISCORD_CONTENT_MAX, toDiscordContent);
-  return message(content, layout === "buttons" ? buttonRows(record) : []);
+  const content = fitPromptText(promptTextParts(record.questions, { layout, replyHint: replyHint("discord", options), ...(options.lead ? { lead: options.lead } : {}), late: options.late === true }), DISCORD_CONTENT_MAX, toDiscordContent);
+  return message(content, layout === "buttons" ? buttonRows(record, options.late === true) : []);
 }
 
 /** The follow-up asking only for the missing questions of a partial reply. */
@@ -81,6 +81,6 @@ export function renderDiscordMissingPrompt(record: QuestionRecord, missingIds: r
 export function renderDiscordSummary(record: QuestionRecord, options: ChatOptions = {}): DiscordMessage {
   if (record.status === "pending") return renderDiscordPrompt(record, options);
   // Expired, but a late answer is still taken: the copy keeps its controls, under a line that says so.
-  if (acceptsLateAnswer(record, options.nowMs ?? Date.now())) return renderDiscordPrompt(record, { ...options, lead: LATE_OPEN_SUMMARY });
+  if (acceptsLateAnswer(record, options.nowMs ?? Date.now())) return renderDiscordPrompt(record, { ...options, lead: LATE_OPEN_SUMMARY, late: true });
   return message(cutToFit(renderSummary(record, options.nowMs), DISCORD_CONTENT_MAX, toDiscordContent), []);
 }

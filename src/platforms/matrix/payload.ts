@@ -80,8 +80,8 @@ function pollQuestion(record: QuestionRecord, lead?: string): string {
   return cutToFit((lead ? [lead, ...lines] : lines).join("\n"), MATRIX_POLL_TEXT_MAX, toMatrixText);
 }
 
-function poll(record: QuestionRecord, question: string, fallback: string): MatrixPollContent {
-  const answers = promptButtons(record).map((button) => ({
+function poll(record: QuestionRecord, question: string, fallback: string, late = false): MatrixPollContent {
+  const answers = promptButtons(record, { late }).map((button) => ({
     id: encodeMatrixAnswerId({ questionId: record.id, action: button.action }),
     [MATRIX_TEXT_BLOCK]: cutToFit(button.text, MATRIX_POLL_TEXT_MAX, toMatrixText),
   }));
@@ -100,16 +100,16 @@ function poll(record: QuestionRecord, question: string, fallback: string): Matri
 }
 
 /** The numbered text of a prompt (the poll's fallback, or the whole prompt in the text layout). */
-function numberedText(record: QuestionRecord, options: ChatOptions & { lead?: string }): string {
-  const parts = promptTextParts(record.questions, { layout: "text", replyHint: replyHint("matrix", options), ...(options.lead ? { lead: options.lead } : {}) });
+function numberedText(record: QuestionRecord, options: ChatOptions & { lead?: string; late?: boolean }): string {
+  const parts = promptTextParts(record.questions, { layout: "text", replyHint: replyHint("matrix", options), ...(options.lead ? { lead: options.lead } : {}), late: options.late === true });
   return fitPromptText(parts, MATRIX_TEXT_MAX, toMatrixText);
 }
 
 /** The prompt: a poll for one single-select question (the numbered text as its fallback), else numbered text. */
-export function renderMatrixPrompt(record: QuestionRecord, options: ChatOptions & { lead?: string } = {}): MatrixPrompt {
+export function renderMatrixPrompt(record: QuestionRecord, options: ChatOptions & { lead?: string; late?: boolean } = {}): MatrixPrompt {
   const text = numberedText(record, options);
   if (chooseLayout(record.questions, "matrix") === "text") return { type: "m.room.message", content: matrixMessage(text, "m.text") };
-  return { type: MATRIX_POLL_START, content: poll(record, pollQuestion(record, options.lead), text) };
+  return { type: MATRIX_POLL_START, content: poll(record, pollQuestion(record, options.lead), text, options.late === true) };
 }
 
 /** The follow-up asking only for the missing questions of a partial reply. */
@@ -124,7 +124,7 @@ export function renderMatrixMissingPrompt(record: QuestionRecord, missingIds: re
  */
 export function renderMatrixSummary(record: QuestionRecord, options: ChatOptions = {}): MatrixCopy {
   if (record.status === "pending") return { prompt: renderMatrixPrompt(record, options), pollEnded: false };
-  if (acceptsLateAnswer(record, options.nowMs ?? Date.now())) return { prompt: renderMatrixPrompt(record, { ...options, lead: LATE_OPEN_SUMMARY }), pollEnded: false };
+  if (acceptsLateAnswer(record, options.nowMs ?? Date.now())) return { prompt: renderMatrixPrompt(record, { ...options, lead: LATE_OPEN_SUMMARY, late: true }), pollEnded: false };
   const summary = cutToFit(renderSummary(record, options.nowMs), MATRIX_TEXT_MAX, toMatrixText);
   if (chooseLayout(record.questions, "matrix") === "text") return { prompt: { type: "m.room.message", content: matrixMessage(summary, "m.text") }, pollEnded: false };
   return { prompt: { type: MATRIX_POLL_START, content: poll(record, cutToFit(summary, MATRIX_POLL_TEXT_MAX, toMatrixText), summary) }, pollEnded: true };

@@ -63,7 +63,7 @@ export interface MattermostActionSigning {
 /** For a fingerprint only (what a copy shows): no URL, no signature. */
 export const UNSIGNED: MattermostActionSigning = { url: "", context: (d) => ({ d, c: "", s: "" }) };
 
-export type MattermostRenderOptions = ChatOptions & { lead?: string; actions?: MattermostActionSigning };
+export type MattermostRenderOptions = ChatOptions & { lead?: string; late?: boolean; actions?: MattermostActionSigning };
 
 const plainText = (text: string) => text;
 
@@ -90,11 +90,11 @@ const post = (record: QuestionRecord, message: string, attachments: MattermostAt
 /** The prompt: the text, plus ONE attachment of actions for one single-select question. */
 export function renderMattermostPrompt(record: QuestionRecord, options: MattermostRenderOptions = {}): MattermostPost {
   const layout = chooseLayout(record.questions, "mattermost");
-  const parts = promptTextParts(record.questions, { layout, replyHint: replyHint("mattermost", options), ...(options.lead ? { lead: options.lead } : {}) });
+  const parts = promptTextParts(record.questions, { layout, replyHint: replyHint("mattermost", options), ...(options.lead ? { lead: options.lead } : {}), late: options.late === true });
   const text = fitPromptText(parts, MATTERMOST_MESSAGE_MAX, toMattermostText);
   if (layout === "text") return post(record, text);
   const signing = options.actions ?? UNSIGNED;
-  const buttons = promptButtons(record);
+  const buttons = promptButtons(record, { late: options.late === true });
   const fallback = buttons.map((b) => b.text).join(" · ");
   return post(record, text, [{ fallback, actions: buttons.map((b) => toAction(record, b, signing)) }]);
 }
@@ -108,6 +108,6 @@ export function renderMattermostMissingPrompt(record: QuestionRecord, missingIds
 export function renderMattermostSummary(record: QuestionRecord, options: MattermostRenderOptions = {}): MattermostPost {
   if (record.status === "pending") return renderMattermostPrompt(record, options);
   // Expired, but a late answer is still taken: the copy keeps its actions, under a line that says so.
-  if (acceptsLateAnswer(record, options.nowMs ?? Date.now())) return renderMattermostPrompt(record, { ...options, lead: LATE_OPEN_SUMMARY });
+  if (acceptsLateAnswer(record, options.nowMs ?? Date.now())) return renderMattermostPrompt(record, { ...options, lead: LATE_OPEN_SUMMARY, late: true });
   return post(record, cutToFit(renderSummary(record, options.nowMs), MATTERMOST_MESSAGE_MAX, toMattermostText));
 }

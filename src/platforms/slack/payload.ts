@@ -71,14 +71,14 @@ function section(text: string): SlackSectionBlock {
 }
 
 /** The prompt: a section with the text, plus ONE actions block for one single-select question. */
-export function renderSlackPrompt(record: QuestionRecord, options: ChatOptions & { lead?: string } = {}): SlackMessage {
+export function renderSlackPrompt(record: QuestionRecord, options: ChatOptions & { lead?: string; late?: boolean } = {}): SlackMessage {
   const layout = chooseLayout(record.questions, "slack");
-  const text = fitPromptText(promptTextParts(record.questions, { layout, replyHint: replyHint("slack", options), ...(options.lead ? { lead: options.lead } : {}) }), SLACK_SECTION_TEXT_MAX, toSlackText);
+  const text = fitPromptText(promptTextParts(record.questions, { layout, replyHint: replyHint("slack", options), ...(options.lead ? { lead: options.lead } : {}), late: options.late === true }), SLACK_SECTION_TEXT_MAX, toSlackText);
   if (layout === "text") return { text, blocks: [section(text)] };
   const actions: SlackActionsBlock = {
     type: "actions",
     block_id: `${SLACK_ACTIONS_BLOCK_ID_PREFIX}${record.id}`,
-    elements: promptButtons(record).map((b) => toSlackButton(record, b)),
+    elements: promptButtons(record, { late: options.late === true }).map((b) => toSlackButton(record, b)),
   };
   return { text, blocks: [section(text), actions] };
 }
@@ -93,7 +93,7 @@ export function renderSlackMissingPrompt(record: QuestionRecord, missingIds: rea
 export function renderSlackSummary(record: QuestionRecord, options: ChatOptions = {}): SlackMessage {
   if (record.status === "pending") return renderSlackPrompt(record, options);
   // Expired, but a late answer is still taken: the copy keeps its controls, under a line that says so.
-  if (acceptsLateAnswer(record, options.nowMs ?? Date.now())) return renderSlackPrompt(record, { ...options, lead: LATE_OPEN_SUMMARY });
+  if (acceptsLateAnswer(record, options.nowMs ?? Date.now())) return renderSlackPrompt(record, { ...options, lead: LATE_OPEN_SUMMARY, late: true });
   const text = cutToFit(renderSummary(record, options.nowMs), SLACK_SECTION_TEXT_MAX, toSlackText);
   return { text, blocks: [section(text)] };
 }

@@ -36,6 +36,8 @@ export interface TeamsCardOptions {
   kind?: TeamsChatKind;
   nowMs?: number;
   lead?: string;
+  /** The copy of an expired question that still takes a late answer: no Skip. */
+  late?: boolean;
 }
 
 export interface TeamsTextBlock {
@@ -122,9 +124,9 @@ function toTeamsAction(record: QuestionRecord, button: PromptButton): TeamsActio
 export function renderTeamsPrompt(record: QuestionRecord, options: TeamsCardOptions = {}): TeamsMessage {
   const layout = chooseLayout(record.questions, "teams");
   const hint = hintFor(options.kind ?? "personal");
-  const text = fitPromptText(promptTextParts(record.questions, { layout, ...(hint ? { replyHint: hint } : {}), ...(options.lead ? { lead: options.lead } : {}) }), TEAMS_CARD_TEXT_MAX, toTeamsCardText);
+  const text = fitPromptText(promptTextParts(record.questions, { layout, ...(hint ? { replyHint: hint } : {}), ...(options.lead ? { lead: options.lead } : {}), late: options.late === true }), TEAMS_CARD_TEXT_MAX, toTeamsCardText);
   if (layout === "text") return { text, card: card(text) };
-  return { text, card: card(text, promptButtons(record).map((b) => toTeamsAction(record, b))) };
+  return { text, card: card(text, promptButtons(record, { late: options.late === true }).map((b) => toTeamsAction(record, b))) };
 }
 
 /** The follow-up asking only for the missing questions of a partial reply (a card without actions). */
@@ -137,7 +139,7 @@ export function renderTeamsMissingPrompt(record: QuestionRecord, missingIds: rea
 /** What a copy shows: the prompt while pending (or while a late answer is taken), else the summary without actions. */
 export function renderTeamsSummary(record: QuestionRecord, options: TeamsCardOptions = {}): TeamsMessage {
   if (record.status === "pending") return renderTeamsPrompt(record, options);
-  if (acceptsLateAnswer(record, options.nowMs ?? Date.now())) return renderTeamsPrompt(record, { ...options, lead: LATE_OPEN_SUMMARY });
+  if (acceptsLateAnswer(record, options.nowMs ?? Date.now())) return renderTeamsPrompt(record, { ...options, lead: LATE_OPEN_SUMMARY, late: true });
   const text = cutToFit(renderSummary(record, options.nowMs), TEAMS_CARD_TEXT_MAX, toTeamsCardText);
   return { text, card: card(text) };
 }

@@ -25,11 +25,11 @@ export interface TelegramMessage {
 }
 
 /** The prompt: one full-width row per button in the buttons layout; no reply_markup in the text layout. */
-export function renderTelegramPrompt(record: QuestionRecord, options: ChatOptions & { lead?: string } = {}): TelegramMessage {
+export function renderTelegramPrompt(record: QuestionRecord, options: ChatOptions & { lead?: string; late?: boolean } = {}): TelegramMessage {
   const layout = chooseLayout(record.questions, "telegram");
-  const text = fitPromptText(promptTextParts(record.questions, { layout, replyHint: replyHint("telegram", options), ...(options.lead ? { lead: options.lead } : {}) }), TELEGRAM_TEXT_MAX, toTelegramText);
+  const text = fitPromptText(promptTextParts(record.questions, { layout, replyHint: replyHint("telegram", options), ...(options.lead ? { lead: options.lead } : {}), late: options.late === true }), TELEGRAM_TEXT_MAX, toTelegramText);
   if (layout === "text") return { text };
-  const inline_keyboard = promptButtons(record).map((button) => [
+  const inline_keyboard = promptButtons(record, { late: options.late === true }).map((button) => [
     { text: button.text, callback_data: encodeTelegramCallbackData({ questionId: record.id, action: button.action }) },
   ]);
   return { text, reply_markup: { inline_keyboard } };
@@ -44,6 +44,6 @@ export function renderTelegramMissingPrompt(record: QuestionRecord, missingIds: 
 export function renderTelegramSummary(record: QuestionRecord, options: ChatOptions = {}): TelegramMessage {
   if (record.status === "pending") return renderTelegramPrompt(record, options);
   // Expired, but a late answer is still taken: the copy keeps its controls, under a line that says so.
-  if (acceptsLateAnswer(record, options.nowMs ?? Date.now())) return renderTelegramPrompt(record, { ...options, lead: LATE_OPEN_SUMMARY });
+  if (acceptsLateAnswer(record, options.nowMs ?? Date.now())) return renderTelegramPrompt(record, { ...options, lead: LATE_OPEN_SUMMARY, late: true });
   return { text: cutToFit(renderSummary(record, options.nowMs), TELEGRAM_TEXT_MAX, toTelegramText), reply_markup: { inline_keyboard: [] } };
 }

@@ -65,12 +65,12 @@ function row(id: string, label: string, description: string | undefined): WhatsA
 }
 
 /** The prompt: a list message for the one single-select question, numbered text otherwise. */
-export function renderWhatsAppPrompt(record: QuestionRecord, options: ChatOptions & { lead?: string } = {}): WhatsAppMessage {
+export function renderWhatsAppPrompt(record: QuestionRecord, options: ChatOptions & { lead?: string; late?: boolean } = {}): WhatsAppMessage {
   const layout = chooseLayout(record.questions, "whatsapp");
-  const parts = promptTextParts(record.questions, { layout, replyHint: replyHint("whatsapp", options), ...(options.lead ? { lead: options.lead } : {}) });
+  const parts = promptTextParts(record.questions, { layout, replyHint: replyHint("whatsapp", options), ...(options.lead ? { lead: options.lead } : {}), late: options.late === true });
   if (layout === "text") return { type: "text", text: { body: fitPromptText(parts, WHATSAPP_TEXT_MAX, toWhatsAppText), preview_url: false } };
   const question = record.questions[0]!;
-  const rows = promptButtons(record).map((button) => {
+  const rows = promptButtons(record, { late: options.late === true }).map((button) => {
     const option = button.action.kind === "choice" ? question.options[button.action.optionIndex] : undefined;
     return row(encodeWhatsAppRowId({ questionId: record.id, action: button.action }), button.text, option?.description);
   });
@@ -97,6 +97,6 @@ export function renderWhatsAppMissingPrompt(record: QuestionRecord, missingIds: 
  */
 export function renderWhatsAppSummary(record: QuestionRecord, options: ChatOptions = {}): WhatsAppMessage {
   if (record.status === "pending") return renderWhatsAppPrompt(record, options);
-  if (acceptsLateAnswer(record, options.nowMs ?? Date.now())) return renderWhatsAppPrompt(record, { ...options, lead: LATE_OPEN_SUMMARY });
+  if (acceptsLateAnswer(record, options.nowMs ?? Date.now())) return renderWhatsAppPrompt(record, { ...options, lead: LATE_OPEN_SUMMARY, late: true });
   return { type: "text", text: { body: cutToFit(renderSummary(record, options.nowMs), WHATSAPP_TEXT_MAX, toWhatsAppText), preview_url: false } };
 }

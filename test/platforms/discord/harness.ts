@@ -2,9 +2,6 @@
  * The Discord harness: the real discord.js bot (bots/discord) against the fake REST API and gateway, connected to a
  * real gateway in this process. The scenario suites and discord.test.ts drive it.
  */
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { startDiscordBot } from "../../../bots/discord/index.ts";
 import { loadConfig } from "../../../src/runtime/config.ts";
 import { encodeDiscordCustomId, toDiscordContent } from "../../../src/render/index.ts";
@@ -13,6 +10,7 @@ import { BOT_USER, CALLBACK_TYPE, type FakeDiscordMessage } from "./discord-payl
 import { freePort, sleep, startTestGateway, TOKEN, type TestGateway } from "../../helpers/gateway.ts";
 import { waitUntil } from "../../scenarios/tools.ts";
 import type { BotHarness, Person, PromptCopy } from "../../scenarios/harness.ts";
+import { tempDir } from "../../helpers/temp-dirs.ts";
 
 export { discordDeliveryKit } from "../../scenarios/delivery-kits.ts";
 
@@ -46,7 +44,7 @@ export async function createDiscordHarness(): Promise<DiscordHarness> {
     stranger: { id: "100000000000000666", name: "Mallory" },
   };
   for (const p of Object.values(people)) fake.addUser(p.id, p.name);
-  const dataDir = mkdtempSync(join(tmpdir(), "aub-dc-"));
+  const dataDir = tempDir("aub-dc-");
   const port = await freePort();
   let gateway: TestGateway = await startTestGateway({ dataDir, GATEWAY_PORT: port, DELIVERY_TIMEOUT_SECONDS: 30 });
   const config = loadConfig({

@@ -2,15 +2,13 @@
  * The Matrix delivery kit for the delivery scenarios: the real bot, the fake homeserver, and the proxy between them
  * that can fail a room's sends or edits and counts every edit.
  */
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { startMatrixBot } from "../../../bots/matrix/index.ts";
 import { loadConfig } from "../../../src/runtime/config.ts";
 import { startApiProxy, type ProxiedCall } from "../../fakes/api-proxy.ts";
 import { startTestGateway, TOKEN } from "../../helpers/gateway.ts";
 import type { DeliveryKit } from "../../scenarios/delivery-kits.ts";
 import { POLL_START, startFakeMatrix } from "./matrix-api.ts";
+import { tempDir } from "../../helpers/temp-dirs.ts";
 
 const SEND = /^\/_matrix\/client\/v3\/rooms\/([^/]+)\/send\/([^/]+)\/[^/]+$/;
 
@@ -36,7 +34,7 @@ export async function matrixDeliveryKit(): Promise<DeliveryKit> {
   const config = loadConfig({
     GATEWAY_URL: gateway.url,
     GATEWAY_TOKEN: TOKEN,
-    DATA_DIR: mkdtempSync(join(tmpdir(), "aub-mx-deliv-")),
+    DATA_DIR: tempDir("aub-mx-deliv-"),
     MATRIX_HOMESERVER_URL: proxy.origin,
     MATRIX_ACCESS_TOKEN: fake.token,
   });

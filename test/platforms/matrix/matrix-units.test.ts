@@ -1,7 +1,5 @@
 /** The Matrix pieces that need no homeserver: the renderers (plain JSON), the rate gate, the sync token file. */
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { MatrixError } from "matrix-js-sdk";
 import { describe, expect, it } from "vitest";
 import { createRateGate } from "../../../bots/matrix/rate-gate.ts";
@@ -10,6 +8,7 @@ import { createSyncTokenStore } from "../../../bots/matrix/sync-token.ts";
 import { matrixEditContent, matrixPollEndContent, renderMatrixPrompt, renderMatrixSummary, toMatrixHtml, toMatrixText } from "../../../src/render/index.ts";
 import { looksLikeCredential } from "../../../src/parse/credential.ts";
 import { question, record } from "../../helpers/records.ts";
+import { tempDir } from "../../helpers/temp-dirs.ts";
 
 const FOOTER = "None of these? Reply in your own words.\nReply with a number, a label, or your own words.\nReply skip to skip.";
 const numbered = "Deployment t\nWhere should this deploy?\n\n1. Staging (Recommended)\n2. Production\n\n" + FOOTER;
@@ -132,7 +131,7 @@ describe("matrix rate gate", () => {
 
 describe("matrix sync token", () => {
   it("survives a restart, is written whole (no temporary file left), and belongs to one account", () => {
-    const dir = mkdtempSync(join(tmpdir(), "aub-mx-token-"));
+    const dir = tempDir("aub-mx-token-");
     const store = createSyncTokenStore(dir, "https://hs.example", "@bot:example");
     expect(store.read()).toBeUndefined();
     store.write("s42");

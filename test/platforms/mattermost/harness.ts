@@ -1,6 +1,3 @@
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { decodeMattermostMessageRef } from "../../../bots/mattermost/adapter.ts";
 import { startMattermostBot, type RunningMattermostBot } from "../../../bots/mattermost/index.ts";
 import { loadConfig, type Config } from "../../../src/runtime/config.ts";
@@ -9,6 +6,7 @@ import { freePort, sleep, startTestGateway, TOKEN, type TestGateway } from "../.
 import { gatewayQuestions, waitUntil } from "../../scenarios/tools.ts";
 import type { BotHarness, Person, PromptCopy } from "../../scenarios/harness.ts";
 import { startFakeMattermost, type FakeMattermost, type FakeMattermostPost, type FakeMattermostUser, type RateLimit } from "./fake-mattermost.ts";
+import { tempDir } from "../../helpers/temp-dirs.ts";
 
 /** 26 lowercase letters and digits, the shape of a Mattermost token; not a real one. */
 export const MATTERMOST_TEST_TOKEN = "faketokenforthetests000000";
@@ -39,7 +37,7 @@ export async function createMattermostHarness(options: { rateLimit?: RateLimit |
   const chats = { chat: "chan1id0000000000000000000", otherChat: "chan2id0000000000000000000" };
   const mmUsers = Object.values(people).map((p) => ({ id: p.id, username: p.username, first_name: p.name }));
   const fake = await startFakeMattermost({ token: MATTERMOST_TEST_TOKEN, people: mmUsers, channels: Object.values(chats), closedChannels: ["closedchan0000000000000000"], ...(options.rateLimit !== undefined ? { rateLimit: options.rateLimit } : {}) });
-  const dataDir = mkdtempSync(join(tmpdir(), "aub-mm-"));
+  const dataDir = tempDir("aub-mm-");
   const gatewayPort = await freePort();
   const startGateway = () => startTestGateway({ dataDir, GATEWAY_PORT: gatewayPort, DELIVERY_TIMEOUT_SECONDS: 30 });
   let gateway: TestGateway = await startGateway();

@@ -2,15 +2,13 @@
  * The delivery scenarios' kit for Teams: the real bot, the fake Bot Connector, and the proxy between them. The
  * channel's activities carry the proxy as their serviceUrl, so the conversation references the bot keeps point at it.
  */
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { startTeamsBot, type RunningTeamsBot } from "../../../bots/teams/index.ts";
 import { startApiProxy, type ProxiedCall } from "../../fakes/api-proxy.ts";
 import { startTestGateway } from "../../helpers/gateway.ts";
 import type { DeliveryKit } from "../../scenarios/delivery-kits.ts";
 import { startFakeTeams } from "./teams-api.ts";
 import { TEAMS_PEOPLE, TEAMS_TEST_APP, TEAMS_TEST_PACE, teamsTestConfig, teamsTestLog } from "./harness.ts";
+import { tempDir } from "../../helpers/temp-dirs.ts";
 
 export async function teamsDeliveryKit(): Promise<DeliveryKit> {
   const chats: [string, string] = ["19:deliv-one@thread.tacv2", "19:deliv-two@thread.tacv2"];
@@ -29,7 +27,7 @@ export async function teamsDeliveryKit(): Promise<DeliveryKit> {
   const fail = (matches: (call: ProxiedCall) => boolean, status: number) =>
     proxy.use((call) => (matches(call) ? { answer: { status, body: { error: { code: "ServiceError", message: `${status} Bad Gateway` } } } } : undefined));
   const gateway = await startTestGateway({ DELIVERY_TIMEOUT_SECONDS: 30 });
-  const config = teamsTestConfig(fake, gateway.url, mkdtempSync(join(tmpdir(), "aub-teams-kit-")));
+  const config = teamsTestConfig(fake, gateway.url, tempDir("aub-teams-kit-"));
   const start = async () => {
     const running = await startTeamsBot(config, { log: teamsTestLog(), pace: TEAMS_TEST_PACE });
     fake.useBot(`http://127.0.0.1:${running.port}/api/messages`);

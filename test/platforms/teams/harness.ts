@@ -1,5 +1,3 @@
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startTeamsBot, type RunningTeamsBot } from "../../../bots/teams/index.ts";
 import { loadConfig, type Config } from "../../../src/runtime/config.ts";
@@ -8,6 +6,7 @@ import { freePort, sleep, startTestGateway, TOKEN, type TestGateway } from "../.
 import { gatewayQuestions, waitUntil } from "../../scenarios/tools.ts";
 import type { BotHarness, Person, PromptCopy } from "../../scenarios/harness.ts";
 import { startFakeTeams, type FakeTeams, type FakeTeamsMessage } from "./teams-api.ts";
+import { tempDir } from "../../helpers/temp-dirs.ts";
 
 export const TEAMS_TEST_APP = { appId: "6f0b7c1e-2d3a-4b5c-8d9e-0a1b2c3d4e5f", tenantId: "72f988bf-86f1-41af-91ab-2d7cd011db47" };
 
@@ -79,7 +78,7 @@ export async function startTeamsFake(): Promise<FakeTeams> {
 
 export async function createTeamsHarness(): Promise<TeamsHarness> {
   const fake = await startTeamsFake();
-  const dataDir = mkdtempSync(join(tmpdir(), "aub-teams-"));
+  const dataDir = tempDir("aub-teams-");
   const gatewayPort = await freePort();
   const startGateway = () => startTestGateway({ dataDir, GATEWAY_PORT: gatewayPort, DELIVERY_TIMEOUT_SECONDS: 30 });
   let gateway: TestGateway = await startGateway();

@@ -1,11 +1,9 @@
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, expect, it } from "vitest";
 import { killChildren, spawnCli, waitForOutput } from "../../helpers/cli.ts";
 import { rpcOk, startTestGateway, TOKEN } from "../../helpers/gateway.ts";
 import { waitUntil } from "../../scenarios/bot-scenarios.ts";
 import { cardButtons, startTeamsFake, TEAMS_CHATS, TEAMS_PEOPLE, TEAMS_TEST_APP } from "./harness.ts";
+import { tempDir } from "../../helpers/temp-dirs.ts";
 
 afterAll(async () => {
   await killChildren();
@@ -18,7 +16,7 @@ it("`ask-user-bridge bot teams` (the compiled CLI) serves /api/messages, deliver
     const run = spawnCli(["bot", "teams"], {
       GATEWAY_URL: gateway.url,
       GATEWAY_TOKEN: TOKEN,
-      DATA_DIR: mkdtempSync(join(tmpdir(), "aub-teams-cli-")),
+      DATA_DIR: tempDir("aub-teams-cli-"),
       TEAMS_APP_ID: TEAMS_TEST_APP.appId,
       TEAMS_TENANT_ID: TEAMS_TEST_APP.tenantId,
       TEAMS_AUTHORITY_URL: fake.authorityUrl,

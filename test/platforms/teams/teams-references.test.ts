@@ -1,8 +1,8 @@
-import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { baseConversationId, createTeamsReferenceStore, TEAMS_REFERENCES_DIR, threadRootOf, type TeamsReference } from "../../../bots/teams/references.ts";
+import { tempDir } from "../../helpers/temp-dirs.ts";
 
 const channel = (id: string, serviceUrl = "https://smba.trafficmanager.net/emea/"): TeamsReference => ({
   serviceUrl,
@@ -14,7 +14,7 @@ const channel = (id: string, serviceUrl = "https://smba.trafficmanager.net/emea/
 
 describe("teams: conversation references in DATA_DIR", () => {
   it("one owner-only file per key, written atomically; a personal chat is filed under its person too", () => {
-    const dir = mkdtempSync(join(tmpdir(), "aub-teams-refs-"));
+    const dir = tempDir("aub-teams-refs-");
     const store = createTeamsReferenceStore(dir, () => {});
     expect(store.remember(channel("19:a@thread.tacv2"))).toEqual(["19:a@thread.tacv2"]);
     expect(store.remember({ ...channel("19:a@thread.tacv2"), capturedAtMs: 2 })).toEqual([]); // unchanged: not written again
@@ -29,7 +29,7 @@ describe("teams: conversation references in DATA_DIR", () => {
   });
 
   it("another process's store finds what this one kept, and a changed serviceUrl replaces the old one", () => {
-    const dir = mkdtempSync(join(tmpdir(), "aub-teams-refs-"));
+    const dir = tempDir("aub-teams-refs-");
     const one = createTeamsReferenceStore(dir, () => {});
     const two = createTeamsReferenceStore(dir, () => {});
     one.remember(channel("19:b@thread.tacv2"));
@@ -39,7 +39,7 @@ describe("teams: conversation references in DATA_DIR", () => {
   });
 
   it("a damaged file is no reference (and is logged), never a crash", () => {
-    const dir = mkdtempSync(join(tmpdir(), "aub-teams-refs-"));
+    const dir = tempDir("aub-teams-refs-");
     const logged: string[] = [];
     const store = createTeamsReferenceStore(dir, (m) => logged.push(m));
     store.remember(channel("19:c@thread.tacv2"));

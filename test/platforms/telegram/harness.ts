@@ -2,9 +2,6 @@
  * The Telegram harness: the real grammY bot (bots/telegram) against the fake Bot API, connected to a real gateway in
  * this process. The scenario suites, telegram.test.ts and the coding-agent tests drive it.
  */
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { startTelegramBot } from "../../../bots/telegram/index.ts";
 import { loadConfig } from "../../../src/runtime/config.ts";
 import { encodeTelegramCallbackData, toTelegramText } from "../../../src/render/index.ts";
@@ -12,6 +9,7 @@ import { startFakeTelegram, type FakeTelegram, type FakeTelegramMessage } from "
 import { freePort, sleep, startTestGateway, TOKEN, type TestGateway } from "../../helpers/gateway.ts";
 import { waitUntil } from "../../scenarios/tools.ts";
 import type { BotHarness, Person } from "../../scenarios/harness.ts";
+import { tempDir } from "../../helpers/temp-dirs.ts";
 
 export { telegramDeliveryKit } from "../../scenarios/delivery-kits.ts";
 
@@ -28,7 +26,7 @@ export interface TelegramHarness extends BotHarness {
 
 export async function createTelegramHarness(): Promise<TelegramHarness> {
   const fake = await startFakeTelegram();
-  const dataDir = mkdtempSync(join(tmpdir(), "aub-tg-"));
+  const dataDir = tempDir("aub-tg-");
   const port = await freePort();
   let gateway: TestGateway = await startTestGateway({ dataDir, GATEWAY_PORT: port, DELIVERY_TIMEOUT_SECONDS: 30 });
   const people = { person: { id: "101", name: "Ada" }, colleague: { id: "102", name: "Grace" }, stranger: { id: "666", name: "Mallory" } };

@@ -1,12 +1,10 @@
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTelegramBot } from "../../../bots/telegram/index.ts";
 import { loadConfig } from "../../../src/runtime/config.ts";
 import { startFakeTelegram, type FakeTelegram } from "./telegram-api.ts";
 import { freePort, rpcOk, sleep, startTestGateway, TOKEN, type TestGateway } from "../../helpers/gateway.ts";
 import { waitUntil } from "../../scenarios/bot-scenarios.ts";
+import { tempDir } from "../../helpers/temp-dirs.ts";
 
 describe("telegram webhook mode", () => {
   let fake: FakeTelegram;
@@ -23,7 +21,7 @@ describe("telegram webhook mode", () => {
     const config = loadConfig({
       GATEWAY_URL: gateway.url,
       GATEWAY_TOKEN: TOKEN,
-      DATA_DIR: mkdtempSync(join(tmpdir(), "aub-tgw-")),
+      DATA_DIR: tempDir("aub-tgw-"),
       TELEGRAM_BOT_TOKEN: "123456:TEST-TOKEN-not-real",
       TELEGRAM_API_ROOT: fake.apiRoot,
       TELEGRAM_WEBHOOK_URL: hook,

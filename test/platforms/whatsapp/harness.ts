@@ -4,9 +4,6 @@
  * edit or delete: the harness declares that (`capabilities`), every chat is a person's own number, and a copy's
  * current state (`copy`) is the latest reply the bot made to the prompt to update it (`sentCopy` is the prompt as sent).
  */
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { startWhatsAppBot, type WhatsAppBotOptions } from "../../../bots/whatsapp/index.ts";
 import { loadConfig } from "../../../src/runtime/config.ts";
 import { encodeWhatsAppRowId, toWhatsAppText } from "../../../src/render/index.ts";
@@ -14,6 +11,7 @@ import { freePort, sleep, startTestGateway, TOKEN, type TestGateway } from "../.
 import { waitUntil } from "../../scenarios/tools.ts";
 import type { BotHarness, Person, PromptCopy } from "../../scenarios/harness.ts";
 import { startFakeWhatsApp, type FakeBotMessage, type FakeWhatsApp, type PairPace } from "./graph-api.ts";
+import { tempDir } from "../../helpers/temp-dirs.ts";
 
 export const WA = {
   accessToken: "EAAfaketoken-not-real",
@@ -42,7 +40,7 @@ const REMINDER = /^⏰/u;
 
 export async function createWhatsAppHarness(options: WhatsAppHarnessOptions = {}): Promise<WhatsAppHarness> {
   const fake = await startFakeWhatsApp({ ...WA, ...(options.pairPace ? { pairPace: options.pairPace } : {}) });
-  const dataDir = mkdtempSync(join(tmpdir(), "aub-wa-"));
+  const dataDir = tempDir("aub-wa-");
   const port = await freePort();
   const webhookPort = await freePort();
   let gateway: TestGateway = await startTestGateway({ dataDir, GATEWAY_PORT: port, DELIVERY_TIMEOUT_SECONDS: 30 });
