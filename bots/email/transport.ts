@@ -1,0 +1,68 @@
+/**
+ * SMTP out, with nodemailer: one transport from EMAIL_SMTP_URL (smtp:// with STARTTLS when the server offers it, or
+ * smtps://), every mail from EMAIL_FROM with its own Message-ID, a text and an HTML part, and the thread headers of a
+ * reply. A recipient the server refuses for good (a 5xx to RCPT TO) is a PermanentSendError; anything else (a 4xx, a
+ * dropped connection, a timeout) is thrown as it is, and the bridge's send retries try it again.
+ */
+import nodemailer from "nodemailer";
+import { PermanentSendError } from "../../src/bridge/index.ts";
+import type { EmailMessage } from "../../src/render/index.ts";
+
+export interface OutgoingMail {
+  to: string;
+  messageId: string;
+  message: EmailMessage;
+  /** The mail it answers, and the thread so far (oldest first). */
+  inReplyTo?: string;
+  references?: readonly string[];
+}
+
+export interface SmtpSender {
+  send(mail: OutgoingMail): Promise<void>;
+  close(): void;
+}
+
+/** A nodemailer error with the server's reply code (`responseCode`) and nodemailer's own `code`. */
+interface SmtpError extends Error {
+  code?: string;
+  responseCode?: number;
+  command?: string;
+}
+
+/** A failure that will not pass: the server refused this recipient (or this mail) for good. */
+export function isPermanentSmtpError(error: unknown): boolean {
+  const e = error as SmtpError;
+  return e?.code === "EENVELOPE" && typeof e.responseCode === "number" && e.responseCode >= 500 && e.responseCode < 600;
+}
+
+/** "smtp://bot:secret@host" → "smtp://bot:***@host", for errors and logs. */
+export function redactSmtpUrl(text: string): string {
+  return text.replace(/(smtps?:\/\/[^:/@\s]*:)[^@\s]*@/giu, "$1***@");
+}
+
+export function createSmtpSender({ url, from }: { url: string; from: string }): SmtpSender {
+  const transport = nodemailer.createTransport(url);
+  return {
+    async send({ to, messageId, message, inReplyTo, references }) {
+      try {
+        await transport.sendMail({
+          from,
+          to,
+          subject: message.subject,
+          text: message.text,
+          html: message.html,
+          messageId,
+          ...(inReplyTo ? { inReplyTo } : {}),
+          ...(references?.length ? { references: [...references] } : {}),
+          // Tells auto-responders (out-of-office) not to answer, so that no mail loop starts.
+          headers: { "Auto-Submitted": "auto-generated", "X-Auto-Response-Suppress": "All" },
+        });
+      } catch (error) {
+        const message = redactSmtpUrl(error instanceof Error ? error.message : String(error));
+        if (isPermanentSmtpError(error)) throw new PermanentSendError(`email: the SMTP server refused ${to}: ${message}`);
+        throw new Error(`email: could not send to ${to}: ${message}`, { cause: error });
+      }
+    },
+    close: () => transport.close(),
+  };
+}
