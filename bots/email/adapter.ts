@@ -24,9 +24,9 @@ const FALLBACK_SUBJECT = "your question";
 
 export function createEmailAdapter({ smtp, ids }: EmailAdapterOptions): SurfaceAdapter {
   const subjects = new Map<string, string>();
-  const reply = async (to: string, prompt: string, text: string, subject: string): Promise<string> => {
+  const reply = async (to: string, prompt: string, text: string, subject: string, questionId?: string): Promise<string> => {
     const messageId = ids.next("r", to);
-    await smtp.send({ to, messageId, message: renderEmailReply(subject, text), inReplyTo: prompt, references: [prompt] });
+    await smtp.send({ to, messageId, message: renderEmailReply(subject, text), inReplyTo: prompt, references: [prompt], ...(questionId ? { questionId } : {}) });
     return messageId;
   };
   return {
@@ -42,7 +42,7 @@ export function createEmailAdapter({ smtp, ids }: EmailAdapterOptions): SurfaceA
       }
       const messageId = ids.next("p", to);
       const message = renderEmailPrompt(record, { chat: to });
-      await smtp.send({ to, messageId, message });
+      await smtp.send({ to, messageId, message, questionId: record.id });
       subjects.set(messageId, message.subject);
       if (subjects.size > SUBJECTS_KEPT) subjects.delete(subjects.keys().next().value!);
       return messageId;
@@ -50,7 +50,7 @@ export function createEmailAdapter({ smtp, ids }: EmailAdapterOptions): SurfaceA
     async updatePrompt(record, delivery, nowMs) {
       if (!emailAnsweredLate(record)) return; // resolution sends no mail (the copy's answer links say so)
       const { text } = renderEmailCopy(record, delivery.chat, nowMs);
-      await reply(delivery.chat, delivery.messageRef, text, emailPromptSubject(record));
+      await reply(delivery.chat, delivery.messageRef, text, emailPromptSubject(record), record.id);
     },
     reminders: {
       // The reminder's subject is the prompt's, so that it threads under it in every client.

@@ -62,8 +62,9 @@ export async function listenSmtp({ host, port, auth, log, onMail, maxBytes = EMA
           error.responseCode = 552;
           return callback(error);
         }
-        callback(null);
+        // Read before answering: the answer resets the session, envelope and all.
         const mailFrom = session.envelope.mailFrom ? session.envelope.mailFrom.address : "";
+        callback(null);
         try {
           onMail({ raw: Buffer.concat(chunks), mailFrom, remoteAddress: session.remoteAddress });
         } catch (error) {

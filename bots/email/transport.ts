@@ -1,7 +1,7 @@
 /**
  * SMTP out, with nodemailer: one transport from EMAIL_SMTP_URL (smtp:// with STARTTLS when the server offers it, or
  * smtps://), every mail from EMAIL_FROM with its own Message-ID, a text and an HTML part, and the thread headers of a
- * reply. A recipient the server refuses for good (a 5xx to RCPT TO) is a PermanentSendError; anything else (a 4xx, a
+ * reply. A recipient or a mail the server refuses for good (a 5xx to RCPT TO or to the data) is a PermanentSendError; anything else (a 4xx, a
  * dropped connection, a timeout) is thrown as it is, and the bridge's send retries try it again.
  */
 import nodemailer from "nodemailer";
@@ -15,12 +15,17 @@ export interface OutgoingMail {
   /** The mail it answers, and the thread so far (oldest first). */
   inReplyTo?: string;
   references?: readonly string[];
+  /** The question the mail is about (the X-Ask-User-Bridge-Question header: for mail filters and logs). */
+  questionId?: string;
 }
 
 export interface SmtpSender {
   send(mail: OutgoingMail): Promise<void>;
   close(): void;
 }
+
+/** The header that names the question a mail is about. */
+export const QUESTION_HEADER = "X-Ask-User-Bridge-Question";
 
 /** A nodemailer error with the server's reply code (`responseCode`) and nodemailer's own `code`. */
 interface SmtpError extends Error {
@@ -32,7 +37,7 @@ interface SmtpError extends Error {
 /** A failure that will not pass: the server refused this recipient (or this mail) for good. */
 export function isPermanentSmtpError(error: unknown): boolean {
   const e = error as SmtpError;
-  return e?.code === "EENVELOPE" && typeof e.responseCode === "number" && e.responseCode >= 500 && e.responseCode < 600;
+  return (e?.code === "EENVELOPE" || e?.code === "EMESSAGE") && typeof e.responseCode === "number" && e.responseCode >= 500 && e.responseCode < 600;
 }
 
 /** "smtp://bot:secret@host" → "smtp://bot:***@host", for errors and logs. */
@@ -43,7 +48,7 @@ export function redactSmtpUrl(text: string): string {
 export function createSmtpSender({ url, from }: { url: string; from: string }): SmtpSender {
   const transport = nodemailer.createTransport(url);
   return {
-    async send({ to, messageId, message, inReplyTo, references }) {
+    async send({ to, messageId, message, inReplyTo, references, questionId }) {
       try {
         await transport.sendMail({
           from,
@@ -55,7 +60,7 @@ export function createSmtpSender({ url, from }: { url: string; from: string }): 
           ...(inReplyTo ? { inReplyTo } : {}),
           ...(references?.length ? { references: [...references] } : {}),
           // Tells auto-responders (out-of-office) not to answer, so that no mail loop starts.
-          headers: { "Auto-Submitted": "auto-generated", "X-Auto-Response-Suppress": "All" },
+          headers: { "Auto-Submitted": "auto-generated", "X-Auto-Response-Suppress": "All", ...(questionId ? { [QUESTION_HEADER]: questionId } : {}) },
         });
       } catch (error) {
         const message = redactSmtpUrl(error instanceof Error ? error.message : String(error));
