@@ -65,6 +65,8 @@ export function createSmtpSender({ url, from }: { url: string; from: string }): 
       } catch (error) {
         const message = redactSmtpUrl(error instanceof Error ? error.message : String(error));
         if (isPermanentSmtpError(error)) throw new PermanentSendError(`email: the SMTP server refused ${to}: ${message}`);
+        // The server answered (a 4xx): its reply is the reason. Otherwise the connection failed, and its code says how.
+        if (typeof (error as SmtpError)?.responseCode === "number") throw new Error(`email: the SMTP server deferred the mail to ${to}: ${message}`);
         throw new Error(`email: could not send to ${to}: ${message}`, { cause: error });
       }
     },

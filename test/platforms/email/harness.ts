@@ -122,7 +122,10 @@ export async function createEmailHarness(options: EmailHarnessOptions = {}): Pro
       if (!delivery) return (await replyAs(who, "1", { inReplyTo: `<aub.p.${"0".repeat(24)}.${"0".repeat(24)}@bridge.example>` }))?.text;
       const prompt = sentMail(delivery.messageRef)!;
       // Another person's question: a reply to their mail, from this person's address.
-      return (await replyAs(who, String(forged.optionIndex + 1), { replyTo: prompt }))?.text;
+      if (delivery.chat !== who.id) return (await replyAs(who, String(forged.optionIndex + 1), { replyTo: prompt }))?.text;
+      // This person's own question: what a forger controls in a mail is the thread, so its reference is tampered with.
+      const tampered = prompt.id.replace(/([0-9a-f])@/u, (_, c: string) => `${c === "0" ? "1" : "0"}@`);
+      return (await replyAs(who, String(forged.optionIndex + 1), { inReplyTo: tampered, references: [tampered] }))?.text;
     },
     async answerOther(copy, who, text) {
       await replyAs(who, text, { replyTo: promptMail(copy) });
