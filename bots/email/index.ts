@@ -5,7 +5,7 @@ import { createEmailAdapter } from "./adapter.ts";
 import { createEmailInbound } from "./inbound.ts";
 import { listenSmtp } from "./listener.ts";
 import { createMessageIds } from "./message-id.ts";
-import { createSmtpSender, redactSmtpUrl } from "./transport.ts";
+import { createSmtpSender } from "./transport.ts";
 
 export interface EmailBotOptions {
   log?: Log;
@@ -25,11 +25,13 @@ export function fromAddressOf(from: string): string {
  */
 export async function startEmailBot(config: Config, options: EmailBotOptions = {}): Promise<RunningBot> {
   const { EMAIL_SMTP_URL, EMAIL_FROM } = requireConfig(config, ["EMAIL_SMTP_URL", "EMAIL_FROM"]);
-  if (!/^smtps?:\/\//iu.test(EMAIL_SMTP_URL)) throw new ConfigError([`EMAIL_SMTP_URL: must be smtp://… or smtps://… (got ${redactSmtpUrl(EMAIL_SMTP_URL).replace(/\/\/[^@]*@/u, "//***@")})`]);
+  // The value holds a password: the error never repeats it.
+  if (!/^smtps?:\/\//iu.test(EMAIL_SMTP_URL)) throw new ConfigError(["EMAIL_SMTP_URL: must start with smtp:// or smtps://"]);
   const ownAddress = fromAddressOf(EMAIL_FROM);
   const log = options.log ?? createLog("email");
   const smtp = createSmtpSender({ url: EMAIL_SMTP_URL, from: EMAIL_FROM });
-  // Message-IDs are signed with the SMTP URL (a secret), so a reply's thread proves which of them are the bot's.
+  // Message-IDs are signed with the SMTP URL (a secret every bot process of the deployment shares), so a reply's
+  // thread proves which of them are the bot's. A new EMAIL_SMTP_URL makes replies to the mails sent before unknown.
   const ids = createMessageIds(EMAIL_SMTP_URL, ownAddress.slice(ownAddress.lastIndexOf("@") + 1).toLowerCase());
   const adapter = createEmailAdapter({ smtp, ids });
   let inbound: ReturnType<typeof createEmailInbound> | undefined;

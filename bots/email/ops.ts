@@ -24,7 +24,7 @@ export interface EmailReplyContext {
 export function emailOps({ smtp, ids, bridge, chat, messageId, references, subject }: EmailReplyContext): PlatformOps {
   const send = async (text: string): Promise<string> => {
     const id = ids.next("r", chat);
-    await smtp.send({ to: chat, messageId: id, message: renderEmailReply(subject, text), inReplyTo: messageId, references: [...references, messageId] });
+    await smtp.send({ to: chat, messageId: id, message: renderEmailReply(subject || "your question", text), inReplyTo: messageId, references: [...references, messageId] });
     return id;
   };
   return {
