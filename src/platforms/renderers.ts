@@ -191,6 +191,7 @@ export {
   EMAIL_OPTION_LINK_TEXT,
   EMAIL_QUESTION_LINK_TEXT,
   EMAIL_LINKS_GUIDANCE,
+  EMAIL_LINKS_LINE,
   type EmailMessage,
   type AnswerLink as EmailAnswerLink,
 } from "./email/payload.ts";

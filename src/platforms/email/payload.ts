@@ -30,6 +30,8 @@ export const EMAIL_OPTION_LINK_TEXT = "Answer";
 export const EMAIL_QUESTION_LINK_TEXT = "Answer on the web";
 /** The reply guidance where the mail has answer links. */
 export const EMAIL_LINKS_GUIDANCE = "Open an answer's link, or reply with a number, a label or your own words.";
+/** Where the mail has answer links and several questions or a multi-select one. */
+export const EMAIL_LINKS_LINE = "Open an answer's link to answer on the web, or reply:";
 
 const plain = (text: string) => text;
 
@@ -87,9 +89,12 @@ function blocksOf(record: QuestionRecord, link: string | undefined): Block[] {
 export function renderEmailPrompt(record: QuestionRecord, options: { chat?: string; lead?: string } = {}): EmailMessage {
   const link = options.chat !== undefined ? emailLinkOf(record, options.chat) : undefined;
   const blocks = blocksOf(record, link);
+  // The shared guidance: own words, how to reply (one line per question, comma-separated choices), skip.
   const shared = promptTextParts(record.questions, { layout: "text" }).footer.split("\n");
-  // With links, "reply with a number, a label or your own words" comes after "open an answer's link".
-  const footer = link ? [shared[0]!, EMAIL_LINKS_GUIDANCE, shared.at(-1)!] : shared;
+  const singleChoice = record.questions.length === 1 && !record.questions[0]!.multiSelect;
+  // With links, one question of one choice: "open an answer's link, or reply with a number, a label or your own
+  // words"; otherwise the link line comes before the shared guidance, which says how to reply to several.
+  const footer = !link ? shared : singleChoice ? [shared[0]!, EMAIL_LINKS_GUIDANCE, ...shared.slice(2)] : [shared[0]!, EMAIL_LINKS_LINE, ...shared.slice(1)];
   const textBlocks = blocks.map((b) => [...b.title, "", ...b.options.flatMap((o) => (o.link ? [o.line, `   ${EMAIL_OPTION_LINK_TEXT}: ${o.link}`] : [o.line]))].join("\n"));
   const body = [options.lead, ...textBlocks, link ? `${EMAIL_QUESTION_LINK_TEXT}: ${link}` : undefined].filter((p) => p !== undefined).join("\n\n");
   const text = cutToFit(body, EMAIL_TEXT_MAX, toEmailText, `\n\n${footer.join("\n")}`);

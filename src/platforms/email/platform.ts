@@ -13,11 +13,15 @@ export const EMAIL_INBOUND_MAX_BYTES = 1024 * 1024;
 /** The default port of the inbound SMTP listener (a relay forwards replies to it). */
 export const EMAIL_INBOUND_DEFAULT_PORT = 2525;
 
-/** An address as targets write it: any local part (case kept), the domain in lower case (normalised once, here). */
-const ADDRESS_LOCAL = "[A-Za-z0-9._%'=!#$&*/?^`{|}~-]{1,64}";
+/** An address as targets write it: a local part (case kept), the domain in lower case (normalised once, here). */
+const LOCAL_CHARS = "A-Za-z0-9._%'=!#$&*/?^`{|}~-";
+/** A chat's local part may hold `+` (ada+ops@…); a user's may not, since `+` separates a target's users. */
+const CHAT_LOCAL = `[+${LOCAL_CHARS}]{1,64}`;
+const USER_LOCAL = `[${LOCAL_CHARS}]{1,64}`;
 const ADDRESS_DOMAIN = "[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+";
 
-const ALLOWED_SENDER = new RegExp(`^(?:${ADDRESS_LOCAL.replace("%'", "%+'")})?@${ADDRESS_DOMAIN}$`, "iu");
+/** An EMAIL_ALLOWED_SENDERS entry: an address or `@domain`, in any case (normalised when read). */
+const ALLOWED_SENDER = new RegExp(`^(?:${CHAT_LOCAL})?@${ADDRESS_DOMAIN}$`, "iu");
 
 /** An address as the bot compares it: the domain in lower case (mail domains are case-insensitive), the local part kept. */
 export function normalizeAddress(address: string): string {
@@ -64,7 +68,7 @@ export const email = definePlatform({
   // SMTP credentials have no shape of their own: the known shapes of the other platforms and the entropy check apply.
   credentialShapes: { known: [], split: [] },
   // `+` is part of many addresses (ada+ops@…), so targets write the chat with it: `email:ada+ops@example.com`.
-  targetIds: { chat: `${ADDRESS_LOCAL.replace("%'", "%+'")}@${ADDRESS_DOMAIN}`, user: `${ADDRESS_LOCAL}@${ADDRESS_DOMAIN}` },
+  targetIds: { chat: `${CHAT_LOCAL}@${ADDRESS_DOMAIN}`, user: `${USER_LOCAL}@${ADDRESS_DOMAIN}` },
   answerLinks: true,
   sdks: ["nodemailer", "smtp-server", "mailparser", "email-reply-parser"],
 });

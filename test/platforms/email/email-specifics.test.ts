@@ -60,6 +60,8 @@ describe("email: the mail", () => {
     expect(mail.text).toContain(`${LINK}?q=region&o=1`);
     expect(mail.text).toContain("Question 2: Region");
     expect(mail.subject).toBe("2 questions: Deployment t, Region");
+    // Several questions: the link line, then the shared guidance on how to reply to several.
+    expect(mail.text).toMatch(/Open an answer's link to answer on the web, or reply:\nReply with one line per question/u);
   });
 
   it("without links (links off, or none for this address) the mail works by reply alone", () => {
