@@ -46,7 +46,9 @@ export function redactSmtpUrl(text: string): string {
 }
 
 export function createSmtpSender({ url, from }: { url: string; from: string }): SmtpSender {
-  const transport = nodemailer.createTransport(url);
+  // A server that stops answering fails the send within a minute (nodemailer waits up to 10), and the bridge's send
+  // retries take over; the URL's own query parameters (?socketTimeout=…) still win.
+  const transport = nodemailer.createTransport({ url, connectionTimeout: 15_000, greetingTimeout: 15_000, socketTimeout: 60_000 });
   return {
     async send({ to, messageId, message, inReplyTo, references, questionId }) {
       try {
