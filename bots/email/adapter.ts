@@ -11,6 +11,10 @@ export interface EmailAdapterOptions {
   ids: MessageIds;
 }
 
+/** Prompts' subjects kept for their reminders (a restarted bot's reminder says "Re: your question"). */
+const SUBJECTS_KEPT = 5_000;
+const FALLBACK_SUBJECT = "your question";
+
 /**
  * Mails prompts (a copy's messageRef is its Message-ID). A sent mail cannot be edited (`edits: false`), and resolution
  * sends no mail: the copy shows its prompt to the end (`renderedOf`), so the copy editor finds nothing behind, and
@@ -18,10 +22,6 @@ export interface EmailAdapterOptions {
  * answer is the one exception: one mail, in reply to the prompt, says it was taken. A reminder is a reply to the
  * prompt; a mail cannot be deleted or edited, so it stays.
  */
-/** Prompts' subjects kept for their reminders (a restarted bot's reminder says "Re: your question"). */
-const SUBJECTS_KEPT = 5_000;
-const FALLBACK_SUBJECT = "your question";
-
 export function createEmailAdapter({ smtp, ids }: EmailAdapterOptions): SurfaceAdapter {
   const subjects = new Map<string, string>();
   const reply = async (to: string, prompt: string, text: string, subject: string, questionId?: string): Promise<string> => {

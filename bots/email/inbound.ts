@@ -48,6 +48,9 @@ function automatic(mail: ParsedMail, mailFrom: string): string | undefined {
   return undefined;
 }
 
+/** The ids of a thread the bot looks at: the newest (a client keeps a thread's first and last ids, at least). */
+const NAMED_MAX = 100;
+
 const listOf = (v: string | string[] | undefined): string[] => (v === undefined ? [] : Array.isArray(v) ? v : v.split(/\s+/u)).map((s) => s.trim()).filter(Boolean);
 
 export function createEmailInbound({ bridge, smtp, ids, ownAddress, allowedSenders, log }: EmailInboundOptions) {
@@ -69,7 +72,7 @@ export function createEmailInbound({ bridge, smtp, ids, ownAddress, allowedSende
     if (!allowed(sender)) return { ok: false, why: `a mail from ${sender}, who is not in EMAIL_ALLOWED_SENDERS` };
     const references = listOf(mail.references);
     // The mail it answers first, then the thread from the newest back.
-    const named = [...listOf(mail.inReplyTo), ...[...references].reverse()];
+    const named = [...listOf(mail.inReplyTo), ...[...references].reverse()].slice(0, NAMED_MAX);
     const ours = named.map((id) => ids.ownFor(id, sender)).filter((id) => id !== undefined);
     if (ours.length === 0) {
       const elsewhere = named.some((id) => ids.looksOwn(id));

@@ -47,7 +47,7 @@ export const email = definePlatform({
     EMAIL_INBOUND_HOST: optionalText,
     EMAIL_INBOUND_PORT: port.default(EMAIL_INBOUND_DEFAULT_PORT),
     /** `user:password` the relay must give (SMTP AUTH) before it may hand over a mail; unset: no AUTH. */
-    EMAIL_INBOUND_AUTH: optionalText,
+    EMAIL_INBOUND_AUTH: optionalText.refine((v) => v === undefined || /^[^:]+:.+$/su.test(v), { message: "must be user:password" }),
     /** Who may answer at all: comma-separated addresses or `@domain`s; unset: anyone a question was mailed to. */
     EMAIL_ALLOWED_SENDERS: z
       .string()

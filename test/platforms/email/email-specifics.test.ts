@@ -4,6 +4,9 @@
  * resolution, reminders and escalation as mails, and the listener's limits.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createEmailAdapter } from "../../../bots/email/adapter.ts";
+import { createMessageIds } from "../../../bots/email/message-id.ts";
+import type { OutgoingMail } from "../../../bots/email/transport.ts";
 import { loadConfig } from "../../../src/runtime/config.ts";
 import { parseTarget } from "../../../src/record/targets.ts";
 import type { QuestionRecord } from "../../../src/record/record.ts";
@@ -91,6 +94,19 @@ describe("email: the mail", () => {
     expect(renderEmailCopy(late, "ada@example.com").text).toMatch(/^✅ \(late\) Deployment t: Production — answered late in E-mail by Ada/u);
   });
 
+  it("the adapter's update of a copy is a declared no-op for every resolution but a late answer, which is one reply to the prompt", async () => {
+    const sent: OutgoingMail[] = [];
+    const adapter = createEmailAdapter({ smtp: { send: async (mail) => void sent.push(mail), close() {} }, ids: createMessageIds("key", "bridge.example") });
+    expect(adapter.edits).toBe(false);
+    const delivery = { surface: "email" as const, chat: "ada@example.com", messageRef: "<aub.p.1@bridge.example>", deliveredAtMs: 0 };
+    for (const status of ["answered", "cancelled", "expired"]) await adapter.updatePrompt(recordOf([single], { status, resolvedAtMs: 2, answers: { deploy_target: ["Production"] } }), delivery);
+    expect(sent).toEqual([]);
+    const late = recordOf([single], { id: "q9", status: "expired", resolvedAtMs: 2, lateAnswer: { answers: { deploy_target: ["Production"] }, atMs: 3, by: { surface: "web", via: "web" } } });
+    await adapter.updatePrompt(late, delivery);
+    expect(sent).toMatchObject([{ to: "ada@example.com", inReplyTo: delivery.messageRef, references: [delivery.messageRef], questionId: "q9" }]);
+    expect(sent[0]!.message.text).toMatch(/^✅ \(late\) Deployment t: Production — answered late on the web/u);
+  });
+
   it("targets write addresses with `+`, the domain in lower case; a bad EMAIL_ALLOWED_SENDERS entry is named", () => {
     expect(parseTarget("email:ada+ops@example.com")).toEqual({ ok: true, target: { surface: "email", chat: "ada+ops@example.com" } });
     expect(parseTarget("email:ada@example.com:grace@example.com")).toEqual({ ok: true, target: { surface: "email", chat: "ada@example.com", users: ["grace@example.com"] } });
@@ -98,6 +114,8 @@ describe("email: the mail", () => {
     expect(parseTarget("email:not-an-address").ok).toBe(false);
     expect(loadConfig({ EMAIL_ALLOWED_SENDERS: "Ada@Example.com, @OPS.example.com" }).EMAIL_ALLOWED_SENDERS).toEqual(["Ada@example.com", "@ops.example.com"]);
     expect(() => loadConfig({ EMAIL_ALLOWED_SENDERS: "ada@example.com,nobody" })).toThrow(/EMAIL_ALLOWED_SENDERS.*"nobody" is not an address/su);
+    // A listener password without its user would turn AUTH off without a word: it is refused instead.
+    expect(() => loadConfig({ EMAIL_INBOUND_AUTH: "just-a-password" })).toThrow(/EMAIL_INBOUND_AUTH.*user:password/su);
   });
 });
 
