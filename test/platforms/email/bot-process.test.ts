@@ -1,4 +1,6 @@
 /** `ask-user-bridge bot email` as ops run it: the CLI process, a real gateway, the fake SMTP server, replies to its listener. */
+import { once } from "node:events";
+import { createServer, type AddressInfo } from "node:net";
 import { afterAll, describe, expect, it } from "vitest";
 import { freePort, rpcOk, spawnCli, startTestGateway, TOKEN, waitForOutput } from "../../helpers/gateway.ts";
 import { waitUntil } from "../../scenarios/tools.ts";
@@ -43,6 +45,26 @@ describe("the e-mail bot process", { timeout: 60_000 }, () => {
     expect(bot.stdout() + bot.stderr()).toMatch(/451 4\.3\.0 Try again later/u);
     expect(bot.stdout() + bot.stderr()).not.toContain(SMTP_PASS);
     await rpcOk(gateway.url, "question.resolve", { id: second.id, cancel: true, reason: "cancelled" });
+  });
+
+  it("a taken listener port names EMAIL_INBOUND_PORT instead of hanging", async () => {
+    const gateway = await startTestGateway({ STORE: "memory" });
+    closers.push(() => gateway.close());
+    const occupier = createServer().listen(0, "127.0.0.1");
+    await once(occupier, "listening");
+    closers.push(async () => void occupier.close());
+    const { port } = occupier.address() as AddressInfo;
+    const run = spawnCli(["bot", "email"], {
+      GATEWAY_URL: gateway.url,
+      GATEWAY_TOKEN: TOKEN,
+      EMAIL_SMTP_URL: "smtp://bot:secret-not-real@127.0.0.1:1",
+      EMAIL_FROM: BOT_ADDRESS,
+      EMAIL_INBOUND_HOST: "127.0.0.1",
+      EMAIL_INBOUND_PORT: String(port),
+    }, { timeoutMs: 30_000 });
+    const { code, stderr } = await run.exited;
+    expect(stderr.trim().split("\n").at(-1)).toBe(`port ${port} is in use: set EMAIL_INBOUND_PORT or stop the other process`);
+    expect(code).toBe(1);
   });
 
   it("refuses to start without EMAIL_FROM, naming it", async () => {
