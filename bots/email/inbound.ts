@@ -29,7 +29,7 @@ export interface EmailInboundOptions {
   log: Log;
 }
 
-/** Why a mail is no answer, for the log line (undefined: it is one). */
+/** What a mail is: an answer's parts, or why it is none (for the log line). */
 type Verdict = { ok: true; sender: string; name?: string; replyTo: string; text: string; messageId: string; references: string[]; subject: string } | { ok: false; why: string };
 
 const header = (mail: ParsedMail, name: string): string | undefined => {

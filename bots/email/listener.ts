@@ -39,6 +39,8 @@ export async function listenSmtp({ host, port, auth, log, onMail, maxBytes = EMA
     name: "ask-user-bridge",
     banner: "ask-user-bridge reply listener",
     size: maxBytes,
+    // A relay keeps a few connections open; more than this at once is not one.
+    maxClients: 100,
     // No certificate of its own: it sits behind the relay, on a private network or the loopback.
     disabledCommands: credentials ? ["STARTTLS"] : ["STARTTLS", "AUTH"],
     authOptional: !credentials,
