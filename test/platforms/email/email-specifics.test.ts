@@ -107,7 +107,20 @@ describe("email: the mail", () => {
     expect(sent[0]!.message.text).toMatch(/^✅ \(late\) Deployment t: Production — answered late on the web/u);
   });
 
-  it("targets write addresses with `+`, the domain in lower case; a bad EMAIL_ALLOWED_SENDERS entry is named", () => {
+  it("the bot's Message-IDs are signed for their recipient: another address's, a tampered or a foreign id is not the bot's", () => {
+    const ids = createMessageIds("key", "bridge.example");
+    const id = ids.next("p", "ada@example.com");
+    expect(ids.ownFor(id, "ada@example.com")).toEqual({ id, kind: "p" });
+    expect(ids.ownFor(` ${id} `, "ada@example.com")).toEqual({ id, kind: "p" });
+    expect(ids.ownFor(id, "grace@example.com")).toBeUndefined();
+    expect(ids.looksOwn(id)).toBe(true);
+    expect(createMessageIds("another key", "bridge.example").ownFor(id, "ada@example.com")).toBeUndefined();
+    const tampered = id.replace(/\.([0-9a-f])/u, (_, c: string) => `.${c === "0" ? "1" : "0"}`);
+    expect(ids.ownFor(tampered, "ada@example.com")).toBeUndefined();
+    for (const foreign of ["<CAF=abc@mail.gmail.com>", "", "<aub.x.1.2@bridge.example>", "aub.p"]) expect(ids.ownFor(foreign, "ada@example.com")).toBeUndefined();
+  });
+
+    it("targets write addresses with `+`, the domain in lower case; a bad EMAIL_ALLOWED_SENDERS entry is named", () => {
     expect(parseTarget("email:ada+ops@example.com")).toEqual({ ok: true, target: { surface: "email", chat: "ada+ops@example.com" } });
     expect(parseTarget("email:ada@example.com:grace@example.com")).toEqual({ ok: true, target: { surface: "email", chat: "ada@example.com", users: ["grace@example.com"] } });
     expect(parseTarget("email:Ada@Example.COM").ok).toBe(false);
