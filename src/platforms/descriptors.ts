@@ -4,6 +4,7 @@
  * The descriptors are pure leaves: they import no renderer and nothing of src/ outside src/platforms.
  */
 import { discord } from "./discord/platform.ts";
+import { email } from "./email/platform.ts";
 import type { PlatformDescriptor } from "./kit/descriptor.ts";
 import { PLATFORM_NAMES, isPlatform, type PlatformName } from "./index.ts";
 import { mattermost } from "./mattermost/platform.ts";
@@ -13,7 +14,7 @@ import { teams } from "./teams/platform.ts";
 import { telegram } from "./telegram/platform.ts";
 import { whatsapp } from "./whatsapp/platform.ts";
 
-export const PLATFORMS = { telegram, discord, slack, whatsapp, mattermost, teams, matrix } as const satisfies { [N in PlatformName]: { surface: N } };
+export const PLATFORMS = { telegram, discord, slack, whatsapp, mattermost, teams, matrix, email } as const satisfies { [N in PlatformName]: { surface: N } };
 
 export type Platform = (typeof PLATFORMS)[PlatformName];
 export type { PlatformDescriptor };

@@ -7,6 +7,7 @@
  * docs/ARCHITECTURE.md "Adding a platform" lists what a new platform takes.
  */
 import { discordSurface } from "./discord/surface.ts";
+import { emailSurface } from "./email/surface.ts";
 import { mattermostSurface } from "./mattermost/surface.ts";
 import { matrixSurface } from "./matrix/surface.ts";
 import { slackSurface } from "./slack/surface.ts";
@@ -22,6 +23,7 @@ export const PLATFORM_SURFACES = {
   mattermost: mattermostSurface,
   teams: teamsSurface,
   matrix: matrixSurface,
+  email: emailSurface,
 } as const;
 
 export type PlatformName = keyof typeof PLATFORM_SURFACES;

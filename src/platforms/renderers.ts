@@ -177,3 +177,21 @@ export {
   type TeamsTextBlock,
   type TeamsTextInput,
 } from "./teams/payload.ts";
+export { toEmailText, toEmailHtml, escapeEmailHtml } from "./email/escaping.ts";
+export { EMAIL_SUBJECT_MAX, EMAIL_TEXT_MAX, EMAIL_INBOUND_MAX_BYTES, EMAIL_INBOUND_DEFAULT_PORT, normalizeAddress } from "./email/platform.ts";
+export {
+  renderEmailPrompt,
+  renderEmailReply,
+  renderEmailCopy,
+  emailLinkOf,
+  optionLinkUrl as emailOptionLinkUrl,
+  promptSubject as emailPromptSubject,
+  replySubject as emailReplySubject,
+  answeredLate as emailAnsweredLate,
+  EMAIL_OPTION_LINK_TEXT,
+  EMAIL_QUESTION_LINK_TEXT,
+  EMAIL_LINKS_GUIDANCE,
+  EMAIL_LINKS_LINE,
+  type EmailMessage,
+  type AnswerLink as EmailAnswerLink,
+} from "./email/payload.ts";

@@ -28,6 +28,11 @@ export interface DeliveryKit {
   editCalls(): number;
   /** Every edit in `chat` fails with HTTP `status` until the returned function is called. */
   failEditsIn(chat: string, status: number): () => void;
+  /**
+   * false (e-mail): resolution sends nothing to a copy, and the one message that updates it is the mail saying a late
+   * answer was taken; the edit scenarios then settle each copy with a late answer, and count those mails as edits.
+   */
+  summaries?: boolean;
   stopBot(): Promise<void>;
   startBot(): Promise<void>;
   close(): Promise<void>;

@@ -43,10 +43,44 @@ export interface PlatformCapabilities {
    * mark; the stranger is still told nothing in public, and nothing is recorded.
    */
   marksMessages: boolean;
+  /**
+   * Native controls on a prompt (buttons, a list, a poll). false (e-mail): every prompt is numbered text (its answer
+   * links open the web page), so a copy has no `buttons`; `press` replies with the option's number (Skip: `skip`) and
+   * resolves to the bot's reply to that (`pressTold`).
+   */
+  buttons: boolean;
+  /**
+   * The bot tells a copy's chat when its question resolves (an edit, or a reply to the copy). false (e-mail):
+   * resolution sends nothing and the copy stays as sent (its answer links say so, on the web); only a late answer gets
+   * one message that says it was taken. `summaryOf` then checks the record's summary and that nothing followed the copy.
+   */
+  summaries: boolean;
+  /**
+   * Every answer is a reply to one of the bot's messages (e-mail: In-Reply-To/References name it). true: a message that
+   * replies to none is no answer, not even the person's own in their own chat.
+   */
+  repliesOnly: boolean;
 }
 
 /** Telegram's, Discord's and Slack's: what the suites assumed before any platform lacked one. */
-export const FULL_CAPABILITIES: PlatformCapabilities = { edits: true, groups: true, deletesMessages: true, deletesOwnMessages: true, marksMessages: true };
+export const FULL_CAPABILITIES: PlatformCapabilities = {
+  edits: true,
+  groups: true,
+  deletesMessages: true,
+  deletesOwnMessages: true,
+  marksMessages: true,
+  buttons: true,
+  summaries: true,
+  repliesOnly: false,
+};
+
+/**
+ * What pressing option `n` (1-based, labelled `label`) tells the presser: the toast where there are buttons; where
+ * there are none, the confirmation of the typed reply that stands in for the press.
+ */
+export function pressTold(capabilities: PlatformCapabilities, label: string, n: number): string {
+  return capabilities.buttons ? "Answer submitted." : `✅ Recorded: ${label} (option ${n})`;
+}
 
 export function capabilitiesOf(harness: { capabilities?: Partial<PlatformCapabilities> }): PlatformCapabilities {
   return { ...FULL_CAPABILITIES, ...harness.capabilities };

@@ -1,4 +1,6 @@
 import { rpcOk, sleep } from "../helpers/gateway.ts";
+import { acceptsLateAnswer } from "../../src/record/late-window.ts";
+import { LATE_OPEN_SUMMARY, renderSummary } from "../../src/render/summary.ts";
 import { capabilitiesOf, type BotHarness, type PromptCopy } from "./harness.ts";
 
 /** Polls until `probe` returns something truthy, or fails naming what it waited for. */
@@ -20,9 +22,31 @@ export function scenarioTools(harness: () => BotHarness) {
       const record = await rpcOk(gateway(), "question.get", { id });
       return record.deliveries.find((d: any) => d.surface === harness().surface && d.chat === chat) as { messageRef: string } | undefined;
     }, `the prompt of ${id} in ${chat}`);
+  /** Each copy's question, by the copy's chat and ref (where the platform sends no summary, its record says it). */
+  const questionOfCopy = new Map<string, string>();
+  const copyKey = (copy: PromptCopy) => `${copy.chat}\u0000${copy.ref}`;
+  const questionOf = (copy: PromptCopy): string => {
+    const id = questionOfCopy.get(copyKey(copy));
+    if (!id) throw new Error(`no question known for the copy ${copy.ref} in ${copy.chat}: get it with promptOf first`);
+    return id;
+  };
+  /** The copy as it was sent is what the person still sees: nothing was sent to change it. */
+  const unchanged = async (copy: PromptCopy) => {
+    const h = harness();
+    await sleep(200); // a message that should not come would have been sent by now
+    const now = h.copy(copy.chat, copy.ref);
+    const sent = (h.sentCopy ?? h.copy)(copy.chat, copy.ref);
+    if (now.text !== sent.text) throw new Error(`the copy ${copy.ref} was followed by a message, on a platform that sends none when a question resolves`);
+    return now;
+  };
   return {
     deliveryOf,
-    promptOf: async (id: string, chat = harness().chat): Promise<PromptCopy> => harness().copy(chat, (await deliveryOf(id, chat)).messageRef),
+    questionOf,
+    promptOf: async (id: string, chat = harness().chat): Promise<PromptCopy> => {
+      const copy = harness().copy(chat, (await deliveryOf(id, chat)).messageRef);
+      questionOfCopy.set(copyKey(copy), id);
+      return copy;
+    },
     /** The ask_user result, without the payload's id and record. */
     async result(id: string) {
       const { id: _id, record: _record, ...rest } = await rpcOk(gateway(), "question.waitAnswer", { id, timeoutMs: 8_000 });
@@ -34,6 +58,17 @@ export function scenarioTools(harness: () => BotHarness) {
      * that is the reply the bot made to the copy, and the copy itself stays as it was sent, controls and all.
      */
     summaryOf: async (copy: PromptCopy, pattern: RegExp) => {
+      if (!capabilitiesOf(harness()).summaries) {
+        // No message when a question resolves, except the one that says a late answer was taken (checked below as a
+        // reply to the copy, as on any platform without edits). Otherwise the record's summary (what its answer links
+        // show) must read `pattern`, and nothing followed the copy.
+        const id = questionOf(copy);
+        const record = await waitUntil(async () => {
+          const r = await rpcOk(gateway(), "question.get", { id });
+          return r.status !== "pending" && (r.lateAnswer !== undefined || pattern.test(renderSummary(r))) && r;
+        }, `the record of ${id} to read ${pattern}`);
+        if (record.lateAnswer === undefined) return { ...(await unchanged(copy)), text: renderSummary(record), buttons: [] };
+      }
       const summary = await waitUntil(() => {
         const now = harness().copy(copy.chat, copy.ref);
         return pattern.test(now.text) && now.buttons.length === 0 && now;
@@ -44,6 +79,24 @@ export function scenarioTools(harness: () => BotHarness) {
         if (sent.text === summary.text) throw new Error(`the copy ${copy.ref} was edited, on a platform that declares it cannot edit`);
       }
       return summary;
+    },
+    /**
+     * Waits until the copy says a late answer is still taken, with its controls; where the platform sends no summary,
+     * until its record expired with the late window open, and the copy still shows its prompt.
+     */
+    lateOpenOf: async (copy: PromptCopy): Promise<PromptCopy> => {
+      if (!capabilitiesOf(harness()).summaries) {
+        const id = questionOf(copy);
+        await waitUntil(async () => {
+          const r = await rpcOk(gateway(), "question.get", { id });
+          return r.status === "expired" && acceptsLateAnswer(r, Date.now());
+        }, `the record of ${id} to expire with its late window open`);
+        return unchanged(copy);
+      }
+      return waitUntil(() => {
+        const now = harness().copy(copy.chat, copy.ref);
+        return now.text.startsWith(LATE_OPEN_SUMMARY) && now;
+      }, "the expired copy to say a late answer is still taken");
     },
   };
 }

@@ -98,6 +98,8 @@ export interface PlatformDescriptor<
   credentialShapes: CredentialShapes;
   /** Its ids' text form in targets, where they differ from the default (src/record/targets.ts). */
   targetIds?: TargetIdSyntax;
+  /** The gateway makes an answer link (/a/<token>) for each of this surface's targets: its messages carry them. */
+  answerLinks?: boolean;
   /** The SDK packages its bot uses: src/ may import none of them (test/boundary.test.ts). */
   sdks: readonly string[];
 }

@@ -1,0 +1,79 @@
+import { ConfigError, requireConfig, type Config } from "../../src/runtime/config.ts";
+import { cutToFit, EMAIL_TEXT_MAX, toEmailText } from "../../src/render/index.ts";
+import { createLog, startBridgeBot, type Log, type RunningBot } from "../shared.ts";
+import { createEmailAdapter } from "./adapter.ts";
+import { createEmailInbound } from "./inbound.ts";
+import { listenSmtp } from "./listener.ts";
+import { createMessageIds } from "./message-id.ts";
+import { createSmtpSender } from "./transport.ts";
+
+export interface EmailBotOptions {
+  log?: Log;
+}
+
+/** The address of EMAIL_FROM (`Name <bot@example.com>` or a bare address), or a ConfigError. */
+export function fromAddressOf(from: string): string {
+  const address = /<([^<>\s]+@[^<>\s]+)>\s*$/u.exec(from)?.[1] ?? (/^[^\s<>]+@[^\s<>]+$/u.test(from.trim()) ? from.trim() : undefined);
+  if (!address) throw new ConfigError([`EMAIL_FROM: "${from}" is not an address; use bot@example.com or "Name <bot@example.com>"`]);
+  return address;
+}
+
+/**
+ * The e-mail bot: prompts go out by SMTP with nodemailer (EMAIL_SMTP_URL, from EMAIL_FROM), and replies come in
+ * through an SMTP listener (smtp-server) on EMAIL_INBOUND_HOST:EMAIL_INBOUND_PORT, which the mail relay forwards the
+ * bot's address to. IMAP is not built yet.
+ */
+export async function startEmailBot(config: Config, options: EmailBotOptions = {}): Promise<RunningBot> {
+  const { EMAIL_SMTP_URL, EMAIL_FROM } = requireConfig(config, ["EMAIL_SMTP_URL", "EMAIL_FROM"]);
+  // The value holds a password: the error never repeats it.
+  if (!/^smtps?:\/\//iu.test(EMAIL_SMTP_URL)) throw new ConfigError(["EMAIL_SMTP_URL: must start with smtp:// or smtps://"]);
+  const ownAddress = fromAddressOf(EMAIL_FROM);
+  const log = options.log ?? createLog("email");
+  const smtp = createSmtpSender({ url: EMAIL_SMTP_URL, from: EMAIL_FROM });
+  // Message-IDs are signed with the SMTP URL (a secret every bot process of the deployment shares), so a reply's
+  // thread proves which of them are the bot's. A new EMAIL_SMTP_URL makes replies to the mails sent before unknown.
+  const ids = createMessageIds(EMAIL_SMTP_URL, ownAddress.slice(ownAddress.lastIndexOf("@") + 1).toLowerCase());
+  const adapter = createEmailAdapter({ smtp, ids });
+  let inbound: ReturnType<typeof createEmailInbound> | undefined;
+
+  return startBridgeBot({
+    config,
+    log,
+    // EMAIL_ALLOWED_SENDERS holds `@domain`s too, so the bot checks it itself (inbound.ts) before the bridge sees a mail.
+    allowedUsers: [],
+    otherOpens: "reply",
+    adapter,
+    toPlatformText: (text) => cutToFit(text, EMAIL_TEXT_MAX, toEmailText),
+    listen(bridge) {
+      inbound = createEmailInbound({ bridge, smtp, ids, ownAddress, allowedSenders: config.EMAIL_ALLOWED_SENDERS, log });
+    },
+    async start(deliver) {
+      const listener = await listenSmtp({
+        host: config.EMAIL_INBOUND_HOST ?? config.GATEWAY_HOST,
+        port: config.EMAIL_INBOUND_PORT,
+        ...(config.EMAIL_INBOUND_AUTH ? { auth: config.EMAIL_INBOUND_AUTH } : {}),
+        log,
+        onMail: (mail) => inbound?.onMail(mail),
+      });
+      try {
+        await deliver();
+      } catch (error) {
+        await listener.stop();
+        smtp.close();
+        throw error;
+      }
+      log(`SMTP listener on port ${listener.port}`);
+      return {
+        async stop() {
+          await listener.stop();
+          // The mails being handled finish first (at most a few seconds), so none is half answered.
+          await Promise.race([inbound?.idle(), new Promise((resolve) => setTimeout(resolve, 3_000).unref?.())]);
+          smtp.close();
+        },
+      };
+    },
+  });
+}
+
+/** The entry the CLI loads by platform name (`ask-user-bridge bot email`). */
+export { startEmailBot as startBot };
