@@ -84,6 +84,12 @@ export interface ReminderCopy {
   sentAtMs: number;
 }
 
+/** One target's answer page (issue 29 §2): `target` in formatTarget's text form, `url` absolute (`…/a/<token>`). */
+export interface AnswerLink {
+  target: string;
+  url: string;
+}
+
 /** The durable question record (PRODUCT.md §3). */
 export interface QuestionRecord {
   id: string;
@@ -137,6 +143,14 @@ export interface QuestionRecord {
   lateAnswer?: LateAnswer;
   /** The reminder messages the bots sent (absent when none). */
   reminderCopies?: ReminderCopy[];
+  /** question.request asked for answer links (`links: true`): every target gets one, escalated targets too. */
+  linksRequested?: true;
+  /**
+   * Each linked target's answer page, in target order: every target with `linksRequested`, else the targets on a
+   * surface whose descriptor sets `answerLinks`. Made by the gateway on every read (signed with its link key), never
+   * stored; absent when no target has one.
+   */
+  links?: AnswerLink[];
 }
 
 /** The ask_user result a terminal record stands for, or undefined while it is pending. */

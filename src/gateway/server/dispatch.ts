@@ -33,7 +33,9 @@ export function createDispatcher(service: QuestionService) {
     "question.request": async (params, { signal, principal }) => {
       const { id, expiresAtMs, record } = await service.request(params, principal);
       // With waitMs the asker gets question.waitAnswer's payload (which carries the id) instead.
-      return params.waitMs === undefined ? { id, expiresAtMs } : service.waitFor(record, params.waitMs, signal);
+      if (params.waitMs !== undefined) return service.waitFor(record, params.waitMs, signal);
+      // The answer links, for callers that deliver them themselves (`ask --links`).
+      return record.links ? { id, expiresAtMs, links: record.links } : { id, expiresAtMs };
     },
     "question.waitAnswer": async ({ id, timeoutMs }, { signal, principal }) => {
       await guard(principal, id);

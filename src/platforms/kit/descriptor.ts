@@ -98,6 +98,11 @@ export interface PlatformDescriptor<
   credentialShapes: CredentialShapes;
   /** Its ids' text form in targets, where they differ from the default (src/record/targets.ts). */
   targetIds?: TargetIdSyntax;
+  /**
+   * Every question to a target on this surface gets an answer link (`/a/<token>`, in the record's `links`), whether
+   * or not question.request asked for links: for a surface that delivers the link itself (e-mail).
+   */
+  answerLinks?: boolean;
   /** The SDK packages its bot uses: src/ may import none of them (test/boundary.test.ts). */
   sdks: readonly string[];
 }

@@ -84,7 +84,11 @@ export function recordToParams(record: QuestionRecord): QuestionRow {
 
 /** The follow-up policy as stored (`policy_json`). */
 export function policyJson(record: QuestionRecord): string {
-  return JSON.stringify({ reminders: record.reminders ?? [], ...(record.escalate ? { escalate: record.escalate } : {}) });
+  return JSON.stringify({
+    reminders: record.reminders ?? [],
+    ...(record.escalate ? { escalate: record.escalate } : {}),
+    ...(record.linksRequested ? { links: true } : {}),
+  });
 }
 
 /** What followed up so far (`progress_json`), null when nothing has. */
@@ -194,6 +198,7 @@ export function rowToRecord(row: QuestionRow, deliveries: DeliveryRow[]): Questi
     const policy = parseColumn<{ reminders?: number[]; escalate?: EscalationStep[] }>(row.id, "policy_json", row.policy_json, isObject);
     record.reminders = Array.isArray(policy.reminders) ? policy.reminders : [];
     if (Array.isArray(policy.escalate)) record.escalate = policy.escalate;
+    if ((policy as { links?: unknown }).links === true) record.linksRequested = true;
   }
   if (row.progress_json !== null && row.progress_json !== undefined) {
     const progress = parseColumn<Pick<QuestionRecord, "remindersSent" | "remindersSkipped" | "escalated" | "reminderCopies">>(row.id, "progress_json", row.progress_json, isObject);

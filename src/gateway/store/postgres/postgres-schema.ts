@@ -205,6 +205,13 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
      WHERE status = 'pending' AND session_key IS NOT NULL;
    DROP INDEX questions_pending_asked_by;
    CREATE INDEX questions_pending_asked_by_run ON questions (asked_by, run_id) WHERE status = 'pending' AND asked_by IS NOT NULL;`,
+  // Issue 29, answer links: secrets the gateway makes once and keeps (the links' signing key), by name; every
+  // instance on the database reads the same one, so each verifies the others' links.
+  `CREATE TABLE secrets (
+     name          TEXT PRIMARY KEY,
+     value         BYTEA NOT NULL,
+     created_at_ms BIGINT NOT NULL
+   );`,
 ];
 
 export interface PostgresMigrationReport {

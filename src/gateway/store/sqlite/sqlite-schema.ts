@@ -110,6 +110,12 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   `DROP INDEX questions_pending_asked_by;
    CREATE INDEX questions_pending_asked_by_run ON questions (asked_by, run_id) WHERE status = 'pending' AND asked_by IS NOT NULL;
    CREATE INDEX questions_pending_session ON questions (session_key, asked_by) WHERE status = 'pending' AND session_key IS NOT NULL;`,
+  // Issue 29, answer links: secrets the gateway makes once and keeps (the links' signing key), by name.
+  `CREATE TABLE secrets (
+     name          TEXT PRIMARY KEY NOT NULL,
+     value         BLOB NOT NULL,
+     created_at_ms INTEGER NOT NULL
+   );`,
 ];
 
 export function applySqlitePragmas(db: Database.Database): void {
