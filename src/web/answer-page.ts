@@ -110,6 +110,7 @@ export function createAnswerPage({ links, questions, now = Date.now }: AnswerPag
     const subject = links.verify(token);
     if (!subject) return undefined;
     let record: QuestionRecord;
+    // Only a token this gateway signed gets this far: the store is never asked about a forged one.
     try {
       record = await questions.get(subject.questionId);
     } catch (error) {
@@ -147,6 +148,11 @@ export function createAnswerPage({ links, questions, now = Date.now }: AnswerPag
   }
 
   async function answer(req: IncomingMessage, res: ServerResponse, token: string, path: string): Promise<void> {
+    // A forged link is refused before its body is read.
+    if (!links.verify(token)) {
+      req.resume();
+      return send(res, 404, HTML, INVALID);
+    }
     const body = await readBody(req);
     const opened = await open(token);
     if (!opened) return send(res, 404, HTML, INVALID);
