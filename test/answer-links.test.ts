@@ -6,6 +6,9 @@ import { describe, expect, it } from "vitest";
 import { cleanup, oneQuestion, rpc, rpcOk, startTestGateway, twoQuestions, useTestGateway, type TestGateway } from "./helpers/gateway.ts";
 import { optionLinkUrl } from "../src/record/answer-links.ts";
 import { afterAll } from "vitest";
+import { connectGateway } from "../src/client/index.ts";
+import { TOKEN } from "./helpers/gateway.ts";
+import { waitUntil } from "./scenarios/tools.ts";
 
 afterAll(cleanup);
 
@@ -52,6 +55,22 @@ describe("answer links", () => {
     const listed = await rpcOk(gateway.url, "question.list", { status: "pending" });
     const records = Array.isArray(listed) ? listed : listed.questions;
     expect(records.find((r: { id: string }) => r.id === asked.id).links).toEqual(asked.links);
+  });
+
+  it("the events carry the links too: question.requested and question.resolved", async () => {
+    const client = await connectGateway({ url: gateway.url, token: TOKEN });
+    try {
+      const seen = new Map<string, Link[] | undefined>();
+      client.on("question.requested", (record) => seen.set(`requested ${record.id}`, record.links));
+      client.on("question.resolved", (record) => seen.set(`resolved ${record.id}`, record.links));
+      const asked = await ask();
+      await rpcOk(gateway.url, "question.resolve", { id: asked.id, cancel: true });
+      await waitUntil(() => seen.has(`resolved ${asked.id}`), "question.resolved");
+      expect(seen.get(`requested ${asked.id}`)).toEqual(asked.links);
+      expect(seen.get(`resolved ${asked.id}`)).toEqual(asked.links);
+    } finally {
+      client.close();
+    }
   });
 
   it("gives no links unless asked (and no platform here always has them)", async () => {
