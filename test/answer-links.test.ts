@@ -244,6 +244,14 @@ describe("answer links", () => {
     }
   });
 
+  it("an oversize post is refused (413) and records nothing", async () => {
+    const { id, links } = await ask();
+    const page = await visit(links[0]!.url);
+    const res = await post(links[0]!.url, { "own:deploy_target": "x".repeat(100_000), action: "answer", csrf: page.csrf! }, { cookie: page.cookie! });
+    expect(res.status).toBe(413);
+    expect(await status(id)).toBe("pending");
+  });
+
   it("a method other than GET, HEAD and POST is refused", async () => {
     const { links } = await ask();
     expect((await fetch(links[0]!.url, { method: "PUT" })).status).toBe(405);

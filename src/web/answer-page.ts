@@ -156,9 +156,9 @@ export function createAnswerPage({ links, questions, now = Date.now }: AnswerPag
     const body = await readBody(req);
     const opened = await open(token);
     if (!opened) return send(res, 404, HTML, INVALID);
-    const form = new URLSearchParams(body ?? "");
+    if (body === undefined) return send(res, 413, HTML, renderMessagePage("This answer is too long", "Go back, shorten your own words and try again."));
+    const form = new URLSearchParams(body);
     if (!isSameOrigin(req) || !links.checkCsrf(token, nonceOf(req), form.get("csrf"))) return send(res, 403, HTML, FORGED_POST);
-    if (body === undefined) return send(res, 413, HTML, renderMessagePage("This answer is too long", "Shorten your own words and try again."));
     const { record, target } = opened;
     const state = stateOf(record, now());
     // A replayed post, or one from a page left open: the outcome, and nothing recorded.
@@ -190,32 +190,36 @@ export function createAnswerPage({ links, questions, now = Date.now }: AnswerPag
   const route: HttpRoute = async (req, res) => {
     const url = new URL(req.url ?? "/", "http://gateway");
     if (!url.pathname.startsWith(ANSWER_LINK_PATH)) return false;
+    try {
+      await serve(req, res, url);
+    } catch (error) {
+      // The store is down (or another instance's): a page that says to try again, never a JSON error 500.
+      if (!(error instanceof GatewayError && error.code === "STORE_UNAVAILABLE") || res.headersSent) throw error;
+      send(res, 503, { ...HTML, "retry-after": "5" }, renderMessagePage("Try again in a moment", "The gateway cannot reach its store right now. Nothing was recorded."));
+    }
+    return true;
+  };
+
+  async function serve(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
     const head = req.method === "HEAD";
     const readable = req.method === "GET" || head;
     if (url.pathname === CSS_PATH && readable) {
-      send(res, 200, { "content-type": "text/css; charset=utf-8", "cache-control": "no-cache" }, css, head);
-      return true;
+      return send(res, 200, { "content-type": "text/css; charset=utf-8", "cache-control": "no-cache" }, css, head);
     }
     const token = url.pathname.slice(ANSWER_LINK_PATH.length);
     // Bounded before any work: a path this long is no token.
     if (token.length > LINK_TOKEN_MAX_LENGTH || token.includes("/")) {
       req.resume();
-      send(res, 404, HTML, INVALID, head);
-      return true;
+      return send(res, 404, HTML, INVALID, head);
     }
-    if (req.method === "POST") {
-      await answer(req, res, token, url.pathname);
-      return true;
-    }
+    if (req.method === "POST") return answer(req, res, token, url.pathname);
     req.resume();
-    if (!readable) {
-      send(res, 405, { ...HTML, allow: "GET, HEAD, POST" }, renderMessagePage("Not allowed", "Open the link in a browser."));
-      return true;
-    }
+    if (!readable) return send(res, 405, { ...HTML, allow: "GET, HEAD, POST" }, renderMessagePage("Not allowed", "Open the link in a browser."));
     const opened = await open(token);
-    if (!opened) send(res, 404, HTML, INVALID, head);
-    else show(req, res, token, opened.record, preselected(opened.record, url.searchParams), head);
-    return true;
-  };
+    if (!opened) return send(res, 404, HTML, INVALID, head);
+    const { choices, confirm } = preselected(opened.record, url.searchParams);
+    show(req, res, token, opened.record, { choices, confirm }, head);
+  }
+
   return [route];
 }
