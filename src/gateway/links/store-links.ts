@@ -32,7 +32,10 @@ export function withAnswerLinks(inner: QuestionStore, linksFor: LinkMaker): Ques
   const linked: QuestionStore = { ...inner };
   for (const [name, member] of Object.entries(inner)) {
     if (typeof member !== "function" || name === "onRemoteChange" || name === "onResync" || name === "close") continue;
-    (linked as unknown as Record<string, unknown>)[name] = async (...args: unknown[]) => linkResult(await (member as (...a: unknown[]) => Promise<unknown>).apply(inner, args), linksFor);
+    (linked as unknown as Record<string, unknown>)[name] = (...args: unknown[]) => {
+      const result: unknown = (member as (...a: unknown[]) => unknown).apply(inner, args);
+      return result instanceof Promise ? result.then((value) => linkResult(value, linksFor)) : linkResult(result, linksFor);
+    };
   }
   linked.create = async (record, limits) => {
     const { links: _none, ...stored } = record;
