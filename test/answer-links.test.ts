@@ -99,6 +99,8 @@ describe("answer links", () => {
     const option = await visit(optionLinkUrl(url, "deploy_target", 1));
     expect(option.html).toContain('value="1" checked');
     expect(option.html).toContain(">Confirm<");
+    expect(option.html).not.toContain(">Skip<");
+    expect(option.html.match(/<button/g)).toHaveLength(1);
     expect((await fetch(url, { method: "HEAD" })).status).toBe(200);
     expect((await fetch(optionLinkUrl(url, "deploy_target", 0), { method: "HEAD" })).status).toBe(200);
     // A per-option link naming no real option just shows the form.

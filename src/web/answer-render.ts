@@ -71,12 +71,13 @@ ${options}
 </fieldset>`;
 }
 
-/** The form: the primary button first (Enter presses it), then Skip unless the answer is late. */
+/** The form: the primary button first (Enter presses it), then Skip unless the answer is late or being confirmed. */
 export function renderFormPage(view: FormView): string {
   const { record } = view;
   const general = view.error && !view.error.qid ? `<p class="form-error" role="alert">${escapeHtml(view.error.text)}</p>\n` : "";
   const note = view.late ? `<p class="note">${escapeHtml(LATE_OPEN_SUMMARY)}</p>\n` : view.confirm ? `<p class="note">Check your choice, then confirm.</p>\n` : "";
-  const skip = view.late ? "" : `\n<button type="submit" name="action" value="skip" class="skip">Skip</button>`;
+  // A per-option link's page has one button, Confirm; a late answer cannot be a skip.
+  const skip = view.late || view.confirm ? "" : `\n<button type="submit" name="action" value="skip" class="skip">Skip</button>`;
   const title = record.questions.length === 1 ? record.questions[0]!.header : "Questions";
   return page(
     title,
