@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { optionLinkUrl } from "../src/record/answer-links.ts";
 import { cleanup, rpcOk, startTestGateway, twoQuestions, type TestGateway } from "./helpers/gateway.ts";
 import { launchBrowser } from "./helpers/browser.ts";
+import { seriousViolations } from "./helpers/web-page.ts";
 
 let browser: Browser;
 let gateway: TestGateway;
@@ -74,6 +75,24 @@ describe("the answer page in a browser", () => {
     await page.getByRole("button", { name: "Submit" }).click();
     await page.getByText("Answered on the web").waitFor();
     expect(await rpcOk(gateway.url, "question.get", { id: asked.id })).toMatchObject({ answers: { env: ["Canary"], checks: ["Lint", "E2E"] } });
+    await context.close();
+  });
+
+  it.each(["light", "dark"] as const)("has no serious accessibility violation (axe-core, %s): the form with an error, the ended page, the invalid link", async (colorScheme) => {
+    const asked = await rpcOk(gateway.url, "question.request", twoQuestions({ targets: [{ surface: "web" }], links: true }));
+    // axe is injected as a script, which the page's policy refuses: this context bypasses it (as the Control UI's do).
+    const context = await browser.newContext({ bypassCSP: true, colorScheme });
+    const page = await context.newPage();
+    await page.goto(asked.links[0].url);
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.getByRole("button", { name: "Submit" }).click();
+    await page.getByText("Choose an option, or type your own answer.").waitFor();
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.getByRole("button", { name: "Skip" }).click();
+    await page.getByText("Skipped on the web").waitFor();
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.goto(`${gateway.url}/a/not-a-token`);
+    expect(await seriousViolations(page)).toEqual([]);
     await context.close();
   });
 });
