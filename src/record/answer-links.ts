@@ -4,6 +4,8 @@
  */
 import type { QuestionRecord } from "./record.ts";
 
+export type { AnswerLink } from "./record.ts";
+
 /** A link's path: `<base>/a/<token>`. */
 export const ANSWER_LINK_PATH = "/a/";
 
