@@ -8,6 +8,7 @@ import { optionLinkUrl } from "../src/record/answer-links.ts";
 import { afterAll } from "vitest";
 import { connectGateway } from "../src/client/index.ts";
 import { TOKEN } from "./helpers/gateway.ts";
+import { hashToken, newScopedToken } from "../src/gateway/credentials/principal.ts";
 import { waitUntil } from "./scenarios/tools.ts";
 
 afterAll(cleanup);
@@ -70,6 +71,28 @@ describe("answer links", () => {
       expect(seen.get(`resolved ${asked.id}`)).toEqual(asked.links);
     } finally {
       client.close();
+    }
+  });
+
+  it("shows a bot only its own surface's links (a link answers as its target), in reads, lists and events", async () => {
+    const { id: credentialId, token: secret } = newScopedToken();
+    await gateway.credentials.add({ id: credentialId, name: "links-bot", role: "bot:slack", createdAtMs: Date.now() }, hashToken(secret));
+    const bot = await connectGateway({ url: gateway.url, token: secret });
+    try {
+      const events: Array<Link[] | undefined> = [];
+      bot.on("question.requested", (record) => events.push(record.links));
+      const asked = await rpcOk(gateway.url, "question.request", oneQuestion({ targets: [{ surface: "telegram", chat: "1" }, { surface: "slack", chat: "C1" }, { surface: "web" }], links: true }));
+      expect(asked.links).toHaveLength(3);
+      const onlySlack = asked.links.filter((l: Link) => l.target === "slack:C1");
+      expect((await bot.get(asked.id)).links).toEqual(onlySlack);
+      const page = await bot.call<{ questions: Array<{ id: string; links?: Link[] }> }>("question.list", { status: "pending" });
+      expect(page.questions.find((r) => r.id === asked.id)!.links).toEqual(onlySlack);
+      await waitUntil(() => events.length > 0, "question.requested on the bot");
+      expect(events.at(-1)).toEqual(onlySlack);
+      // The admin still sees every link.
+      expect((await rpcOk(gateway.url, "question.get", { id: asked.id })).links).toEqual(asked.links);
+    } finally {
+      bot.close();
     }
   });
 

@@ -19,6 +19,31 @@ export function visibleTo<R extends Pick<QuestionRecord, "id" | "askedBy">>(prin
 }
 
 /**
+ * What a caller is shown of a record it may see. A bot sees the answer links of its own surface's targets only: a link
+ * answers as its target, so another surface's link would let that bot answer as that surface. Every other caller sees
+ * the record as it is.
+ */
+export function shownTo(principal: Principal, record: QuestionRecord): QuestionRecord {
+  if (principal.kind !== "bot" || !record.links) return record;
+  const own = record.links.filter((link) => link.target.split(":", 1)[0] === principal.surface);
+  const { links: _all, ...rest } = record;
+  return own.length > 0 ? { ...rest, links: own } : rest;
+}
+
+const isRecord = (value: unknown): value is QuestionRecord =>
+  typeof value === "object" && value !== null && typeof (value as QuestionRecord).id === "string" && Array.isArray((value as QuestionRecord).targets);
+
+/** A method's payload as `shownTo` shows it: a record, a list page's `questions`, or an outcome's `record`. */
+export function payloadShownTo(principal: Principal, payload: unknown): unknown {
+  if (principal.kind !== "bot" || typeof payload !== "object" || payload === null) return payload;
+  if (isRecord(payload)) return shownTo(principal, payload);
+  const { record, questions } = payload as { record?: unknown; questions?: unknown };
+  if (isRecord(record)) return { ...payload, record: shownTo(principal, record) };
+  if (Array.isArray(questions) && questions.every(isRecord)) return { ...payload, questions: questions.map((r) => shownTo(principal, r)) };
+  return payload;
+}
+
+/**
  * A bot answers (or cancels, or replies to) only a question with a target on its own surface, and only for the people
  * that target names: a target that lists `users` admits those users alone. Late answers go through here too.
  */

@@ -3,7 +3,7 @@ import { listPage } from "../../protocol/list-filter.ts";
 import { isMethodName, parseParams, type MethodName, type MethodParams } from "../../protocol/methods.ts";
 import { authorizeCall } from "../credentials/policy.ts";
 import { ADMIN, type Principal } from "../credentials/principal.ts";
-import { checkBotMayAct, visibleTo } from "../credentials/scope.ts";
+import { checkBotMayAct, payloadShownTo, visibleTo } from "../credentials/scope.ts";
 import type { Cancellation, QuestionService } from "../service/service.ts";
 
 /** Who is calling, and what ends its waits. */
@@ -74,9 +74,10 @@ export function createDispatcher(service: QuestionService) {
     return run(method, params, signal ? { principal, signal } : { principal });
   };
 
-  function run<M extends MethodName>(method: M, params: unknown, context: CallContext): unknown {
+  async function run<M extends MethodName>(method: M, params: unknown, context: CallContext): Promise<unknown> {
     const checked = authorizeCall(context.principal, method, parseParams(method, params));
-    return (handlers[method] as (params: MethodParams<M>, context: CallContext) => unknown)(checked, context);
+    // A bot is shown only its own surface's answer links (scope.ts).
+    return payloadShownTo(context.principal, await (handlers[method] as (params: MethodParams<M>, context: CallContext) => unknown)(checked, context));
   }
 }
 
