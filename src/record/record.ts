@@ -172,3 +172,8 @@ export function recordToResult(record: QuestionRecord): AskUserResult | undefine
       return noAnswerResult(record.reason === "skipped" || record.reason === "aborted" ? record.reason : "cancelled");
   }
 }
+
+/** True for a question record (by its shape): what the answer-link views look for in a store's or a method's result. */
+export function isQuestionRecord(value: unknown): value is QuestionRecord {
+  return typeof value === "object" && value !== null && typeof (value as QuestionRecord).id === "string" && Array.isArray((value as QuestionRecord).targets) && Array.isArray((value as QuestionRecord).questions);
+}

@@ -1,5 +1,5 @@
 import { GatewayError } from "../../kernel/errors.ts";
-import type { QuestionRecord, ResolvedBy } from "../../record/record.ts";
+import { isQuestionRecord as isRecord, type QuestionRecord, type ResolvedBy } from "../../record/record.ts";
 import { forbidden } from "./policy.ts";
 import type { Principal } from "./principal.ts";
 
@@ -29,9 +29,6 @@ export function shownTo(principal: Principal, record: QuestionRecord): QuestionR
   const { links: _all, ...rest } = record;
   return own.length > 0 ? { ...rest, links: own } : rest;
 }
-
-const isRecord = (value: unknown): value is QuestionRecord =>
-  typeof value === "object" && value !== null && typeof (value as QuestionRecord).id === "string" && Array.isArray((value as QuestionRecord).targets);
 
 /** A method's payload as `shownTo` shows it: a record, a list page's `questions`, or an outcome's `record`. */
 export function payloadShownTo(principal: Principal, payload: unknown): unknown {

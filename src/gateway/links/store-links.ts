@@ -1,10 +1,7 @@
-import type { QuestionRecord } from "../../record/record.ts";
+import { isQuestionRecord as isRecord, type QuestionRecord } from "../../record/record.ts";
 import type { QuestionStore } from "../store/kit/types.ts";
 
 type LinkMaker = (record: QuestionRecord) => QuestionRecord["links"];
-
-const isRecord = (value: unknown): value is QuestionRecord =>
-  typeof value === "object" && value !== null && typeof (value as QuestionRecord).id === "string" && Array.isArray((value as QuestionRecord).targets) && Array.isArray((value as QuestionRecord).questions);
 
 /** The record with its links as they are now (none: no `links` field, whatever a store kept). */
 function withLinks(record: QuestionRecord, linksFor: LinkMaker): QuestionRecord {
