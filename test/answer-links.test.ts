@@ -186,6 +186,10 @@ describe("answer links", () => {
     const secretHtml = await secret.text();
     expect(secretHtml).toContain("looks like a password");
     expect(secretHtml).not.toContain("ghp_");
+    // Nor shown again when the other question is the one left unanswered.
+    const secretAndEmpty = await post(url, { "own:env": "ghp_abcdefghijklmnopqrstuvwxyz0123456789", action: "answer", csrf: page.csrf! }, { cookie: page.cookie! });
+    expect(secretAndEmpty.status).toBe(422);
+    expect(await secretAndEmpty.text()).not.toContain("ghp_");
     expect(await status(id)).toBe("pending");
     const ok = await post(url, { "own:env": "Canary <b>&", "a:checks": ["0", "2"], action: "answer", csrf: page.csrf! }, { cookie: page.cookie! });
     expect(ok.status).toBe(303);

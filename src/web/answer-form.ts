@@ -1,5 +1,6 @@
 /** The answer page's posted form, read into answers (validated by the service afterwards), and its refusals in words. */
 import { GatewayError } from "../kernel/errors.ts";
+import { looksLikeCredential } from "../parse/index.ts";
 import type { QuestionRecord } from "../record/record.ts";
 import type { FormChoices } from "./answer-render.ts";
 
@@ -10,7 +11,8 @@ const CREDENTIAL_REFUSED = "That looks like a password, key or token, so it was 
 /**
  * What the form says, per question: the checked options (`a:<id>`, by index) and the own words (`own:<id>`), and the
  * answers they make (labels as authored, then the own words). A single-select question with both an option and own
- * words gets both, so the service refuses it as two values. `problem`: a question with nothing, or a forged index.
+ * words gets both, so the service refuses it as two values; the service also finds a question with nothing. Own words
+ * that look like a credential are never kept for showing again. `problem`: a forged option index.
  */
 export function choicesFromForm(record: QuestionRecord, form: URLSearchParams): FormChoices & { answers: Record<string, string[]>; problem?: { qid: string; text: string } } {
   const choices: FormChoices = { options: new Map(), own: new Map() };
@@ -21,11 +23,10 @@ export function choicesFromForm(record: QuestionRecord, form: URLSearchParams): 
     const indexes = [...new Set(picked.filter((v) => /^[0-9]$/.test(v)).map(Number))].filter((i) => i < q.options.length).sort((a, b) => a - b);
     const own = (form.get(`own:${q.id}`) ?? "").trim();
     choices.options.set(q.id, indexes);
-    if (own) choices.own.set(q.id, own);
+    if (own && !looksLikeCredential(own)) choices.own.set(q.id, own);
     answers[q.id] = [...indexes.map((i) => q.options[i]!.label), ...(own ? [own] : [])];
     if (problem) continue;
     if (indexes.length !== picked.length) problem = { qid: q.id, text: NOT_AN_OPTION };
-    else if (answers[q.id]!.length === 0) problem = { qid: q.id, text: NEEDS_ANSWER };
   }
   return { ...choices, answers, ...(problem ? { problem } : {}) };
 }
@@ -38,5 +39,7 @@ export function refusalOf(record: QuestionRecord, error: GatewayError): { qid?: 
   if (error.code === "CREDENTIAL_REFUSED") return q ? { qid: q.id, text: CREDENTIAL_REFUSED } : { text: CREDENTIAL_REFUSED };
   const text = issue ? String(issue.message) : error.message;
   const sentence = `${text.charAt(0).toUpperCase()}${text.slice(1)}.`;
-  return q ? { qid: q.id, text: /single-select/.test(text) ? "Choose one option or type your own answer, not both." : sentence } : { text: sentence };
+  if (!q) return { text: sentence };
+  if (/single-select/.test(text)) return { qid: q.id, text: "Choose one option or type your own answer, not both." };
+  return { qid: q.id, text: /needs at least one value/.test(text) ? NEEDS_ANSWER : sentence };
 }

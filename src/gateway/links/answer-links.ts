@@ -29,9 +29,6 @@ export type AnswerLinks = ReturnType<typeof createAnswerLinks>;
 export function createAnswerLinks({ key, baseUrl }: { key: Buffer; baseUrl: () => string }) {
   const base = () => baseUrl().replace(/\/+$/u, "");
   return {
-    /** The link of one target (by index), whether or not the rule gives it one. */
-    tokenFor: (questionId: string, targetIndex: number): string => encodeLinkToken(key, { questionId, targetIndex }),
-
     /** The record's links (see QuestionRecord.links), or undefined when no target has one. */
     linksFor(record: QuestionRecord): AnswerLink[] | undefined {
       const indexes = linkedTargetIndexes(record, ALWAYS_LINKED);
