@@ -147,7 +147,7 @@ export function createAnswerPage({ links, questions, now = Date.now }: AnswerPag
     send(res, view.status ?? 200, { ...HTML, "set-cookie": nonceCookie(req, nonce) }, html, head);
   }
 
-  async function answer(req: IncomingMessage, res: ServerResponse, token: string, path: string): Promise<void> {
+  async function answer(req: IncomingMessage, res: ServerResponse, token: string): Promise<void> {
     // A forged link is refused before its body is read.
     if (!links.verify(token)) {
       req.resume();
@@ -183,8 +183,9 @@ export function createAnswerPage({ links, questions, now = Date.now }: AnswerPag
       if (error.code === "CREDENTIAL_REFUSED" && refusal.qid) choices.own.delete(refusal.qid);
       return show(req, res, token, record, { status: 422, choices, error: refusal });
     }
-    // Post/redirect/get: a reload shows the outcome and never posts again.
-    send(res, 303, { location: path, "cache-control": "no-store" }, "");
+    // Post/redirect/get: a reload shows the outcome and never posts again. Relative (the token), so that it also holds
+    // behind a proxy that serves the gateway under a path of GATEWAY_PUBLIC_URL.
+    send(res, 303, { location: token, "cache-control": "no-store" }, "");
   }
 
   const route: HttpRoute = async (req, res) => {
@@ -212,7 +213,7 @@ export function createAnswerPage({ links, questions, now = Date.now }: AnswerPag
       req.resume();
       return send(res, 404, HTML, INVALID, head);
     }
-    if (req.method === "POST") return answer(req, res, token, url.pathname);
+    if (req.method === "POST") return answer(req, res, token);
     req.resume();
     if (!readable) return send(res, 405, { ...HTML, allow: "GET, HEAD, POST" }, renderMessagePage("Not allowed", "Open the link in a browser."));
     const opened = await open(token);
