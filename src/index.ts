@@ -63,4 +63,5 @@ export {
   type ReminderCopy,
   type LateAnswer,
 } from "./record/record.ts";
+export { optionLinkUrl, OPTION_LINK_PARAMS, type AnswerLink } from "./record/answer-links.ts";
 export { createBridge, type Bridge, type InboundEvent, type BridgeResponse, type SurfaceAdapter } from "./bridge/index.ts";

@@ -94,6 +94,26 @@ export function runStoreContract(name: string, makeStore: () => Promise<StoreHar
     });
     afterEach(() => harness.cleanup());
 
+    describe("shared secrets (the answer links' key)", () => {
+      it("keeps the first candidate under a name, through reopen; other names are their own", async () => {
+        const first = Buffer.alloc(32, 7);
+        expect((await store.sharedSecret("links", first)).equals(first)).toBe(true);
+        expect((await store.sharedSecret("links", Buffer.alloc(32, 8))).equals(first)).toBe(true);
+        expect((await store.sharedSecret("other", Buffer.alloc(32, 9))).equals(Buffer.alloc(32, 9))).toBe(true);
+        if (harness.reopen) store = await harness.reopen();
+        if (harness.reopen) expect((await store.sharedSecret("links", Buffer.alloc(32, 8))).equals(first)).toBe(true);
+      });
+
+      it("keeps linksRequested on a record through its follow-up writes", async () => {
+        await store.create(pendingRecord("q1", { linksRequested: true, escalate: [{ afterSeconds: 1, targets: [{ surface: "web" }] }] }));
+        expect((await store.get("q1"))?.linksRequested).toBe(true);
+        await store.markEscalated("q1", 0, 1_500);
+        expect((await store.get("q1"))?.linksRequested).toBe(true);
+        await store.create(pendingRecord("q2"));
+        expect(Object.hasOwn((await store.get("q2"))!, "linksRequested")).toBe(false);
+      });
+    });
+
     describe("create and get", () => {
       it("round-trips a record with every optional field", async () => {
         await store.create(fullRecord("q1"));
@@ -912,6 +932,14 @@ export function runStoreContract(name: string, makeStore: () => Promise<StoreHar
         expect(new Set(ids).size).toBe(ids.length);
         expect(ids).toHaveLength(120);
         for (const other of others) await other.close();
+      });
+
+      it("keeps one shared secret for every instance: the first candidate wins", async (ctx) => {
+        if (!harness.openAnother) return ctx.skip();
+        const other = await harness.openAnother();
+        const [a, b] = await Promise.all([store.sharedSecret("contract", Buffer.alloc(32, 1)), other.sharedSecret("contract", Buffer.alloc(32, 2))]);
+        expect(a.equals(b)).toBe(true);
+        await other.close();
       });
 
       it("refuses a second pending question for one session made on another instance", async (ctx) => {

@@ -30,6 +30,9 @@ Asks a person through the gateway, waits, and prints the result JSON.
   --timeout SECONDS  how long to wait (default 900, clamped to 30-3600)
   --run-id ID        the agent run this question belongs to
   --session KEY      the session (at most one pending question per session)
+  --links            make an answer link for every target and print each on stderr ("Answer link for
+                     TARGET: URL"), for you to send yourself: a one-question page at GATEWAY_PUBLIC_URL (else
+                     the gateway's address) + /a/<token>, no sign-in; opening it never answers
 
 When nobody answers (default: REMIND_BEFORE_SECONDS and LATE_ANSWER_SECONDS of the gateway):
   --remind SECONDS   remind every copy this long before expiry; repeatable (up to 5); --remind none: no reminders
@@ -85,6 +88,7 @@ export async function runAsk(argv: string[], config: Config, io: CliIO): Promise
     remind: { type: "string", multiple: true },
     escalate: { type: "string", multiple: true },
     "late-answer-seconds": { type: "string" },
+    links: { type: "boolean" },
   });
   if (values.help) {
     io.out(ASK_HELP);
@@ -144,9 +148,11 @@ export async function runAsk(argv: string[], config: Config, io: CliIO): Promise
       ...(reminders ? { reminders } : {}),
       ...(escalate ? { escalate } : {}),
       ...(lateAnswerSeconds !== undefined ? { lateAnswerSeconds } : {}),
+      ...(values.links ? { links: true } : {}),
       onRequested: (question) => {
         askedId = question.id;
         io.err(`Asked ${question.id}; waiting for an answer until ${new Date(question.expiresAtMs).toISOString()} (Ctrl-C cancels).`);
+        for (const link of question.links ?? []) io.err(`Answer link for ${link.target}: ${link.url}`);
         progress?.onRequested(question);
       },
     });

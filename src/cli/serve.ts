@@ -3,6 +3,7 @@ import { deploymentSecrets, loadConfig, type Config } from "../runtime/config.ts
 import { startGateway, type RunningGateway } from "../gateway/run.ts";
 import { createLogger, type Logger } from "../runtime/log.ts";
 import { createControlUi, type ControlUiOptions } from "../web/index.ts";
+import { createAnswerPage } from "../web/answer-page.ts";
 import { parseCommandArgs } from "./args.ts";
 import { superviseChild } from "./supervise.ts";
 import { exitWithin, stopWithin, untilSignal } from "./shutdown.ts";
@@ -121,7 +122,7 @@ export async function runGateway(argv: string[], config: Config, io: IO): Promis
   const { values } = parseCommandArgs(argv, {});
   if (values.help) return io.out(GATEWAY_HELP), 0;
   const logger = createLogger("gateway", { level: config.LOG_LEVEL, secrets: deploymentSecrets(config) });
-  const gateway = await startGateway(config, { webApp: controlUi(config), logger });
+  const gateway = await startGateway(config, { webApp: controlUi(config), answerPage: createAnswerPage, logger });
   banner(gateway, config, io, logger);
   const signal = await untilSignal();
   exitWithin(0);
@@ -134,7 +135,7 @@ export async function runStart(argv: string[], config: Config, io: IO): Promise<
   const { values } = parseCommandArgs(argv, {});
   if (values.help) return io.out(START_HELP), 0;
   const logger = createLogger("gateway", { level: config.LOG_LEVEL, secrets: deploymentSecrets(config) });
-  const gateway = await startGateway(config, { webApp: controlUi(config), logger });
+  const gateway = await startGateway(config, { webApp: controlUi(config), answerPage: createAnswerPage, logger });
   banner(gateway, config, io, logger);
   const say = bannerWriter(io, logger);
   const children: Array<ReturnType<typeof superviseChild>> = [];

@@ -2,7 +2,7 @@ import type { AskUserResult } from "../contract/result.ts";
 import type { MethodParams } from "../protocol/methods.ts";
 import type { ClaimOutcome, ReplyOutcome } from "../protocol/index.ts";
 import type { ListPage, ListQuery } from "../protocol/list-filter.ts";
-import type { QuestionRecord, ResolveVia } from "../record/record.ts";
+import type { AnswerLink, QuestionRecord, ResolveVia } from "../record/record.ts";
 import { GatewayConnection, type ClientEvents, type ConnectOptions } from "./client.ts";
 import { listAll, listPages, type CallMethod } from "./list-pages.ts";
 
@@ -34,7 +34,8 @@ export interface GatewayClient {
   readonly connected: boolean;
   on<E extends keyof ClientEvents>(event: E, listener: ClientEvents[E]): () => void;
   call<T = unknown>(method: string, params?: unknown, options?: { timeoutMs?: number }): Promise<T>;
-  request(params: In<"question.request">): Promise<{ id: string; expiresAtMs: number }>;
+  /** With `links: true`, the payload lists each target's answer link (`links`). */
+  request(params: In<"question.request">): Promise<{ id: string; expiresAtMs: number; links?: AnswerLink[] }>;
   waitAnswer(params: { id: string; timeoutMs?: number }): Promise<WaitAnswerPayload>;
   resolve(params: In<"question.resolve">): Promise<QuestionRecord>;
   /** A typed reply, parsed by the gateway's shared parser (partial answers are held with the record). */

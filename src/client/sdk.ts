@@ -1,7 +1,7 @@
 import type { GatewayClient } from "./index.ts";
 import { noAnswerResult, type AskUserResult } from "../contract/result.ts";
 import { GatewayError } from "../kernel/errors.ts";
-import type { EscalationStep, QuestionRecord, Target } from "../record/record.ts";
+import type { AnswerLink, EscalationStep, QuestionRecord, Target } from "../record/record.ts";
 import type { AskFunction } from "../contract/tool.ts";
 
 export interface AskUserOptions {
@@ -15,8 +15,10 @@ export interface AskUserOptions {
   escalate?: EscalationStep[];
   /** How long after expiry a late answer is still taken (default: the gateway's LATE_ANSWER_SECONDS); 0: never. */
   lateAnswerSeconds?: number;
-  /** Called once the gateway has accepted the question. */
-  onRequested?: (question: { id: string; expiresAtMs: number }) => void;
+  /** Every target gets an answer link (`/a/<token>`), passed to `onRequested` for callers that deliver them themselves. */
+  links?: boolean;
+  /** Called once the gateway has accepted the question (with its answer links when there are any). */
+  onRequested?: (question: { id: string; expiresAtMs: number; links?: AnswerLink[] }) => void;
   /**
    * Called each time the pending question's record changes: a copy delivered (`record.deliveries`), a target retrying
    * or failed, with the platform's reason (`record.targetStates`), a partial answer. Needs the connection's
@@ -56,14 +58,15 @@ export async function askUser(client: GatewayClient, input: unknown, options: As
       ...(options.reminders ? { reminders: options.reminders } : {}),
       ...(options.escalate ? { escalate: options.escalate } : {}),
       ...(options.lateAnswerSeconds !== undefined ? { lateAnswerSeconds: options.lateAnswerSeconds } : {}),
+      ...(options.links ? { links: true } : {}),
     });
   } catch (error) {
     offUpdates?.();
     throw error;
   }
-  const { id, expiresAtMs } = requested;
+  const { id, expiresAtMs, links } = requested;
   askedId = id;
-  options.onRequested?.({ id, expiresAtMs });
+  options.onRequested?.({ id, expiresAtMs, ...(links ? { links } : {}) });
   for (const record of early.splice(0)) if (record.id === id) options.onUpdate?.(record);
 
   let abortCancel: Promise<unknown> | undefined;

@@ -6,13 +6,15 @@ import type { CredentialStore, StoredSessions } from "./credentials/store.ts";
 import { createGatewayMetrics, type ConnectionSnapshot } from "./server/metrics.ts";
 import { createGatewayServer, type HttpRoute, type RequestAuthenticator } from "./server/server.ts";
 import { createEventHub } from "./service/events.ts";
-import { createQuestionService } from "./service/service.ts";
+import { createQuestionService, type QuestionService } from "./service/service.ts";
 import { openStores } from "./store/open-stores.ts";
 import { SQLITE_FILES } from "./store/sqlite/sqlite-file.ts";
 import type { QuestionStore } from "./store/kit/types.ts";
 import { ensureGatewayToken, TOKEN_FILE_NAME } from "../runtime/token-file.ts";
 import { logCallback, redactAlso, type Logger } from "../runtime/log.ts";
 import { createLifecycleLog } from "./service/lifecycle-log.ts";
+import { createAnswerLinks, loadLinkKey, type AnswerLinks } from "./links/answer-links.ts";
+import { withAnswerLinks } from "./links/store-links.ts";
 
 export interface RunningGateway {
   url: string;
@@ -31,7 +33,14 @@ type GatewayConfig = Pick<
   Partial<Pick<Config, "ASK_ALLOWED_TARGETS" | "ASK_MAX_PENDING_PER_RUN" | "ASK_MAX_PENDING_PER_CREDENTIAL" | "GATEWAY_MAX_CONNECTIONS" | "GATEWAY_MAX_CONNECTIONS_PER_CREDENTIAL">> &
   Partial<Pick<Config, "METRICS_TOKEN" | "METRICS_PUBLIC">> &
   Partial<Pick<Config, "REMIND_BEFORE_SECONDS" | "LATE_ANSWER_SECONDS">> &
-  Partial<Pick<Config, (typeof BOT_SECRETS)[number]>>;
+  Partial<Pick<Config, (typeof BOT_SECRETS)[number]>> &
+  Partial<Pick<Config, "GATEWAY_PUBLIC_URL">>;
+
+/** What an answer page (handed in like the web app) needs: the links, and the questions to read and answer. */
+export interface AnswerPageContext {
+  links: AnswerLinks;
+  questions: Pick<QuestionService, "get" | "resolve">;
+}
 
 /**
  * A web app the gateway serves beside the protocol (the Control UI is one): its routes, and how its own sessions
@@ -67,6 +76,8 @@ export async function startGateway(
      * guarded token check (the admin token and scoped credentials, a person's among them) and the store's sessions.
      */
     webApp?: (ctx: WebAppContext) => GatewayWebApp;
+    /** The answer links' page (`/a/<token>`), made once the links are (`start` and `gateway` hand in src/web/answer-page.ts). */
+    answerPage?: (ctx: AnswerPageContext) => HttpRoute[];
   } = {},
 ): Promise<RunningGateway> {
   if (extras.logger && !extras.log) extras = { ...extras, log: logCallback(extras.logger) };
@@ -86,8 +97,18 @@ export async function startGateway(
   const metrics = createGatewayMetrics({ store, connections: () => connectionSnapshots() });
   events.subscribe(metrics.onEvent);
   if (extras.logger) events.subscribe(createLifecycleLog(extras.logger));
+  // Answer links: signed with one key kept in the store (every instance on a database shares it), made on every read
+  // at GATEWAY_PUBLIC_URL, else at this gateway's own URL (the configured one until it listens).
+  let ownUrl = `http://${config.GATEWAY_HOST.includes(":") ? `[${config.GATEWAY_HOST}]` : config.GATEWAY_HOST}:${config.GATEWAY_PORT}`;
+  let links: AnswerLinks;
+  try {
+    links = createAnswerLinks({ key: await loadLinkKey(store), baseUrl: () => config.GATEWAY_PUBLIC_URL ?? ownUrl });
+  } catch (error) {
+    await closeStores();
+    throw error;
+  }
   const service = createQuestionService({
-    store: metrics.timeStore(store),
+    store: withAnswerLinks(metrics.timeStore(store), links.linksFor),
     events,
     ...(extras.log ? { log: extras.log } : {}),
     deliveryTimeoutMs: config.DELIVERY_TIMEOUT_SECONDS * 1000,
@@ -118,7 +139,7 @@ export async function startGateway(
     sessions: credentials.sessions,
     ...(extras.log ? { log: extras.log } : {}),
   });
-  const routes = [...(extras.routes?.({ token }) ?? []), ...(ui?.routes ?? [])];
+  const routes = [...(extras.routes?.({ token }) ?? []), ...(ui?.routes ?? []), ...(extras.answerPage?.({ links, questions: service }) ?? [])];
   const server = createGatewayServer({
     service,
     token,
@@ -147,6 +168,7 @@ export async function startGateway(
     await closeStores();
     throw error;
   }
+  ownUrl = address.url;
   return {
     url: address.url,
     token,

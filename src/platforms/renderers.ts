@@ -184,7 +184,6 @@ export {
   renderEmailReply,
   renderEmailCopy,
   emailLinkOf,
-  optionLinkUrl as emailOptionLinkUrl,
   promptSubject as emailPromptSubject,
   replySubject as emailReplySubject,
   answeredLate as emailAnsweredLate,
@@ -193,5 +192,4 @@ export {
   EMAIL_LINKS_GUIDANCE,
   EMAIL_LINKS_LINE,
   type EmailMessage,
-  type AnswerLink as EmailAnswerLink,
 } from "./email/payload.ts";

@@ -122,6 +122,8 @@ export const methodParams = {
     escalate: escalateSchema.optional(),
     /** How long after expiry a late answer is still taken; default LATE_ANSWER_SECONDS; 0: never. */
     lateAnswerSeconds: lateAnswerSecondsSchema.optional(),
+    /** true: every target gets an answer link (`/a/<token>`, in the record's and this response's `links`). */
+    links: z.boolean().optional(),
   }),
   "question.waitAnswer": strict({ id, timeoutMs: z.number().int().min(0).max(10 * 60_000).optional() }),
   "question.resolve": z.union([

@@ -84,6 +84,12 @@ export interface ReminderCopy {
   sentAtMs: number;
 }
 
+/** One target's answer page (issue 29 §2): `target` in formatTarget's text form, `url` absolute (`…/a/<token>`). */
+export interface AnswerLink {
+  target: string;
+  url: string;
+}
+
 /** The durable question record (PRODUCT.md §3). */
 export interface QuestionRecord {
   id: string;
@@ -137,6 +143,14 @@ export interface QuestionRecord {
   lateAnswer?: LateAnswer;
   /** The reminder messages the bots sent (absent when none). */
   reminderCopies?: ReminderCopy[];
+  /** question.request asked for answer links (`links: true`): every target gets one, escalated targets too. */
+  linksRequested?: true;
+  /**
+   * Each linked target's answer page, in target order: every target with `linksRequested`, else the targets on a
+   * surface whose descriptor sets `answerLinks`. Made by the gateway on every read (signed with its link key), never
+   * stored; absent when no target has one.
+   */
+  links?: AnswerLink[];
 }
 
 /** The ask_user result a terminal record stands for, or undefined while it is pending. */
@@ -157,4 +171,9 @@ export function recordToResult(record: QuestionRecord): AskUserResult | undefine
       if (record.reason === "delivery_failed") return { status: "delivery_failed", reason: record.detail ?? "the question could not be delivered" };
       return noAnswerResult(record.reason === "skipped" || record.reason === "aborted" ? record.reason : "cancelled");
   }
+}
+
+/** True for a question record (by its shape): what the answer-link views look for in a store's or a method's result. */
+export function isQuestionRecord(value: unknown): value is QuestionRecord {
+  return typeof value === "object" && value !== null && typeof (value as QuestionRecord).id === "string" && Array.isArray((value as QuestionRecord).targets) && Array.isArray((value as QuestionRecord).questions);
 }

@@ -7,6 +7,7 @@ import { afterAll, beforeAll } from "vitest";
 import { WebSocket, type RawData } from "ws";
 import { startGateway, type RunningGateway } from "../../src/gateway/run.ts";
 import { createControlUi } from "../../src/web/index.ts";
+import { createAnswerPage } from "../../src/web/answer-page.ts";
 import { killChildren, spawnGatewayProcess, type ChildGateway } from "./cli.ts";
 import { tempDir as makeTempDir } from "./temp-dirs.ts";
 
@@ -81,7 +82,7 @@ export interface TestGateway extends RunningGateway {
 /** Starts the real gateway in this process on an ephemeral port (or `overrides.GATEWAY_PORT`). */
 export async function startTestGateway(overrides: Partial<GatewayConfig> & { dataDir?: string } = {}): Promise<TestGateway> {
   const { dataDir = tempDir(), ...rest } = overrides;
-  const gateway = await startGateway(gatewayConfig(dataDir, rest), { log: () => {}, webApp: createControlUi });
+  const gateway = await startGateway(gatewayConfig(dataDir, rest), { log: () => {}, webApp: createControlUi, answerPage: createAnswerPage });
   const port = Number(new URL(gateway.url).port);
   return { ...gateway, close: gateway.close, dataDir, port, wsUrl: `ws://127.0.0.1:${port}/ws` };
 }

@@ -1,5 +1,5 @@
 import { GatewayError } from "../../kernel/errors.ts";
-import type { QuestionRecord, ResolvedBy } from "../../record/record.ts";
+import { isQuestionRecord as isRecord, type QuestionRecord, type ResolvedBy } from "../../record/record.ts";
 import { webTargetAdmits } from "../../record/targets.ts";
 import { forbidden } from "./policy.ts";
 import type { Principal } from "./principal.ts";
@@ -20,6 +20,28 @@ export function canSee(principal: Principal, record: Pick<QuestionRecord, "asked
 export function visibleTo<R extends Pick<QuestionRecord, "id" | "askedBy" | "targets">>(principal: Principal, record: R): R {
   if (!canSee(principal, record)) throw new GatewayError("QUESTION_NOT_FOUND", `no question with id ${record.id}`);
   return record;
+}
+
+/**
+ * What a caller is shown of a record it may see. A bot sees the answer links of its own surface's targets only: a link
+ * answers as its target, so another surface's link would let that bot answer as that surface. Every other caller sees
+ * the record as it is.
+ */
+export function shownTo(principal: Principal, record: QuestionRecord): QuestionRecord {
+  if (principal.kind !== "bot" || !record.links) return record;
+  const own = record.links.filter((link) => link.target.split(":", 1)[0] === principal.surface);
+  const { links: _all, ...rest } = record;
+  return own.length > 0 ? { ...rest, links: own } : rest;
+}
+
+/** A method's payload as `shownTo` shows it: a record, a list page's `questions`, or an outcome's `record`. */
+export function payloadShownTo(principal: Principal, payload: unknown): unknown {
+  if (principal.kind !== "bot" || typeof payload !== "object" || payload === null) return payload;
+  if (isRecord(payload)) return shownTo(principal, payload);
+  const { record, questions } = payload as { record?: unknown; questions?: unknown };
+  if (isRecord(record)) return { ...payload, record: shownTo(principal, record) };
+  if (Array.isArray(questions) && questions.every(isRecord)) return { ...payload, questions: questions.map((r) => shownTo(principal, r)) };
+  return payload;
 }
 
 /**

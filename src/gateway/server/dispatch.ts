@@ -4,7 +4,7 @@ import type { QuestionRecord } from "../../record/record.ts";
 import { isMethodName, parseParams, type MethodName, type MethodParams } from "../../protocol/methods.ts";
 import { authorizeCall } from "../credentials/policy.ts";
 import { ADMIN, type Principal } from "../credentials/principal.ts";
-import { canSee, checkBotMayAct, visibleTo } from "../credentials/scope.ts";
+import { canSee, checkBotMayAct, payloadShownTo, visibleTo } from "../credentials/scope.ts";
 import type { Cancellation, QuestionService } from "../service/service.ts";
 
 /** Who is calling, and what ends its waits. */
@@ -52,7 +52,9 @@ export function createDispatcher(service: QuestionService) {
     "question.request": async (params, { signal, principal }) => {
       const { id, expiresAtMs, record } = await service.request(params, principal);
       // With waitMs the asker gets question.waitAnswer's payload (which carries the id) instead.
-      return params.waitMs === undefined ? { id, expiresAtMs } : service.waitFor(record, params.waitMs, signal);
+      if (params.waitMs !== undefined) return service.waitFor(record, params.waitMs, signal);
+      // The answer links, for callers that deliver them themselves (`ask --links`).
+      return record.links ? { id, expiresAtMs, links: record.links } : { id, expiresAtMs };
     },
     "question.waitAnswer": async ({ id, timeoutMs }, { signal, principal }) => {
       await guard(principal, id);
@@ -92,9 +94,10 @@ export function createDispatcher(service: QuestionService) {
     return run(method, params, signal ? { principal, signal } : { principal });
   };
 
-  function run<M extends MethodName>(method: M, params: unknown, context: CallContext): unknown {
+  async function run<M extends MethodName>(method: M, params: unknown, context: CallContext): Promise<unknown> {
     const checked = authorizeCall(context.principal, method, parseParams(method, params));
-    return (handlers[method] as (params: MethodParams<M>, context: CallContext) => unknown)(checked, context);
+    // A bot is shown only its own surface's answer links (scope.ts).
+    return payloadShownTo(context.principal, await (handlers[method] as (params: MethodParams<M>, context: CallContext) => unknown)(checked, context));
   }
 }
 

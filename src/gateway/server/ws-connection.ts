@@ -6,7 +6,7 @@ import type { GatewayEventName } from "../../protocol/methods.ts";
 import { lockoutMessage } from "../credentials/auth-backoff.ts";
 import { REVOKED_MESSAGE, type AuthVerdict } from "../credentials/check.ts";
 import type { Principal } from "../credentials/principal.ts";
-import { canSee } from "../credentials/scope.ts";
+import { canSee, shownTo } from "../credentials/scope.ts";
 import type { QuestionRecord } from "../../record/record.ts";
 import { CLOSE_HANDSHAKE_TIMEOUT_MS, MAX_FRAME_BYTES, PRE_AUTH_FRAME_MAX_BYTES, setFrameLimit } from "./limits.ts";
 
@@ -267,7 +267,7 @@ export function createConnection({ socket, dispatch, checkToken, stillLive, onAu
      */
     event(event: GatewayEventName, record: QuestionRecord): void {
       if (!authed || (subscribed && !subscribed.has(event)) || !canSee(principal!, record)) return;
-      sendEvent(event, record);
+      sendEvent(event, shownTo(principal!, record));
     },
     /** Its credential was revoked: it closes (see `revoke`). */
     revoked: () => revoke(null),

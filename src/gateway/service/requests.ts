@@ -63,7 +63,7 @@ export function createRequests({ options, store, now, deadlines, events, finishe
 
   return {
     async request(params: MethodParams<"question.request">, asker: Principal = ADMIN): Promise<{ id: string; expiresAtMs: number; record: QuestionRecord }> {
-      const { runId, sessionKey, targets, waitMs: _waitMs, reminders: _reminders, escalate: _escalate, lateAnswerSeconds: _late, ...input } = params;
+      const { runId, sessionKey, targets, waitMs: _waitMs, reminders: _reminders, escalate: _escalate, lateAnswerSeconds: _late, links, ...input } = params;
       const normalized = normalizeAskUserInput(
         input,
         options.minTimeoutSeconds === undefined ? {} : { minTimeoutSeconds: options.minTimeoutSeconds },
@@ -92,6 +92,7 @@ export function createRequests({ options, store, now, deadlines, events, finishe
         ...(runId ? { runId } : {}),
         ...(sessionKey ? { sessionKey } : {}),
         ...(askedBy ? { askedBy } : {}),
+        ...(links ? { linksRequested: true as const } : {}),
       };
       // The store refuses a second pending question for one session (SessionBusyError), and a scoped agent's
       // question past its quotas (QuotaExceededError, counted and inserted under one lock), across instances too.

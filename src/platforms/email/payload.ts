@@ -7,6 +7,7 @@
  */
 import type { AskUserQuestion } from "../../contract/schema.ts";
 import type { QuestionRecord } from "../../record/record.ts";
+import { optionLinkUrl } from "../../record/answer-links.ts";
 import { cutToFit } from "../../render/text-width.ts";
 import { promptTextParts, SEVERAL_MULTI_SELECT_MARK } from "../../render/prompt-text.ts";
 import { renderSummary } from "../../render/summary.ts";
@@ -19,11 +20,6 @@ export interface EmailMessage {
   html: string;
 }
 
-/** The answer link the gateway made for one target (`email:<address>`, as `formatTarget` writes it). */
-export interface AnswerLink {
-  target: string;
-  url: string;
-}
 
 /** What a reply mail says, above each answer link. */
 export const EMAIL_OPTION_LINK_TEXT = "Answer";
@@ -35,19 +31,13 @@ export const EMAIL_LINKS_LINE = "Open an answer's link to answer on the web, or 
 
 const plain = (text: string) => text;
 
-// TODO(merge): use optionLinkUrl from src/record/answer-links.ts
-/** One option's answer link: the question's link with the question id and the option's 0-based index. */
-export function optionLinkUrl(url: string, questionId: string, optionIndex: number): string {
-  return `${url}?q=${encodeURIComponent(questionId)}&o=${optionIndex}`;
-}
 
 /**
  * The answer link of the record's target in `chat`, if the gateway made one (record.links; none when links are off).
  * Only an http(s) URL is used: anything else is no link of the gateway's.
  */
 export function emailLinkOf(record: QuestionRecord, chat: string): string | undefined {
-  // TODO(merge): record.links comes with the answer-links branch (src/record/record.ts).
-  const links = (record as QuestionRecord & { links?: readonly AnswerLink[] }).links ?? [];
+  const links = record.links ?? [];
   const own = `email:${chat}`;
   const url = links.find((l) => l.target === own || l.target.startsWith(`${own}:`))?.url;
   return url && /^https?:\/\//iu.test(url) ? url : undefined;

@@ -98,7 +98,10 @@ export interface PlatformDescriptor<
   credentialShapes: CredentialShapes;
   /** Its ids' text form in targets, where they differ from the default (src/record/targets.ts). */
   targetIds?: TargetIdSyntax;
-  /** The gateway makes an answer link (/a/<token>) for each of this surface's targets: its messages carry them. */
+  /**
+   * Every question to a target on this surface gets an answer link (`/a/<token>`, in the record's `links`), whether
+   * or not question.request asked for links: for a surface that delivers the link itself (e-mail).
+   */
   answerLinks?: boolean;
   /** The SDK packages its bot uses: src/ may import none of them (test/boundary.test.ts). */
   sdks: readonly string[];

@@ -10,7 +10,8 @@ import type { OutgoingMail } from "../../../bots/email/transport.ts";
 import { loadConfig } from "../../../src/runtime/config.ts";
 import { parseTarget } from "../../../src/record/targets.ts";
 import type { QuestionRecord } from "../../../src/record/record.ts";
-import { EMAIL_LINKS_GUIDANCE, emailOptionLinkUrl, renderEmailCopy, renderEmailPrompt } from "../../../src/render/index.ts";
+import { EMAIL_LINKS_GUIDANCE, renderEmailCopy, renderEmailPrompt } from "../../../src/render/index.ts";
+import { optionLinkUrl } from "../../../src/record/answer-links.ts";
 import { rpcOk, sleep } from "../../helpers/gateway.ts";
 import { waitUntil } from "../../scenarios/tools.ts";
 import { createEmailHarness, PEOPLE, type EmailHarness } from "./harness.ts";
@@ -58,7 +59,7 @@ describe("email: the mail", () => {
   });
 
   it("per-option links name each question by its id (encoded) and the option by its 0-based index", () => {
-    expect(emailOptionLinkUrl(LINK, "a b&c", 3)).toBe(`${LINK}?q=a%20b%26c&o=3`);
+    expect(optionLinkUrl(LINK, "a b&c", 3)).toBe(`${LINK}?q=a+b%26c&o=3`);
     const mail = renderEmailPrompt(recordOf([single, region], { links: [{ target: "email:ada@example.com", url: LINK }] }), { chat: "ada@example.com" });
     expect(mail.text).toContain(`${LINK}?q=region&o=1`);
     expect(mail.text).toContain("Question 2: Region");

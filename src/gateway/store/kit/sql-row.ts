@@ -84,7 +84,11 @@ export function recordToParams(record: QuestionRecord): QuestionRow {
 
 /** The follow-up policy as stored (`policy_json`). */
 export function policyJson(record: QuestionRecord): string {
-  return JSON.stringify({ reminders: record.reminders ?? [], ...(record.escalate ? { escalate: record.escalate } : {}) });
+  return JSON.stringify({
+    reminders: record.reminders ?? [],
+    ...(record.escalate ? { escalate: record.escalate } : {}),
+    ...(record.linksRequested ? { links: true } : {}),
+  });
 }
 
 /** What followed up so far (`progress_json`), null when nothing has. */
@@ -191,9 +195,10 @@ export function rowToRecord(row: QuestionRow, deliveries: DeliveryRow[]): Questi
   if (row.asked_by !== null && row.asked_by !== undefined) record.askedBy = row.asked_by;
   if (row.partial_json !== null) record.partialAnswers = parseColumn(row.id, "partial_json", row.partial_json, isObject);
   if (row.policy_json !== null && row.policy_json !== undefined) {
-    const policy = parseColumn<{ reminders?: number[]; escalate?: EscalationStep[] }>(row.id, "policy_json", row.policy_json, isObject);
+    const policy = parseColumn<{ reminders?: number[]; escalate?: EscalationStep[]; links?: unknown }>(row.id, "policy_json", row.policy_json, isObject);
     record.reminders = Array.isArray(policy.reminders) ? policy.reminders : [];
     if (Array.isArray(policy.escalate)) record.escalate = policy.escalate;
+    if (policy.links === true) record.linksRequested = true;
   }
   if (row.progress_json !== null && row.progress_json !== undefined) {
     const progress = parseColumn<Pick<QuestionRecord, "remindersSent" | "remindersSkipped" | "escalated" | "reminderCopies">>(row.id, "progress_json", row.progress_json, isObject);

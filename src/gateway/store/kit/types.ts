@@ -176,6 +176,11 @@ export interface QuestionStore {
   /** Forgets keys taken before `beforeMs`; returns how many. */
   pruneRepliesSeen(beforeMs: number): Promise<number>;
   /**
+   * A secret kept under `name` (the answer links' key): insert-if-absent, then read, so the first caller's
+   * `candidate` is the one every caller gets, on every instance and after every restart.
+   */
+  sharedSecret(name: string, candidate: Buffer): Promise<Buffer>;
+  /**
    * Stores shared by several gateway instances (PostgreSQL) announce what the other instances commit, so that each
    * instance's events, waiters and schedule follow the shared state. Single-process stores leave it out.
    */

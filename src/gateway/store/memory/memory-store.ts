@@ -53,6 +53,8 @@ export function createMemoryStore(): QuestionStore {
   const reminderClaims = new Map<string, Map<string, { claimant: string; leaseUntilMs: number }>>();
   /** Reply keys taken (`surface\nchat\nmessageRef`) → when. */
   const replyKeys = new Map<string, number>();
+  /** sharedSecret's secrets, by name. */
+  const secrets = new Map<string, Buffer>();
   const replyKeyText = (key: { surface: string; chat: string; messageRef: string }) => `${key.surface}\n${key.chat}\n${key.messageRef}`;
   let closed = false;
 
@@ -334,6 +336,12 @@ export function createMemoryStore(): QuestionStore {
         }
       }
       return pruned;
+    },
+
+    async sharedSecret(name, candidate) {
+      assertOpen();
+      if (!secrets.has(name)) secrets.set(name, Buffer.from(candidate));
+      return Buffer.from(secrets.get(name)!);
     },
 
     async close() {

@@ -208,6 +208,13 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
    CREATE INDEX questions_pending_asked_by_run ON questions (asked_by, run_id) WHERE status = 'pending' AND asked_by IS NOT NULL;`,
   // Issue 30, Control UI sessions in the store, so every instance knows a sign-in (see SESSIONS_TABLE_SQL).
   `${SESSIONS_TABLE_SQL};`,
+  // Issue 29, answer links: secrets the gateway makes once and keeps (the links' signing key), by name; every
+  // instance on the database reads the same one, so each verifies the others' links.
+  `CREATE TABLE secrets (
+     name          TEXT PRIMARY KEY,
+     value         BYTEA NOT NULL,
+     created_at_ms BIGINT NOT NULL
+   );`,
 ];
 
 export interface PostgresMigrationReport {

@@ -493,6 +493,24 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
       return row?.pruned ?? 0;
     },
 
+    async sharedSecret(name, candidate) {
+      // The first instance's candidate is inserted, and every caller reads the one that was kept. A row another
+      // instance committed while this statement ran is outside its snapshot: the next statement sees it.
+      for (let attempt = 0; attempt < 3; attempt++) {
+        const [row] = await query<{ value: Buffer }>(
+          "sharedSecret",
+          true,
+          `WITH put AS (
+             INSERT INTO secrets (name, value, created_at_ms) VALUES ($1, $2, $3::bigint) ON CONFLICT (name) DO NOTHING RETURNING value
+           )
+           SELECT value FROM put UNION ALL SELECT value FROM secrets WHERE name = $1 AND NOT EXISTS (SELECT 1 FROM put)`,
+          [name, candidate, Date.now()],
+        );
+        if (row) return row.value;
+      }
+      throw new Error(`the secret ${name} could not be stored`);
+    },
+
     onRemoteChange: changes.onRemoteChange,
     onResync: changes.onResync,
 

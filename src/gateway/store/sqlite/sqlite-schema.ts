@@ -113,6 +113,12 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
    CREATE INDEX questions_pending_session ON questions (session_key, asked_by) WHERE status = 'pending' AND session_key IS NOT NULL;`,
   // Issue 30, Control UI sessions in the store (see SESSIONS_TABLE_SQL; the credential store creates it too).
   `${SESSIONS_TABLE_SQL};`,
+  // Issue 29, answer links: secrets the gateway makes once and keeps (the links' signing key), by name.
+  `CREATE TABLE secrets (
+     name          TEXT PRIMARY KEY NOT NULL,
+     value         BLOB NOT NULL,
+     created_at_ms INTEGER NOT NULL
+   );`,
 ];
 
 export function applySqlitePragmas(db: Database.Database): void {

@@ -118,6 +118,8 @@ export function createSqliteStore({ dataDir, onCorruptRecord = warnCorruptRecord
     ),
     unmarkReplySeen: db.prepare<[string, string, string]>(`DELETE FROM reply_keys WHERE surface = ? AND chat = ? AND message_ref = ?`),
     pruneRepliesSeen: db.prepare<[number]>(`DELETE FROM reply_keys WHERE seen_at_ms < ?`),
+    putSecret: db.prepare<[string, Buffer, number]>(`INSERT OR IGNORE INTO secrets (name, value, created_at_ms) VALUES (?, ?, ?)`),
+    getSecret: db.prepare<[string], { value: Buffer }>(`SELECT value FROM secrets WHERE name = ?`),
     /** The compare-and-set; RETURNING gives the resolved row without a second read. */
     resolve: db.prepare<[Record<string, string | number | null>], QuestionRow>(
       `UPDATE questions SET status = @status, resolved_at_ms = @resolved_at_ms,
@@ -451,6 +453,12 @@ export function createSqliteStore({ dataDir, onCorruptRecord = warnCorruptRecord
       run(() => {
         beginWrite();
         return durable(sql.pruneRepliesSeen.run(beforeMs).changes);
+      }),
+    sharedSecret: (name, candidate) =>
+      run(() => {
+        beginWrite();
+        sql.putSecret.run(name, candidate, Date.now());
+        return durable(Buffer.from(sql.getSecret.get(name)!.value));
       }),
     async close() {
       if (!db.open) return;
