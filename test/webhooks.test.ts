@@ -4,15 +4,12 @@
  * `standardwebhooks` package, as a receiver would), and failed tries are retried with the same webhook-id until the
  * window closes. Restarts, SIGKILL and several instances are in test/webhooks-processes.test.ts.
  */
-import { randomBytes } from "node:crypto";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { Webhook, WebhookVerificationError } from "standardwebhooks";
 import { startGateway, type RunningGateway } from "../src/gateway/run.ts";
 import { ConfigError, deploymentSecrets, loadConfig } from "../src/runtime/config.ts";
 import { cleanup, gatewayConfig, oneQuestion, rpcOk, tempDir, TOKEN, type GatewayConfig } from "./helpers/gateway.ts";
-import { startWebhookReceiver, type Answer, type ReceivedWebhook, type WebhookReceiver } from "./fakes/webhook-receiver.ts";
-
-export const newWebhookSecret = (): string => `whsec_${randomBytes(32).toString("base64")}`;
+import { newWebhookSecret, startWebhookReceiver, type Answer, type ReceivedWebhook, type WebhookReceiver } from "./fakes/webhook-receiver.ts";
 
 const open: Array<{ close(): Promise<void> }> = [];
 afterEach(async () => {

@@ -2,9 +2,13 @@
  * A webhook receiver as a user would write one (node:http): it verifies every request with the `standardwebhooks`
  * package's Webhook.verify over the raw body, records what came, and answers as the test says (a status, or hang).
  */
+import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Webhook } from "standardwebhooks";
+
+/** A fresh secret in the Standard Webhooks form: `whsec_` and the base64 of 32 random bytes. */
+export const newWebhookSecret = (): string => `whsec_${randomBytes(32).toString("base64")}`;
 
 export interface ReceivedWebhook {
   id: string;
