@@ -4,11 +4,12 @@
  * `standardwebhooks` package, as a receiver would), and failed tries are retried with the same webhook-id until the
  * window closes. Restarts, SIGKILL and several instances are in test/webhooks-processes.test.ts.
  */
+import { createServer } from "node:http";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { Webhook, WebhookVerificationError } from "standardwebhooks";
 import { startGateway, type RunningGateway } from "../src/gateway/run.ts";
 import { ConfigError, deploymentSecrets, loadConfig } from "../src/runtime/config.ts";
-import { cleanup, gatewayConfig, oneQuestion, rpcOk, tempDir, TOKEN, type GatewayConfig } from "./helpers/gateway.ts";
+import { cleanup, freePort, gatewayConfig, oneQuestion, rpcOk, tempDir, TOKEN, type GatewayConfig } from "./helpers/gateway.ts";
 import { newWebhookSecret, startWebhookReceiver, type Answer, type ReceivedWebhook, type WebhookReceiver } from "./fakes/webhook-receiver.ts";
 
 const open: Array<{ close(): Promise<void> }> = [];
@@ -130,6 +131,69 @@ describe("webhooks: what is sent", () => {
     expect(text).toContain("given up");
     expect(text).not.toContain(secret.slice("whsec_".length));
     expect(text).not.toContain("deploy_target");
+  });
+});
+
+describe("webhooks: the README's receiver", () => {
+  it("verifies the gateway's webhooks, refuses forged ones and handles a retried webhook-id once", async () => {
+    const secret = newWebhookSecret();
+    const port = await freePort();
+    const saved = { secret: process.env.WEBHOOK_SECRET, port: process.env.PORT };
+    process.env.WEBHOOK_SECRET = secret;
+    process.env.PORT = String(port);
+    const events: Array<{ type: string; data: { record: { id: string; runId?: string }; result: unknown } }> = [];
+    const handle = (event: (typeof events)[number]) => events.push(event);
+    try {
+      // README: "Verifying the signature"
+      const webhook = new Webhook(process.env.WEBHOOK_SECRET!);
+      const handled = new Set<string>();
+      const server = createServer((req, res) => {
+        let body = "";
+        req.setEncoding("utf8");
+        req.on("data", (chunk: string) => (body += chunk));
+        req.on("end", () => {
+          let event: { type: string; data: { record: { id: string; runId?: string }; result: unknown } };
+          try {
+            event = webhook.verify(body, req.headers as Record<string, string>) as typeof event;
+          } catch {
+            res.writeHead(401).end(); // forged, changed or replayed: never act on it
+            return;
+          }
+          res.writeHead(204).end();
+          const id = req.headers["webhook-id"] as string;
+          if (handled.has(id)) return; // a retry of one already handled
+          handled.add(id);
+          handle(event);
+        });
+      });
+      server.listen(Number(process.env.PORT ?? 3000));
+      // end README
+      open.push({ close: () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))) });
+      await new Promise<void>((resolve) => (server.listening ? resolve() : server.once("listening", () => resolve())));
+      const gw = await gateway([`http://127.0.0.1:${port}/`], secret);
+      const { id } = await rpcOk(gw.url, "question.request", oneQuestion({ runId: "n8n-execution-81" }));
+      await rpcOk(gw.url, "question.resolve", { id, answers: { deploy_target: "Production" } });
+      await expect.poll(() => events.length).toBe(1);
+      expect(events[0]).toMatchObject({ type: "question.resolved", data: { record: { id, runId: "n8n-execution-81" }, result: { status: "answered" } } });
+      await expect.poll(() => deliveries(gw.url, "sent")).toBe(1);
+
+      // A retry: the same webhook-id again, signed for this try, is answered but not handled twice.
+      const body = JSON.stringify({ type: "question.resolved", timestamp: new Date().toISOString(), data: { record: { id: "q-x" }, result: null } });
+      const post = (msgId: string, signWith: string, text = body) => {
+        const at = new Date();
+        const headers = { "webhook-id": msgId, "webhook-timestamp": String(Math.floor(at.getTime() / 1000)), "webhook-signature": new Webhook(signWith).sign(msgId, at, text) };
+        return fetch(`http://127.0.0.1:${port}/`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: text });
+      };
+      expect((await post("msg_retry", secret)).status).toBe(204);
+      expect((await post("msg_retry", secret)).status).toBe(204);
+      expect((await post("msg_forged", newWebhookSecret())).status).toBe(401);
+      expect(events.map((e) => e.data.record.id)).toEqual([id, "q-x"]);
+    } finally {
+      process.env.WEBHOOK_SECRET = saved.secret;
+      process.env.PORT = saved.port;
+      if (saved.secret === undefined) delete process.env.WEBHOOK_SECRET;
+      if (saved.port === undefined) delete process.env.PORT;
+    }
   });
 });
 
