@@ -240,6 +240,25 @@ describe("webhooks: retries", () => {
     expect(fast.received.map((r) => payloadOf(r).data.record.id).sort()).toEqual([...ids].sort());
   });
 
+  it("on a graceful stop leaves a try in flight to its lease: the next start sends it again with the same id", async () => {
+    const secret = newWebhookSecret();
+    let hold = true;
+    const hook = await receiver(secret, () => (hold ? "hang" : 200));
+    const dataDir = tempDir();
+    const first = await gateway([hook.url], secret, { config: { DATA_DIR: dataDir }, webhooks: { leaseMs: 1_500 } });
+    const { id } = await rpcOk(first.url, "question.request", oneQuestion());
+    await rpcOk(first.url, "question.resolve", { id, answers: { deploy_target: "Production" } });
+    const held = await hook.waitFor((r) => r[0]);
+    await first.close();
+    hold = false;
+    const second = await gateway([hook.url], secret, { config: { DATA_DIR: dataDir }, webhooks: { leaseMs: 1_500 } });
+    await hook.waitFor((r) => hook.acceptedIds().size === 1 && r, 20_000);
+    expect([...hook.acceptedIds()]).toEqual([[held.id, 1]]);
+    expect(hook.received.map((r) => r.id)).toEqual([held.id, held.id]);
+    await expect.poll(() => deliveries(second.url, "sent")).toBe(1);
+    expect(await metric(second.url, "ask_user_bridge_webhooks_pending")).toBe(0);
+  });
+
   it("does not follow a redirect: it is a failed try, retried at the same URL", async () => {
     const secret = newWebhookSecret();
     const hook = await receiver(secret, ({ n, path }) => (path === "/redirected" ? 200 : n === 0 ? 307 : 200));

@@ -65,6 +65,7 @@ export function createWebhookSender(options: WebhookSenderOptions) {
     }
     passing = true;
     try {
+      // A wake while this pass runs (its schedule included) makes it claim once more.
       do {
         again = false;
         for (;;) {
@@ -75,8 +76,8 @@ export function createWebhookSender(options: WebhookSenderOptions) {
           for (const message of claimed) void send(message);
           if (claimed.length < free || stopped) break;
         }
+        await schedule();
       } while (again && !stopped);
-      await schedule();
     } catch (error) {
       log.warn(`the webhook outbox could not be read: ${(error as Error).message}`);
       arm(1_000);
