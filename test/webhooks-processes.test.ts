@@ -5,7 +5,7 @@
  * exactly once.
  */
 import { afterAll, describe, expect, it } from "vitest";
-import { cleanup, freePort, oneQuestion, rpcOk, sleep, spawnGateway, tempDir, type ChildGateway } from "./helpers/gateway.ts";
+import { cleanup, freePort, oneQuestion, rpcOk, sleep, spawnCli, spawnGateway, tempDir, type ChildGateway } from "./helpers/gateway.ts";
 import { createTestDatabase } from "./helpers/postgres.ts";
 import { newWebhookSecret, startWebhookReceiver, type WebhookReceiver } from "./fakes/webhook-receiver.ts";
 
@@ -65,6 +65,20 @@ describe("webhooks across a SIGKILL", () => {
     expect(new Set(receiver.received.map((r) => r.body)).size).toBe(1);
     await second.kill("SIGTERM");
   }, 120_000);
+});
+
+describe("webhooks: a bad configuration stops the start", () => {
+  it.each([
+    ["URLs without a secret", { WEBHOOK_URLS: "https://hooks.example.com/a" }, "WEBHOOK_SECRET: is required when WEBHOOK_URLS is set"],
+    ["a URL without a scheme", { WEBHOOK_URLS: "https://hooks.example.com/a,hooks.example.com/b", WEBHOOK_SECRET: newWebhookSecret() }, `WEBHOOK_URLS: "hooks.example.com/b" is not an http:// or https:// URL`],
+    ["a secret not in the whsec_ form", { WEBHOOK_URLS: "https://hooks.example.com/a", WEBHOOK_SECRET: "hunter2" }, "WEBHOOK_SECRET: must be whsec_"],
+  ])("%s", async (_case, env, message) => {
+    const run = spawnCli(["gateway"], { DATA_DIR: tempDir("aub-webhooks-"), GATEWAY_PORT: String(await freePort()), ...env });
+    const { code, stdout, stderr } = await run.exited;
+    expect(code).not.toBe(0);
+    expect(stdout + stderr).toContain(message);
+    expect(stdout + stderr).not.toContain("listening on");
+  });
 });
 
 describe("webhooks on PostgreSQL", () => {
