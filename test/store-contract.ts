@@ -1006,6 +1006,22 @@ export function runStoreContract(name: string, makeStore: (options?: StoreOption
         expect(await claim(outbox, 1e12)).toEqual([]);
       });
 
+      it("prunes only messages sent or given up before the moment given", async () => {
+        for (const id of ["q1", "q2"]) {
+          await outbox.create(pendingRecord(id));
+          await outbox.resolve(id, answered());
+        }
+        const [a, b, c] = await claim(outbox, 5_000);
+        await outbox.settleWebhook(a!.id, "sender-1", { outcome: "sent", atMs: 5_100 });
+        await outbox.settleWebhook(b!.id, "sender-1", { outcome: "given_up", atMs: 5_200, error: "HTTP 410" });
+        await outbox.settleWebhook(c!.id, "sender-1", { outcome: "retry", atMs: 5_100, retryAtMs: 6_000, error: "HTTP 500" });
+        expect(await outbox.pruneWebhooks(5_100)).toBe(0);
+        expect(await outbox.pruneWebhooks(5_101)).toBe(1);
+        expect(await outbox.pruneWebhooks(1e12)).toBe(1);
+        expect(await outbox.countWebhooks()).toBe(2);
+        expect((await claim(outbox, 6_000)).map((m) => m.id).sort()).toContain(c!.id);
+      });
+
       it("leaves the messages of URLs it is told to skip for later", async () => {
         await outbox.create(pendingRecord("q1"));
         await outbox.resolve("q1", answered());

@@ -25,7 +25,7 @@ const STORE_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.2
 const TIMED_OPERATIONS = ["create", "get", "list", "countPending", "resolve", "expireDue", "nextExpiryMs", "addDelivery", "mergePartial", "pendingAwaitingDelivery", "claimDelivery", "liveClaims", "setTargetState", "setRendered", "markReplySeen", "unmarkReplySeen", "pruneRepliesSeen", "followUpsDue", "nextFollowUpMs", "lateWindowsEnded", "markReminder", "markEscalated", "addReminderCopy", "setLateAnswer"] as const;
 
 /** The webhook outbox's store calls, timed like the others. */
-const WEBHOOK_OPERATIONS = ["claimWebhooks", "settleWebhook", "nextWebhookMs", "countWebhooks"] as const;
+const WEBHOOK_OPERATIONS = ["claimWebhooks", "settleWebhook", "nextWebhookMs", "countWebhooks", "pruneWebhooks"] as const;
 
 /**
  * A gateway's Prometheus metrics, in a registry of its own (several gateways may run in one process). Counters move

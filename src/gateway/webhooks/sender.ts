@@ -11,6 +11,9 @@ const CONCURRENCY = 16;
 const PER_URL = 4;
 /** With nothing due, the outbox is looked at this often anyway (a shared store's rows another instance left). */
 const IDLE_SWEEP_MS = 30_000;
+/** Messages sent or given up are kept this long (for ops to look at), and pruned about once an hour. */
+const KEEP_DONE_MS = 7 * 24 * 60 * 60 * 1000;
+const PRUNE_EVERY_MS = 60 * 60 * 1000;
 
 export type WebhookOutcome = "sent" | "retried" | "given_up";
 
@@ -56,6 +59,7 @@ export function createWebhookSender(options: WebhookSenderOptions) {
   let passing = false;
   let again = false;
   let stopped = true;
+  let prunedAtMs = Number.NEGATIVE_INFINITY;
 
   async function pass(): Promise<void> {
     if (stopped) return;
@@ -65,6 +69,10 @@ export function createWebhookSender(options: WebhookSenderOptions) {
     }
     passing = true;
     try {
+      if (now() - prunedAtMs >= PRUNE_EVERY_MS) {
+        prunedAtMs = now();
+        await store.pruneWebhooks(prunedAtMs - KEEP_DONE_MS).catch((error: Error) => log.warn(`old webhook messages could not be pruned: ${error.message}`));
+      }
       // A wake while this pass runs (its schedule included) makes it claim once more.
       do {
         again = false;

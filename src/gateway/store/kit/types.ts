@@ -202,6 +202,8 @@ export interface QuestionStore {
   nextWebhookMs(): Promise<number | undefined>;
   /** How many outbox messages are neither sent nor given up (every instance's). */
   countWebhooks(): Promise<number>;
+  /** Forgets messages sent or given up before `doneBeforeMs`; returns how many. */
+  pruneWebhooks(doneBeforeMs: number): Promise<number>;
   close(): Promise<void>;
 }
 

@@ -57,7 +57,7 @@ export function createMemoryStore(options: { webhookUrls?: readonly string[] } =
   const replyKeys = new Map<string, number>();
   const replyKeyText = (key: { surface: string; chat: string; messageRef: string }) => `${key.surface}\n${key.chat}\n${key.messageRef}`;
   /** The webhook outbox: id → its row, the next due moment (undefined once sent or given up), and the claimant. */
-  const outbox = new Map<string, { row: OutboxRow; dueAtMs: number | undefined; claimant?: string; seq: number }>();
+  const outbox = new Map<string, { row: OutboxRow; dueAtMs: number | undefined; claimant?: string; doneAtMs?: number; seq: number }>();
   let outboxSeq = 0;
   /** Writes the event's outbox messages with the state change (one step on one thread: the same commit). */
   const addToOutbox = (event: WebhookEvent, record: QuestionRecord): void => {
@@ -368,6 +368,7 @@ export function createMemoryStore(options: { webhookUrls?: readonly string[] } =
       if (!message || message.dueAtMs === undefined || message.claimant !== claimant) return false;
       message.dueAtMs = settlementColumns(settlement).due_at_ms ?? undefined;
       message.claimant = undefined;
+      if (message.dueAtMs === undefined) message.doneAtMs = settlement.atMs;
       return true;
     },
 
@@ -381,6 +382,18 @@ export function createMemoryStore(options: { webhookUrls?: readonly string[] } =
     async countWebhooks() {
       assertOpen();
       return [...outbox.values()].filter((m) => m.dueAtMs !== undefined).length;
+    },
+
+    async pruneWebhooks(doneBeforeMs) {
+      assertOpen();
+      let pruned = 0;
+      for (const [id, m] of outbox) {
+        if (m.doneAtMs !== undefined && m.doneAtMs < doneBeforeMs) {
+          outbox.delete(id);
+          pruned++;
+        }
+      }
+      return pruned;
     },
 
     async close() {

@@ -32,7 +32,7 @@ export function createPostgresOutbox({ query, transaction }: PostgresStatements,
     });
   }
 
-  const operations: Pick<QuestionStore, "claimWebhooks" | "settleWebhook" | "nextWebhookMs" | "countWebhooks"> = {
+  const operations: Pick<QuestionStore, "claimWebhooks" | "settleWebhook" | "nextWebhookMs" | "countWebhooks" | "pruneWebhooks"> = {
     async claimWebhooks({ claimant, nowMs, leaseMs, limit, exceptUrls = [] }) {
       const rows = await query<OutboxRow & { seq: number }>(
         "claimWebhooks",
@@ -71,6 +71,17 @@ export function createPostgresOutbox({ query, transaction }: PostgresStatements,
     async countWebhooks() {
       const [row] = await query<{ n: number }>("countWebhooks", false, `SELECT count(*)::int AS n FROM webhook_outbox WHERE due_at_ms IS NOT NULL`);
       return row?.n ?? 0;
+    },
+
+    async pruneWebhooks(doneBeforeMs) {
+      const [row] = await query<{ pruned: number }>(
+        "pruneWebhooks",
+        true,
+        `WITH gone AS (DELETE FROM webhook_outbox WHERE due_at_ms IS NULL AND COALESCE(sent_at_ms, given_up_at_ms) < $1::bigint RETURNING 1)
+         SELECT count(*)::int AS pruned FROM gone`,
+        [doneBeforeMs],
+      );
+      return row?.pruned ?? 0;
     },
   };
 

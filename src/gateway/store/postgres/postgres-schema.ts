@@ -224,7 +224,8 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
      seq            BIGINT GENERATED ALWAYS AS IDENTITY
    );
    CREATE INDEX webhook_outbox_due ON webhook_outbox (due_at_ms, seq) WHERE due_at_ms IS NOT NULL;
-   CREATE INDEX webhook_outbox_by_question ON webhook_outbox (question_id);`,
+   CREATE INDEX webhook_outbox_by_question ON webhook_outbox (question_id);
+   CREATE INDEX webhook_outbox_done ON webhook_outbox ((COALESCE(sent_at_ms, given_up_at_ms))) WHERE due_at_ms IS NULL;`,
 ];
 
 export interface PostgresMigrationReport {

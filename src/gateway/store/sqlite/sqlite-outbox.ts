@@ -27,6 +27,7 @@ export function createSqliteOutbox(db: Database.Database, urls: readonly string[
     ),
     next: db.prepare<[], { next: number | null }>(`SELECT min(due_at_ms) AS next FROM webhook_outbox WHERE due_at_ms IS NOT NULL`),
     count: db.prepare<[], { n: number }>(`SELECT count(*) AS n FROM webhook_outbox WHERE due_at_ms IS NOT NULL`),
+    prune: db.prepare<[number]>(`DELETE FROM webhook_outbox WHERE due_at_ms IS NULL AND COALESCE(sent_at_ms, given_up_at_ms) < ?`),
   };
 
   return {
@@ -45,5 +46,6 @@ export function createSqliteOutbox(db: Database.Database, urls: readonly string[
     },
     next: (): number | undefined => sql.next.get()?.next ?? undefined,
     count: (): number => sql.count.get()!.n,
+    prune: (doneBeforeMs: number): number => sql.prune.run(doneBeforeMs).changes,
   };
 }

@@ -127,7 +127,8 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
      given_up_at_ms INTEGER
    );
    CREATE INDEX webhook_outbox_due ON webhook_outbox (due_at_ms) WHERE due_at_ms IS NOT NULL;
-   CREATE INDEX webhook_outbox_by_question ON webhook_outbox (question_id);`,
+   CREATE INDEX webhook_outbox_by_question ON webhook_outbox (question_id);
+   CREATE INDEX webhook_outbox_done ON webhook_outbox (COALESCE(sent_at_ms, given_up_at_ms)) WHERE due_at_ms IS NULL;`,
 ];
 
 export function applySqlitePragmas(db: Database.Database): void {

@@ -472,6 +472,11 @@ export function createSqliteStore({ dataDir, onCorruptRecord = warnCorruptRecord
       }),
     nextWebhookMs: () => run(() => outbox.next()),
     countWebhooks: () => run(() => outbox.count()),
+    pruneWebhooks: (doneBeforeMs) =>
+      run(() => {
+        beginWrite();
+        return durable(outbox.prune(doneBeforeMs));
+      }),
     async close() {
       if (!db.open) return;
       commitBatch();
