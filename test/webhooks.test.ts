@@ -259,6 +259,26 @@ describe("webhooks: retries", () => {
     expect(await metric(second.url, "ask_user_bridge_webhooks_pending")).toBe(0);
   });
 
+  it("gives up, unsent, what is left for a URL taken out of WEBHOOK_URLS", async () => {
+    const secret = newWebhookSecret();
+    const removed = await receiver(secret, () => 500);
+    const kept = await receiver(secret);
+    const dataDir = tempDir();
+    const quick = { retryBaseMs: 100, leaseMs: 500 };
+    const first = await gateway([removed.url], secret, { config: { DATA_DIR: dataDir }, webhooks: quick });
+    const { id } = await rpcOk(first.url, "question.request", oneQuestion());
+    await rpcOk(first.url, "question.resolve", { id, answers: { deploy_target: "Production" } });
+    await removed.waitFor((r) => r[0]);
+    await first.close();
+    const triedBefore = removed.received.length;
+    const second = await gateway([kept.url], secret, { config: { DATA_DIR: dataDir }, webhooks: quick });
+    await expect.poll(() => deliveries(second.url, "given_up"), { timeout: 20_000 }).toBe(1);
+    expect(await metric(second.url, "ask_user_bridge_webhooks_pending")).toBe(0);
+    expect(second.lines.find((l) => l.includes("given up"))).toContain("its URL is no longer in WEBHOOK_URLS");
+    expect(removed.received).toHaveLength(triedBefore);
+    expect(kept.received).toEqual([]);
+  });
+
   it("does not follow a redirect: it is a failed try, retried at the same URL", async () => {
     const secret = newWebhookSecret();
     const hook = await receiver(secret, ({ n, path }) => (path === "/redirected" ? 200 : n === 0 ? 307 : 200));

@@ -85,6 +85,7 @@ export async function startGateway(
     webhookUrls.length > 0 && config.WEBHOOK_SECRET
       ? createWebhookSender({
           store: metrics.timeStore(store),
+          urls: webhookUrls,
           secret: config.WEBHOOK_SECRET,
           timeoutMs: (config.WEBHOOK_TIMEOUT_SECONDS ?? 10) * 1000,
           onOutcome: metrics.onWebhookOutcome,

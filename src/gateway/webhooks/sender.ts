@@ -19,6 +19,8 @@ export type WebhookOutcome = "sent" | "retried" | "given_up";
 
 export interface WebhookSenderOptions {
   store: QuestionStore;
+  /** WEBHOOK_URLS: a message left in the outbox for a URL no longer among them is given up, not sent. */
+  urls: readonly string[];
   /** `whsec_<base64>` or the base64 alone. */
   secret: string;
   /** One POST's limit (default 10 s): no answer by then is a failed try. */
@@ -52,6 +54,7 @@ export function createWebhookSender(options: WebhookSenderOptions) {
   const log = options.log ?? { info: () => undefined, warn: (message: string) => console.warn(`[webhooks] ${message}`) };
   const signer = new Webhook(options.secret);
   const claimant = `aub-webhooks-${randomBytes(6).toString("hex")}`;
+  const configured = new Set(options.urls);
 
   const inFlight = new Map<string, AbortController>();
   const perUrl = new Map<string, number>();
@@ -100,7 +103,7 @@ export function createWebhookSender(options: WebhookSenderOptions) {
     if (next === undefined) return arm(IDLE_SWEEP_MS);
     const wait = next - now();
     // Due now but not claimed: held back for a busy URL, which a settling send wakes us for.
-    if (wait <= 0) return inFlight.size > 0 ? undefined : arm(1_000);
+    if (wait <= 0) return inFlight.size > 0 ? undefined : arm(250);
     arm(Math.min(wait, IDLE_SWEEP_MS));
   }
 
@@ -115,7 +118,7 @@ export function createWebhookSender(options: WebhookSenderOptions) {
     const controller = new AbortController();
     inFlight.set(message.id, controller);
     perUrl.set(message.url, (perUrl.get(message.url) ?? 0) + 1);
-    const failure = await post(message, controller.signal);
+    const failure = configured.has(message.url) ? await post(message, controller.signal) : "its URL is no longer in WEBHOOK_URLS";
     inFlight.delete(message.id);
     const left = (perUrl.get(message.url) ?? 1) - 1;
     if (left > 0) perUrl.set(message.url, left);
@@ -131,10 +134,10 @@ export function createWebhookSender(options: WebhookSenderOptions) {
 
   /** One try: undefined when the receiver took it (2xx), else why not. */
   async function post(message: WebhookMessage, signal: AbortSignal): Promise<string | undefined> {
-    const body = webhookBody(message);
-    const at = new Date(now());
     const timeout = AbortSignal.timeout(timeoutMs);
     try {
+      const body = webhookBody(message);
+      const at = new Date(now());
       const response = await fetch(message.url, {
         method: "POST",
         redirect: "manual",
@@ -165,7 +168,7 @@ export function createWebhookSender(options: WebhookSenderOptions) {
       return;
     }
     const deadline = message.eventAtMs + retryWindowMs;
-    if (atMs >= deadline) {
+    if (atMs >= deadline || !configured.has(message.url)) {
       if (await store.settleWebhook(message.id, claimant, { outcome: "given_up", atMs, error: failure })) {
         onOutcome("given_up");
         log.warn(`${where}: given up after ${message.attempts} tries over ${Math.round((atMs - message.eventAtMs) / 1000)} s (last: ${failure})`);
