@@ -208,12 +208,10 @@ export function requireConfig<K extends keyof Config>(config: Config, keys: K[])
 export const BOT_SECRETS: readonly PlatformSecret[] = PLATFORM_LIST.flatMap((p) => p.secrets);
 
 /**
- * This deployment's secrets: the gateway token, the metrics token and the bots'. No log line may hold one
+ * This deployment's secrets: the gateway token, the metrics token, the bots' and the webhook secret. No log line may hold one
  * (createLogger), and no answer (the gateway's knownSecrets, with the token it uses, generated or not).
  */
-export function deploymentSecrets(
-  config: Partial<Pick<Config, "GATEWAY_TOKEN" | "METRICS_TOKEN" | "WEBHOOK_SECRET" | (typeof BOT_SECRETS)[number]>>,
-): (string | undefined)[] {
+export function deploymentSecrets(config: Partial<Pick<Config, "GATEWAY_TOKEN" | "METRICS_TOKEN" | "WEBHOOK_SECRET" | (typeof BOT_SECRETS)[number]>>): (string | undefined)[] {
   return [config.GATEWAY_TOKEN, config.METRICS_TOKEN, ...BOT_SECRETS.map((key) => config[key]), ...webhookSecretForms(config.WEBHOOK_SECRET)];
 }
 
