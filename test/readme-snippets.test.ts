@@ -39,6 +39,7 @@ describe("README framework snippets", () => {
     ["LangChain.js", "frameworks-langchain.test.ts"],
     ["OpenAI Agents SDK", "frameworks-openai-agents.test.ts"],
     ["Codex", "codex-app-server.test.ts"],
+    ["Verifying the signature", "webhooks.test.ts"],
   ])("%s is the code %s runs", (heading, file) => {
     expect(readmeSnippet(heading)).toEqual(testBlock(file, heading));
   });

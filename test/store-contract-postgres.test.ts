@@ -24,8 +24,8 @@ afterAll(async () => {
   await db?.drop();
 });
 
-runStoreContract("postgres", async () => {
-  const open = () => createPostgresStore({ connectionString: db.url, log: () => undefined });
+runStoreContract("postgres", async (options) => {
+  const open = () => createPostgresStore({ connectionString: db.url, log: () => undefined, ...options });
   const stores: QuestionStore[] = [];
   const opened = async () => {
     const store = await open();

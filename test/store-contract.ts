@@ -3,6 +3,11 @@ import type { QuestionRecord, ResolvedBy } from "../src/record/record.ts";
 import { QuestionExistsError, QuotaExceededError, SessionBusyError } from "../src/gateway/store/kit/errors.ts";
 import type { DeliveryClaim, PendingLimits, QuestionStore, Resolution } from "../src/gateway/store/kit/types.ts";
 
+/** How a harness opens its stores: with webhook URLs, each resolution and late answer writes the outbox. */
+export interface StoreOptions {
+  webhookUrls?: readonly string[];
+}
+
 /** One store under test. `reopen` (durable stores only) closes it and opens it again on the same data. */
 export interface StoreHarness {
   store: QuestionStore;
@@ -84,7 +89,7 @@ const answered = (resolvedAtMs = 2_000): AnsweredResolution => ({
   resolvedAtMs,
 });
 
-export function runStoreContract(name: string, makeStore: () => Promise<StoreHarness>): void {
+export function runStoreContract(name: string, makeStore: (options?: StoreOptions) => Promise<StoreHarness>): void {
   describe(`QuestionStore contract: ${name}`, () => {
     let harness: StoreHarness;
     let store: QuestionStore;
@@ -948,6 +953,125 @@ export function runStoreContract(name: string, makeStore: () => Promise<StoreHar
         await store.create(pendingRecord("q1", { sessionKey: "shared" }));
         await expect(other.create(pendingRecord("q2", { sessionKey: "shared" }))).rejects.toThrow(SessionBusyError);
         await other.close();
+      });
+    });
+
+    describe("webhook outbox", () => {
+      const URLS = ["http://127.0.0.1:9/a", "https://hooks.example.com/b"];
+      let hooks: StoreHarness;
+      let outbox: QuestionStore;
+      beforeEach(async () => {
+        hooks = await makeStore({ webhookUrls: URLS });
+        outbox = hooks.store;
+      });
+      afterEach(() => hooks.cleanup());
+      const claim = (s: QuestionStore, nowMs: number, claimant = "sender-1", extra: { limit?: number; exceptUrls?: string[] } = {}) =>
+        s.claimWebhooks({ claimant, nowMs, leaseMs: 1_000, limit: extra.limit ?? 50, ...(extra.exceptUrls ? { exceptUrls: extra.exceptUrls } : {}) });
+      const lateAnswer = { answers: { target: ["Production"] }, by: { surface: "web", user: "ada", via: "web" } as ResolvedBy, atMs: 20_000 };
+
+      it("writes one message per URL with the resolution, the expiry and the late answer; a refused change writes none", async () => {
+        await outbox.create(pendingRecord("q1"));
+        await outbox.create(pendingRecord("q2", { expiresAtMs: 5_000, lateAnswerSeconds: 3_600 }));
+        expect((await outbox.resolve("q1", answered(2_000))).ok).toBe(true);
+        expect((await outbox.resolve("q1", answered(3_000))).ok).toBe(false);
+        expect(await outbox.expireDue(10_000, 10)).toHaveLength(1);
+        expect((await outbox.setLateAnswer("q2", lateAnswer)).ok).toBe(true);
+        expect((await outbox.setLateAnswer("q2", { ...lateAnswer, atMs: 21_000 })).ok).toBe(false);
+        expect(await outbox.countWebhooks()).toBe(6);
+        if (hooks.reopen) outbox = await hooks.reopen();
+        const messages = await claim(outbox, 30_000);
+        expect(messages).toHaveLength(6);
+        expect(new Set(messages.map((m) => m.id)).size).toBe(6);
+        for (const m of messages) expect(m.id).toMatch(/^msg_[A-Za-z0-9_-]{20,}$/);
+        const of = (questionId: string, event: string) => messages.filter((m) => m.questionId === questionId && m.event === event);
+        expect(of("q1", "question.resolved").map((m) => m.url).sort()).toEqual([...URLS].sort());
+        expect(of("q1", "question.resolved")[0]).toMatchObject({ eventAtMs: 2_000, attempts: 1, record: { id: "q1", status: "answered", answers: { target: ["Production"] }, by } });
+        expect(of("q2", "question.resolved")[0]).toMatchObject({ eventAtMs: 10_000, record: { status: "expired", reason: "expired" } });
+        expect(of("q2", "question.resolved")[0]!.record.lateAnswer).toBeUndefined();
+        expect(of("q2", "question.lateAnswered")).toHaveLength(2);
+        expect(of("q2", "question.lateAnswered")[0]).toMatchObject({ eventAtMs: 20_000, record: { status: "expired", lateAnswer } });
+      });
+
+      it("writes nothing when the store was opened without webhook URLs", async () => {
+        await store.create(pendingRecord("q1"));
+        await store.resolve("q1", answered());
+        expect(await store.countWebhooks()).toBe(0);
+        expect(await store.nextWebhookMs()).toBeUndefined();
+        expect(await claim(store, 10_000)).toEqual([]);
+      });
+
+      it("leases a claimed message: nobody claims it until the lease ends, then it comes back with the same id", async () => {
+        await outbox.create(pendingRecord("q1"));
+        await outbox.resolve("q1", answered());
+        const first = await claim(outbox, 5_000, "sender-1", { limit: 1 });
+        expect(first).toHaveLength(1);
+        const [second] = await claim(outbox, 5_000, "sender-1");
+        expect(second!.id).not.toBe(first[0]!.id);
+        expect(await claim(outbox, 5_999, "sender-2")).toEqual([]);
+        expect(await outbox.nextWebhookMs()).toBe(6_000);
+        const again = await claim(outbox, 6_000, "sender-2");
+        expect(again.map((m) => [m.id, m.attempts]).sort()).toEqual([[first[0]!.id, 2], [second!.id, 2]].sort());
+        // The first claimant's lease is over and another holds it: its late settlement changes nothing.
+        expect(await outbox.settleWebhook(first[0]!.id, "sender-1", { outcome: "sent", atMs: 6_100 })).toBe(false);
+        expect(await outbox.settleWebhook(first[0]!.id, "sender-2", { outcome: "retry", atMs: 6_100, retryAtMs: 9_000, error: "HTTP 500" })).toBe(true);
+        expect(await outbox.settleWebhook(second!.id, "sender-2", { outcome: "sent", atMs: 6_100 })).toBe(true);
+        expect(await outbox.countWebhooks()).toBe(1);
+        expect(await outbox.nextWebhookMs()).toBe(9_000);
+        expect(await claim(outbox, 8_999)).toEqual([]);
+        if (hooks.reopen) outbox = await hooks.reopen();
+        expect((await claim(outbox, 9_000)).map((m) => [m.id, m.attempts])).toEqual([[first[0]!.id, 3]]);
+      });
+
+      it("never hands out a message again once it is sent or given up", async () => {
+        await outbox.create(pendingRecord("q1"));
+        await outbox.resolve("q1", answered());
+        const [a, b] = await claim(outbox, 5_000);
+        expect(await outbox.settleWebhook(a!.id, "sender-1", { outcome: "sent", atMs: 5_100 })).toBe(true);
+        expect(await outbox.settleWebhook(b!.id, "sender-1", { outcome: "given_up", atMs: 5_100, error: "HTTP 410" })).toBe(true);
+        expect(await outbox.settleWebhook(a!.id, "sender-1", { outcome: "retry", atMs: 5_200, retryAtMs: 5_300, error: "late" })).toBe(false);
+        expect(await outbox.countWebhooks()).toBe(0);
+        expect(await outbox.nextWebhookMs()).toBeUndefined();
+        expect(await claim(outbox, 1e12)).toEqual([]);
+      });
+
+      it("prunes only messages sent or given up before the moment given", async () => {
+        for (const id of ["q1", "q2"]) {
+          await outbox.create(pendingRecord(id));
+          await outbox.resolve(id, answered());
+        }
+        const [a, b, c] = await claim(outbox, 5_000);
+        await outbox.settleWebhook(a!.id, "sender-1", { outcome: "sent", atMs: 5_100 });
+        await outbox.settleWebhook(b!.id, "sender-1", { outcome: "given_up", atMs: 5_200, error: "HTTP 410" });
+        await outbox.settleWebhook(c!.id, "sender-1", { outcome: "retry", atMs: 5_100, retryAtMs: 6_000, error: "HTTP 500" });
+        expect(await outbox.pruneWebhooks(5_100)).toBe(0);
+        expect(await outbox.pruneWebhooks(5_101)).toBe(1);
+        expect(await outbox.pruneWebhooks(1e12)).toBe(1);
+        expect(await outbox.countWebhooks()).toBe(2);
+        expect((await claim(outbox, 6_000)).map((m) => m.id).sort()).toContain(c!.id);
+      });
+
+      it("leaves the messages of URLs it is told to skip for later", async () => {
+        await outbox.create(pendingRecord("q1"));
+        await outbox.resolve("q1", answered());
+        const some = await claim(outbox, 5_000, "sender-1", { exceptUrls: [URLS[0]!] });
+        expect(some.map((m) => m.url)).toEqual([URLS[1]]);
+        expect((await claim(outbox, 5_000)).map((m) => m.url)).toEqual([URLS[0]]);
+      });
+
+      it("gives each due message to exactly one of several instances claiming at once (shared stores)", async (ctx) => {
+        if (!hooks.openAnother) return ctx.skip();
+        const others = [await hooks.openAnother(), await hooks.openAnother()];
+        for (let i = 0; i < 30; i++) {
+          await outbox.create(pendingRecord(`q${i}`));
+          await outbox.resolve(`q${i}`, answered());
+        }
+        const all = [outbox, ...others];
+        const claimed = (await Promise.all(all.flatMap((s, i) => [claim(s, 5_000, `sender-${i}`, { limit: 7 }), claim(s, 5_000, `sender-${i}`, { limit: 13 })]))).flat();
+        const rest = (await Promise.all(all.map((s, i) => claim(s, 5_000, `sender-${i}`)))).flat();
+        const ids = [...claimed, ...rest].map((m) => m.id);
+        expect(ids).toHaveLength(60);
+        expect(new Set(ids).size).toBe(60);
+        for (const other of others) await other.close();
       });
     });
   });

@@ -27,19 +27,19 @@ const makeTempDir = (): string => {
 };
 const removeDir = (dir: string): void => fs.rmSync(dir, { recursive: true, force: true });
 
-runStoreContract("memory", async () => {
-  const store = createMemoryStore();
+runStoreContract("memory", async (options) => {
+  const store = createMemoryStore(options);
   return { store, cleanup: () => store.close() };
 });
 
-runStoreContract("sqlite", async () => {
+runStoreContract("sqlite", async (options) => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "aub-store-"));
-  let store = createSqliteStore({ dataDir });
+  let store = createSqliteStore({ dataDir, ...options });
   return {
     store,
     reopen: async () => {
       await store.close();
-      store = createSqliteStore({ dataDir });
+      store = createSqliteStore({ dataDir, ...options });
       return store;
     },
     cleanup: async () => {

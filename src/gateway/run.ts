@@ -15,6 +15,7 @@ import { logCallback, redactAlso, type Logger } from "../runtime/log.ts";
 import { createLifecycleLog } from "./service/lifecycle-log.ts";
 import { createAnswerLinks, loadLinkKey, type AnswerLinks } from "./links/answer-links.ts";
 import { withAnswerLinks } from "./links/store-links.ts";
+import { createWebhookSender, type WebhookSenderOptions } from "./webhooks/sender.ts";
 
 export interface RunningGateway {
   url: string;
@@ -33,6 +34,7 @@ type GatewayConfig = Pick<
   Partial<Pick<Config, "ASK_ALLOWED_TARGETS" | "ASK_MAX_PENDING_PER_RUN" | "ASK_MAX_PENDING_PER_CREDENTIAL" | "GATEWAY_MAX_CONNECTIONS" | "GATEWAY_MAX_CONNECTIONS_PER_CREDENTIAL">> &
   Partial<Pick<Config, "METRICS_TOKEN" | "METRICS_PUBLIC">> &
   Partial<Pick<Config, "REMIND_BEFORE_SECONDS" | "LATE_ANSWER_SECONDS">> &
+  Partial<Pick<Config, "WEBHOOK_URLS" | "WEBHOOK_SECRET" | "WEBHOOK_TIMEOUT_SECONDS">> &
   Partial<Pick<Config, (typeof BOT_SECRETS)[number]>> &
   Partial<Pick<Config, "GATEWAY_PUBLIC_URL">>;
 
@@ -78,6 +80,8 @@ export async function startGateway(
     webApp?: (ctx: WebAppContext) => GatewayWebApp;
     /** The answer links' page (`/a/<token>`), made once the links are (`start` and `gateway` hand in src/web/answer-page.ts). */
     answerPage?: (ctx: AnswerPageContext) => HttpRoute[];
+    /** Tests: the webhook sender's clock, retry window, first retry wait and lease. */
+    webhooks?: Pick<WebhookSenderOptions, "now" | "retryWindowMs" | "retryBaseMs" | "leaseMs">;
   } = {},
 ): Promise<RunningGateway> {
   if (extras.logger && !extras.log) extras = { ...extras, log: logCallback(extras.logger) };
@@ -90,7 +94,9 @@ export async function startGateway(
   // A token from DATA_DIR (generated now or by an earlier start) is as secret as a configured one.
   if (extras.logger) redactAlso(extras.logger, [token]);
   // The backend's driver loads only here: PostgreSQL (DATABASE_URL), SQLite under DATA_DIR, or memory.
-  const { store, credentials, close: closeStores } = await openStores(config, extras.log);
+  // Webhooks need both halves (loadConfig refuses one alone): only then does the store write an outbox.
+  const webhookUrls = config.WEBHOOK_SECRET ? (config.WEBHOOK_URLS ?? []) : [];
+  const { store, credentials, close: closeStores } = await openStores({ ...config, WEBHOOK_URLS: webhookUrls }, extras.log);
   const events = createEventHub();
   // /metrics: the store's calls timed, the service's events counted, the server's connections read at scrape time.
   let connectionSnapshots: () => ConnectionSnapshot[] = () => [];
@@ -107,6 +113,20 @@ export async function startGateway(
     await closeStores();
     throw error;
   }
+  // Webhooks: the store writes the outbox in each event's commit; the sender posts it, woken by the event.
+  const webhooks =
+    webhookUrls.length > 0 && config.WEBHOOK_SECRET
+      ? createWebhookSender({
+          store: metrics.timeStore(store),
+          urls: webhookUrls,
+          secret: config.WEBHOOK_SECRET,
+          timeoutMs: (config.WEBHOOK_TIMEOUT_SECONDS ?? 10) * 1000,
+          onOutcome: metrics.onWebhookOutcome,
+          log: { info: (message) => extras.logger?.info(message), warn },
+          ...extras.webhooks,
+        })
+      : undefined;
+  if (webhooks) events.subscribe((event) => (event === "question.resolved" || event === "question.lateAnswered") && webhooks.wake());
   const service = createQuestionService({
     store: withAnswerLinks(metrics.timeStore(store), links.linksFor),
     events,
@@ -131,6 +151,7 @@ export async function startGateway(
     await closeStores();
     throw error;
   }
+  webhooks?.start();
   // One backoff for every token check, the web app's sign-in included.
   const backoff = createAuthBackoff();
   const ui = extras.webApp?.({
@@ -165,6 +186,7 @@ export async function startGateway(
     address = await server.listen();
   } catch (error) {
     service.stop();
+    webhooks?.stop();
     await closeStores();
     throw error;
   }
@@ -177,6 +199,7 @@ export async function startGateway(
     credentials,
     async close() {
       service.stop();
+      webhooks?.stop();
       await server.close();
       await closeStores();
     },

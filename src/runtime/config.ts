@@ -25,6 +25,51 @@ const targetList = z
 /** Every platform's environment variables: the descriptors' zod fragments, one after the other. */
 const platformEnv = Object.assign({}, ...PLATFORM_LIST.map((p) => p.env(ENV_KIT))) as PlatformEnvShape;
 
+/** Issue 29 §4: comma-separated http(s) URLs the gateway POSTs each resolution and late answer to. */
+const webhookUrls = z
+  .string()
+  .optional()
+  .transform((v, ctx) => {
+    const urls = (v ?? "").split(",").map((part) => part.trim()).filter((part) => part !== "");
+    for (const text of urls) {
+      let parsed: URL | undefined;
+      try {
+        parsed = new URL(text);
+      } catch {
+        // reported below
+      }
+      if (!parsed || (parsed.protocol !== "http:" && parsed.protocol !== "https:")) {
+        ctx.addIssue({ code: "custom", message: `"${text}" is not an http:// or https:// URL (comma-separated URLs, e.g. https://n8n.example.com/webhook/ask-user)` });
+      } else if (parsed.username || parsed.password) {
+        ctx.addIssue({ code: "custom", message: `"${parsed.host}…" holds a user name or password; put the credentials in the receiver, or a secret path segment` });
+      }
+    }
+    return [...new Set(urls)];
+  });
+
+/** The Standard Webhooks secret sizes (its spec: 24 to 64 bytes). */
+export const WEBHOOK_SECRET_BYTES = { min: 24, max: 64 } as const;
+
+/**
+ * `whsec_<base64>` (the Standard Webhooks form), or the base64 alone (the `standardwebhooks` package takes both), of
+ * 24 to 64 random bytes.
+ */
+const webhookSecret = z
+  .string()
+  .trim()
+  .optional()
+  .transform((v) => (v ? v : undefined))
+  .refine(
+    (v) => {
+      if (v === undefined) return true;
+      const base64 = v.startsWith("whsec_") ? v.slice("whsec_".length) : v;
+      if (!/^[A-Za-z0-9+/]+={0,2}$/.test(base64) || base64.length % 4 !== 0) return false;
+      const bytes = Buffer.from(base64, "base64").length;
+      return bytes >= WEBHOOK_SECRET_BYTES.min && bytes <= WEBHOOK_SECRET_BYTES.max;
+    },
+    `must be whsec_ and the base64 of ${WEBHOOK_SECRET_BYTES.min} to ${WEBHOOK_SECRET_BYTES.max} random bytes (or that base64 alone): make one with \`echo "whsec_$(openssl rand -base64 32)"\``,
+  );
+
 export const configSchema = z.object({
   GATEWAY_HOST: z.string().trim().min(1).default("127.0.0.1"),
   GATEWAY_PORT: port.default(8787),
@@ -115,6 +160,12 @@ export const configSchema = z.object({
   /** Test-only: lowers the 30 s timeout floor so expiry can be tested quickly. Never part of the contract. */
   ASK_TEST_MIN_TIMEOUT_SECONDS: z.coerce.number().positive().max(30).optional(),
 
+  /** Webhooks (issue 29 §4): both or neither; see loadConfig. */
+  WEBHOOK_URLS: webhookUrls,
+  WEBHOOK_SECRET: webhookSecret,
+  /** How long one webhook POST may take before it counts as failed (and is retried). */
+  WEBHOOK_TIMEOUT_SECONDS: z.coerce.number().positive().max(60).default(10),
+
   /** Each platform's variables, from its descriptor (src/platforms/<platform>/platform.ts), in registry order. */
   ...platformEnv,
 });
@@ -133,7 +184,13 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   // `NAME=` in .env means unset, so defaults apply.
   const given = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value.trim() !== ""));
   const result = configSchema.safeParse(given);
-  if (result.success) return result.data;
+  if (result.success) {
+    const { WEBHOOK_URLS: urls, WEBHOOK_SECRET: secret } = result.data;
+    // Unsigned webhooks would be forgeable, and a secret without URLs is a forgotten setting: refuse both halves.
+    if (urls.length > 0 && secret === undefined) throw new ConfigError(["WEBHOOK_SECRET: is required when WEBHOOK_URLS is set (webhooks are always signed)"]);
+    if (urls.length === 0 && secret !== undefined) throw new ConfigError(["WEBHOOK_URLS: is required when WEBHOOK_SECRET is set (or leave both unset: no webhooks)"]);
+    return result.data;
+  }
   throw new ConfigError(result.error.issues.map((issue) => `${String(issue.path[0] ?? "env")}: ${issue.message}`));
 }
 
@@ -151,9 +208,15 @@ export function requireConfig<K extends keyof Config>(config: Config, keys: K[])
 export const BOT_SECRETS: readonly PlatformSecret[] = PLATFORM_LIST.flatMap((p) => p.secrets);
 
 /**
- * This deployment's secrets: the gateway token, the metrics token and the bots'. No log line may hold one
+ * This deployment's secrets: the gateway token, the metrics token, the bots' and the webhook secret. No log line may hold one
  * (createLogger), and no answer (the gateway's knownSecrets, with the token it uses, generated or not).
  */
-export function deploymentSecrets(config: Partial<Pick<Config, "GATEWAY_TOKEN" | "METRICS_TOKEN" | (typeof BOT_SECRETS)[number]>>): (string | undefined)[] {
-  return [config.GATEWAY_TOKEN, config.METRICS_TOKEN, ...BOT_SECRETS.map((key) => config[key])];
+export function deploymentSecrets(config: Partial<Pick<Config, "GATEWAY_TOKEN" | "METRICS_TOKEN" | "WEBHOOK_SECRET" | (typeof BOT_SECRETS)[number]>>): (string | undefined)[] {
+  return [config.GATEWAY_TOKEN, config.METRICS_TOKEN, ...BOT_SECRETS.map((key) => config[key]), ...webhookSecretForms(config.WEBHOOK_SECRET)];
+}
+
+/** The webhook secret as written, and its base64 alone (a log line or an answer may hold either). */
+function webhookSecretForms(secret: string | undefined): string[] {
+  if (secret === undefined) return [];
+  return secret.startsWith("whsec_") ? [secret, secret.slice("whsec_".length)] : [secret];
 }

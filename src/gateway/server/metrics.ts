@@ -24,6 +24,9 @@ const STORE_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.2
 /** The store methods timed by `timeStore` (what a scrape labels `operation`). */
 const TIMED_OPERATIONS = ["create", "get", "list", "countPending", "resolve", "expireDue", "nextExpiryMs", "addDelivery", "mergePartial", "pendingAwaitingDelivery", "claimDelivery", "liveClaims", "setTargetState", "setRendered", "markReplySeen", "unmarkReplySeen", "pruneRepliesSeen", "followUpsDue", "nextFollowUpMs", "lateWindowsEnded", "markReminder", "markEscalated", "addReminderCopy", "setLateAnswer"] as const;
 
+/** The webhook outbox's store calls, timed like the others. */
+const WEBHOOK_OPERATIONS = ["claimWebhooks", "settleWebhook", "nextWebhookMs", "countWebhooks", "pruneWebhooks"] as const;
+
 /**
  * A gateway's Prometheus metrics, in a registry of its own (several gateways may run in one process). Counters move
  * with the events this instance emits for its own work (`remote` events, committed by other instances on a shared
@@ -43,7 +46,24 @@ export function createGatewayMetrics(options: { store: QuestionStore; connection
   const followUps = new Counter({ name: name("follow_ups_total"), help: "When nobody answers: reminders fired, escalation steps taken and late answers taken, by kind.", labelNames: ["kind"], registers: [register] });
   const storeSeconds = new Histogram({ name: name("store_operation_seconds"), help: "Time of each store call until it settled (a write: committed), by operation.", labelNames: ["operation", "outcome"], buckets: STORE_BUCKETS, registers: [register] });
 
+  // Webhooks (issue 29 §4): each try's outcome as this instance saw it, and the outbox's open messages.
+  const webhookDeliveries = new Counter({
+    name: name("webhook_deliveries_total"),
+    help: "Webhook tries by outcome: sent (2xx), retried (failed, tried again later), given_up (failed past the 24 h window).",
+    labelNames: ["outcome"],
+    registers: [register],
+  });
+  for (const outcome of ["sent", "retried", "given_up"]) webhookDeliveries.inc({ outcome }, 0);
+
   const { store, connections } = options;
+  new Gauge({
+    name: name("webhooks_pending"),
+    help: "Webhook messages neither sent nor given up (every instance's), counted at scrape time.",
+    registers: [register],
+    async collect() {
+      this.set(await store.countWebhooks());
+    },
+  });
   new Gauge({
     name: name("questions_pending"),
     help: "Pending questions in the store (every instance's), counted at scrape time.",
@@ -97,7 +117,7 @@ export function createGatewayMetrics(options: { store: QuestionStore; connection
   /** The same store, with each call's time observed (by operation, and whether it failed). */
   function timeStore(inner: QuestionStore): QuestionStore {
     const timed: QuestionStore = { ...inner };
-    for (const operation of TIMED_OPERATIONS) {
+    for (const operation of [...TIMED_OPERATIONS, ...WEBHOOK_OPERATIONS]) {
       const call = inner[operation] as (...args: unknown[]) => Promise<unknown>;
       (timed as unknown as Record<string, unknown>)[operation] = async (...args: unknown[]) => {
         const end = storeSeconds.startTimer({ operation });
@@ -118,6 +138,8 @@ export function createGatewayMetrics(options: { store: QuestionStore; connection
     register,
     onEvent,
     timeStore,
+    /** One webhook try's outcome. */
+    onWebhookOutcome: (outcome: "sent" | "retried" | "given_up") => webhookDeliveries.inc({ outcome }),
     async render(): Promise<{ contentType: string; body: string }> {
       return { contentType: register.contentType, body: await register.metrics() };
     },

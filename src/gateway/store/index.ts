@@ -14,6 +14,10 @@ export type {
   Resolution,
   ResolveOutcome,
   StoreChange,
+  WebhookClaim,
+  WebhookEvent,
+  WebhookMessage,
+  WebhookSettlement,
 } from "./kit/types.ts";
 export { createMemoryStore } from "./memory/memory-store.ts";
 export { createSqliteStore, type SqliteStoreOptions } from "./sqlite/sqlite-store.ts";

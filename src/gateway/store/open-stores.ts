@@ -6,6 +6,8 @@ export interface StoresConfig {
   DATABASE_URL?: string | undefined;
   STORE: "sqlite" | "memory";
   DATA_DIR: string;
+  /** Webhook URLs: the question store writes an outbox message per URL for each resolution and late answer. */
+  WEBHOOK_URLS?: readonly string[] | undefined;
 }
 
 /** The question store and the credential store beside it, on the same backend. */
@@ -29,20 +31,21 @@ interface Backend {
  */
 function chooseBackend(config: StoresConfig): Backend {
   const url = config.DATABASE_URL;
+  const webhookUrls = config.WEBHOOK_URLS ?? [];
   if (url) {
     return {
-      openQuestions: async (log) => (await import("./postgres/postgres-store.ts")).createPostgresStore({ connectionString: url, ...(log ? { log } : {}) }),
+      openQuestions: async (log) => (await import("./postgres/postgres-store.ts")).createPostgresStore({ connectionString: url, webhookUrls, ...(log ? { log } : {}) }),
       openCredentials: async () => (await import("./postgres/postgres-credentials.ts")).createPostgresCredentialStore(url),
     };
   }
   if (config.STORE === "memory") {
     return {
-      openQuestions: async () => (await import("./memory/memory-store.ts")).createMemoryStore(),
+      openQuestions: async () => (await import("./memory/memory-store.ts")).createMemoryStore({ webhookUrls }),
       openCredentials: async () => (await import("./memory/memory-credentials.ts")).createMemoryCredentialStore(),
     };
   }
   return {
-    openQuestions: async () => (await import("./sqlite/sqlite-store.ts")).createSqliteStore({ dataDir: config.DATA_DIR }),
+    openQuestions: async () => (await import("./sqlite/sqlite-store.ts")).createSqliteStore({ dataDir: config.DATA_DIR, webhookUrls }),
     openCredentials: async () => (await import("./sqlite/sqlite-credentials.ts")).createSqliteCredentialStore(config.DATA_DIR),
   };
 }

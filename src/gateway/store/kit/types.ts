@@ -190,8 +190,59 @@ export interface QuestionStore {
    * announced, so whoever follows the store re-reads what it follows.
    */
   onResync?(handler: () => void): () => void;
+  /**
+   * The webhook outbox (issue 29 §4). A store opened with webhook URLs writes, in the same commit as each resolution
+   * (resolve, expireDue) and each late answer (setLateAnswer), one message per URL; without URLs it writes none.
+   * Takes up to `limit` messages due at `nowMs` (their next try reached and no live lease), soonest first, and leases
+   * each to `claimant` until `nowMs + leaseMs`, counting the try (`attempts` then includes it). Across instances each
+   * due message goes to one claimant only.
+   */
+  claimWebhooks(claim: WebhookClaim): Promise<WebhookMessage[]>;
+  /**
+   * Compare-and-set on a message `claimant` holds: sent or given up (done for good), or back to the queue for a retry
+   * at `retryAtMs`. False when it changed nothing (another claimant holds it, or it was done already).
+   */
+  settleWebhook(id: string, claimant: string, settlement: WebhookSettlement): Promise<boolean>;
+  /** The earliest moment an outbox message is due (its next try, or its lease's end); undefined when none is left. */
+  nextWebhookMs(): Promise<number | undefined>;
+  /** How many outbox messages are neither sent nor given up (every instance's). */
+  countWebhooks(): Promise<number>;
+  /** Forgets messages sent or given up before `doneBeforeMs`; returns how many. */
+  pruneWebhooks(doneBeforeMs: number): Promise<number>;
   close(): Promise<void>;
 }
+
+/** The events a webhook carries: the protocol's names for a resolution and a late answer. */
+export type WebhookEvent = "question.resolved" | "question.lateAnswered";
+
+/** One outbox message: one event for one URL, sent with the same id (the `webhook-id`) and body on every try. */
+export interface WebhookMessage {
+  /** `msg_…`, stable across tries: receivers deduplicate on it. */
+  id: string;
+  event: WebhookEvent;
+  url: string;
+  questionId: string;
+  /** The record as the event's commit left it. */
+  record: QuestionRecord;
+  /** When the event happened: the resolution's resolvedAtMs, or the late answer's atMs. */
+  eventAtMs: number;
+  /** Tries begun, this one included. */
+  attempts: number;
+}
+
+export interface WebhookClaim {
+  claimant: string;
+  nowMs: number;
+  leaseMs: number;
+  limit: number;
+  /** Messages to these URLs are left for later (the sender has enough in flight to them). */
+  exceptUrls?: readonly string[];
+}
+
+export type WebhookSettlement =
+  | { outcome: "sent"; atMs: number }
+  | { outcome: "retry"; atMs: number; retryAtMs: number; error: string }
+  | { outcome: "given_up"; atMs: number; error: string };
 
 /** A change another gateway instance committed to a shared store, by record id. */
 export interface StoreChange {

@@ -22,7 +22,8 @@ import {
   reminderOffsetOf,
 } from "../kit/follow-ups.ts";
 import { acceptsLateAnswer, lateRefusal } from "../../../record/late-window.ts";
-import type { ListFilter, PendingFilter, QuestionStore } from "../kit/types.ts";
+import { outboxRowsFor, outboxRowToMessage, settlementColumns, type OutboxRow } from "../kit/outbox.ts";
+import type { ListFilter, PendingFilter, QuestionStore, WebhookEvent } from "../kit/types.ts";
 
 /**
  * Stores what a durable store would keep: plain JSON, so `undefined` fields vanish exactly as they do in
@@ -39,7 +40,8 @@ const sessionSlot = (record: QuestionRecord): string => JSON.stringify([record.a
  * An in-process store for tests and throwaway gateways. Every result is a copy. A pending index
  * (id → expiresAtMs) keeps expireDue / nextExpiryMs proportional to the pending records only.
  */
-export function createMemoryStore(): QuestionStore {
+export function createMemoryStore(options: { webhookUrls?: readonly string[] } = {}): QuestionStore {
+  const webhookUrls = options.webhookUrls ?? [];
   const records = new Map<string, QuestionRecord>();
   const pending = new Map<string, number>();
   /** sessionSlot (askedBy and sessionKey) → the id of its pending record. */
@@ -56,6 +58,13 @@ export function createMemoryStore(): QuestionStore {
   /** sharedSecret's secrets, by name. */
   const secrets = new Map<string, Buffer>();
   const replyKeyText = (key: { surface: string; chat: string; messageRef: string }) => `${key.surface}\n${key.chat}\n${key.messageRef}`;
+  /** The webhook outbox: id → its row, the next due moment (undefined once sent or given up), and the claimant. */
+  const outbox = new Map<string, { row: OutboxRow; dueAtMs: number | undefined; claimant?: string; doneAtMs?: number; seq: number }>();
+  let outboxSeq = 0;
+  /** Writes the event's outbox messages with the state change (one step on one thread: the same commit). */
+  const addToOutbox = (event: WebhookEvent, record: QuestionRecord): void => {
+    for (const row of outboxRowsFor(event, record, webhookUrls)) outbox.set(row.id, { row: { ...row, attempts: 0 }, dueAtMs: 0, seq: outboxSeq++ });
+  };
   let closed = false;
 
   const assertOpen = (): void => {
@@ -162,6 +171,7 @@ export function createMemoryStore(): QuestionStore {
       if (record.status !== "pending") return { ok: false, code: "QUESTION_ALREADY_TERMINAL", record: copy(record) };
       const resolved = toStored(applyResolution(record, resolution));
       put(resolved);
+      addToOutbox("question.resolved", copy(resolved));
       return { ok: true, record: copy(resolved) };
     },
 
@@ -178,6 +188,7 @@ export function createMemoryStore(): QuestionStore {
         .map((record) => {
           const expired = applyResolution(record, { status: "expired", reason: "expired", resolvedAtMs: nowMs });
           put(expired);
+          addToOutbox("question.resolved", copy(expired));
           return copy(expired);
         });
     },
@@ -256,6 +267,7 @@ export function createMemoryStore(): QuestionStore {
       const why = lateRefusal(record, late.atMs);
       if (why) return { ok: false, code: "QUESTION_ALREADY_TERMINAL", record: copy(record), why };
       const updated = update(id, (r) => applyLateAnswer(r, late));
+      if (updated) addToOutbox("question.lateAnswered", updated);
       return updated ? { ok: true, record: updated } : { ok: false, code: "QUESTION_ALREADY_TERMINAL", record: copy(record), why: "late_answered" };
     },
 
@@ -344,8 +356,57 @@ export function createMemoryStore(): QuestionStore {
       return Buffer.from(secrets.get(name)!);
     },
 
+    async claimWebhooks({ claimant, nowMs, leaseMs, limit, exceptUrls = [] }) {
+      assertOpen();
+      const due = [...outbox.values()]
+        .filter((m) => m.dueAtMs !== undefined && m.dueAtMs <= nowMs && !exceptUrls.includes(m.row.url))
+        .sort((a, b) => a.dueAtMs! - b.dueAtMs! || a.seq - b.seq)
+        .slice(0, Math.max(0, limit));
+      return due.map((m) => {
+        m.dueAtMs = nowMs + leaseMs;
+        m.claimant = claimant;
+        m.row.attempts += 1;
+        return outboxRowToMessage(m.row);
+      });
+    },
+
+    async settleWebhook(id, claimant, settlement) {
+      assertOpen();
+      const message = outbox.get(id);
+      if (!message || message.dueAtMs === undefined || message.claimant !== claimant) return false;
+      message.dueAtMs = settlementColumns(settlement).due_at_ms ?? undefined;
+      message.claimant = undefined;
+      if (message.dueAtMs === undefined) message.doneAtMs = settlement.atMs;
+      return true;
+    },
+
+    async nextWebhookMs() {
+      assertOpen();
+      let next: number | undefined;
+      for (const { dueAtMs } of outbox.values()) if (dueAtMs !== undefined && (next === undefined || dueAtMs < next)) next = dueAtMs;
+      return next;
+    },
+
+    async countWebhooks() {
+      assertOpen();
+      return [...outbox.values()].filter((m) => m.dueAtMs !== undefined).length;
+    },
+
+    async pruneWebhooks(doneBeforeMs) {
+      assertOpen();
+      let pruned = 0;
+      for (const [id, m] of outbox) {
+        if (m.doneAtMs !== undefined && m.doneAtMs < doneBeforeMs) {
+          outbox.delete(id);
+          pruned++;
+        }
+      }
+      return pruned;
+    },
+
     async close() {
       closed = true;
+      outbox.clear();
       records.clear();
       pending.clear();
       followUps.clear();

@@ -215,6 +215,27 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
      value         BYTEA NOT NULL,
      created_at_ms BIGINT NOT NULL
    );`,
+  // Issue 29 §4, webhooks: the outbox, one message per (event, URL), written in the transaction of the resolution or
+  // late answer. \`due_at_ms\` is the next try, or while a sender holds it its lease's end; NULL once sent or given up.
+  // Senders claim with FOR UPDATE SKIP LOCKED, so each due message goes to one instance.
+  `CREATE TABLE webhook_outbox (
+     id             TEXT PRIMARY KEY,
+     question_id    TEXT NOT NULL REFERENCES questions (id) ON DELETE CASCADE,
+     event          TEXT NOT NULL,
+     url            TEXT NOT NULL,
+     record_json    TEXT NOT NULL,
+     event_at_ms    BIGINT NOT NULL,
+     attempts       INTEGER NOT NULL DEFAULT 0,
+     due_at_ms      BIGINT,
+     claimant       TEXT,
+     last_error     TEXT,
+     sent_at_ms     BIGINT,
+     given_up_at_ms BIGINT,
+     seq            BIGINT GENERATED ALWAYS AS IDENTITY
+   );
+   CREATE INDEX webhook_outbox_due ON webhook_outbox (due_at_ms, seq) WHERE due_at_ms IS NOT NULL;
+   CREATE INDEX webhook_outbox_by_question ON webhook_outbox (question_id);
+   CREATE INDEX webhook_outbox_done ON webhook_outbox ((COALESCE(sent_at_ms, given_up_at_ms))) WHERE due_at_ms IS NULL;`,
 ];
 
 export interface PostgresMigrationReport {

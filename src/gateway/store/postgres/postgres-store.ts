@@ -13,6 +13,7 @@ import { followUpParams } from "../kit/sql-row.ts";
 import type { CorruptRecordError } from "../kit/errors.ts";
 import { startPostgresChanges, type PostgresChanges } from "./postgres-changes.ts";
 import { countPostgresPending, insertPostgresRecord } from "./postgres-pending.ts";
+import { createPostgresOutbox } from "./postgres-outbox.ts";
 import { createPostgresStatements } from "./postgres-pool.ts";
 import {
   postgresRowToRecord,
@@ -46,6 +47,8 @@ export interface PostgresStoreOptions {
   listenHeartbeatMs?: number;
   /** The wait before LISTEN reconnect attempt `n` (default: backoffDelay, 250 ms doubling to 5 s, jittered). */
   reconnectDelay?: (attempt: number) => number;
+  /** Webhook URLs: each resolution and late answer writes one outbox message per URL in its transaction (none: no outbox). */
+  webhookUrls?: readonly string[];
 }
 
 /** The PostgreSQL store: a QuestionStore shared by instances, which also says when to re-read everything. */
@@ -96,6 +99,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     log,
   });
   const { query, end } = statements;
+  const outbox = createPostgresOutbox(statements, options.webhookUrls ?? []);
   let changes: PostgresChanges;
   try {
     changes = await startPostgresChanges({
@@ -129,9 +133,15 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
    * update runs again.
    */
   type CasOutcome = { updated: QuestionRecord } | { current: QuestionRecord | undefined };
-  async function compareAndSet(operation: string, id: string, text: string, values: unknown[]): Promise<CasOutcome> {
+  async function compareAndSet(
+    operation: string,
+    id: string,
+    text: string,
+    values: unknown[],
+    write = (): Promise<PostgresQuestionRow[]> => query<PostgresQuestionRow>(operation, true, text, values),
+  ): Promise<CasOutcome> {
     for (let attempt = 0; attempt < 3; attempt++) {
-      const [row] = await query<PostgresQuestionRow>(operation, true, text, values);
+      const [row] = await write();
       if (row) return { updated: decode(row) };
       const current = await get(id);
       if (current?.status !== "pending") return { current };
@@ -244,16 +254,17 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     },
 
     async resolve(id, resolution): Promise<ResolveOutcome> {
-      const outcome = await compareAndSet("resolve", id, RESOLVE_RECORD, resolutionToValues(id, resolution));
+      const values = resolutionToValues(id, resolution);
+      const outcome = await compareAndSet("resolve", id, RESOLVE_RECORD, values, () => outbox.write("resolve", "question.resolved", RESOLVE_RECORD, values));
       if ("updated" in outcome) return { ok: true, record: outcome.updated };
       return outcome.current ? { ok: false, code: "QUESTION_ALREADY_TERMINAL", record: outcome.current } : { ok: false, code: "QUESTION_NOT_FOUND" };
     },
 
     async expireDue(nowMs, limit) {
       // SKIP LOCKED: instances expiring at once each take different rows; the status re-check makes it a CAS.
-      const rows = await query<PostgresQuestionRow>(
+      const rows = await outbox.write(
         "expireDue",
-        true,
+        "question.resolved",
         `WITH due AS MATERIALIZED (
            SELECT id FROM questions
            WHERE status = 'pending' AND expires_at_ms <= $1::bigint
@@ -352,9 +363,9 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     },
 
     async setLateAnswer(id, late): Promise<LateOutcome> {
-      const [row] = await query<PostgresQuestionRow>(
+      const [row] = await outbox.write(
         "setLateAnswer",
-        true,
+        "question.lateAnswered",
         `UPDATE questions q SET late_json = $2::json, partial_json = NULL
          WHERE q.id = $1 AND ${lateAnswerOpenSql("$3::bigint", "q.")}
          RETURNING ${READ_RECORD}`,
@@ -510,6 +521,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
       }
       throw new Error(`the secret ${name} could not be stored`);
     },
+    ...outbox.operations,
 
     onRemoteChange: changes.onRemoteChange,
     onResync: changes.onResync,

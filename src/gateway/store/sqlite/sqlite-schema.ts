@@ -119,6 +119,25 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
      value         BLOB NOT NULL,
      created_at_ms INTEGER NOT NULL
    );`,
+  // Issue 29 §4, webhooks: the outbox, one message per (event, URL), written in the commit of the resolution or late
+  // answer. `due_at_ms` is the next try, or while a sender holds it its lease's end; NULL once sent or given up.
+  `CREATE TABLE webhook_outbox (
+     id             TEXT PRIMARY KEY NOT NULL,
+     question_id    TEXT NOT NULL REFERENCES questions (id) ON DELETE CASCADE,
+     event          TEXT NOT NULL,
+     url            TEXT NOT NULL,
+     record_json    TEXT NOT NULL,
+     event_at_ms    INTEGER NOT NULL,
+     attempts       INTEGER NOT NULL DEFAULT 0,
+     due_at_ms      INTEGER,
+     claimant       TEXT,
+     last_error     TEXT,
+     sent_at_ms     INTEGER,
+     given_up_at_ms INTEGER
+   );
+   CREATE INDEX webhook_outbox_due ON webhook_outbox (due_at_ms) WHERE due_at_ms IS NOT NULL;
+   CREATE INDEX webhook_outbox_by_question ON webhook_outbox (question_id);
+   CREATE INDEX webhook_outbox_done ON webhook_outbox (COALESCE(sent_at_ms, given_up_at_ms)) WHERE due_at_ms IS NULL;`,
 ];
 
 export function applySqlitePragmas(db: Database.Database): void {

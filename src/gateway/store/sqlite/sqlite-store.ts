@@ -18,6 +18,7 @@ import { acceptsLateAnswer, lateRefusal } from "../../../record/late-window.ts";
 import { deliveriesFromJson, deliveryToParams, followUpParams, recordToParams, resolutionToParams, rowToRecord, surfacesColumn } from "../kit/sql-row.ts";
 import type { DeliveryRow, QuestionRow } from "../kit/sql-row.ts";
 import type { LateOutcome, ListFilter, PendingFilter, QuestionStore, Resolution, ResolveOutcome } from "../kit/types.ts";
+import { createSqliteOutbox } from "./sqlite-outbox.ts";
 
 export interface SqliteStoreOptions {
   /** The directory for `ask-user-bridge.sqlite`; created if missing. */
@@ -30,6 +31,8 @@ export interface SqliteStoreOptions {
    * commits on its own before its promise settles.
    */
   groupCommit?: boolean;
+  /** Webhook URLs: each resolution and late answer writes one outbox message per URL in its commit (none: no outbox). */
+  webhookUrls?: readonly string[];
 }
 
 const targetStateParams = (id: string, state: TargetState) => ({
@@ -66,8 +69,9 @@ const READ = `${COLUMNS},
  * the end of the turn; a write's promise settles only after that COMMIT, so nothing is acknowledged before it is
  * durable. Reads see every write at once. Delivery claims live in memory: one process owns this database.
  */
-export function createSqliteStore({ dataDir, onCorruptRecord = warnCorruptRecord, groupCommit = true }: SqliteStoreOptions): QuestionStore {
+export function createSqliteStore({ dataDir, onCorruptRecord = warnCorruptRecord, groupCommit = true, webhookUrls = [] }: SqliteStoreOptions): QuestionStore {
   const db = openSqliteDatabase(dataDir);
+  const outbox = createSqliteOutbox(db, webhookUrls);
   const sql = {
     insert: db.prepare(`INSERT INTO questions (${COLUMNS}) VALUES (${COLUMNS.replace(/(\w+)/g, "@$1")})`),
     get: db.prepare<[string], QuestionRow>(`SELECT ${READ} FROM questions WHERE id = ?`),
@@ -255,7 +259,9 @@ export function createSqliteStore({ dataDir, onCorruptRecord = warnCorruptRecord
     const row = sql.resolve.get(resolutionToParams(id, resolution));
     if (row) {
       claims.forget(id);
-      return { ok: true, record: decode(row) };
+      const record = decode(row);
+      outbox.add("question.resolved", record);
+      return { ok: true, record };
     }
     const record = read(id);
     return record ? { ok: false, code: "QUESTION_ALREADY_TERMINAL", record } : { ok: false, code: "QUESTION_NOT_FOUND" };
@@ -290,7 +296,9 @@ export function createSqliteStore({ dataDir, onCorruptRecord = warnCorruptRecord
     const why = lateRefusal(record, late.atMs);
     if (why || !applyLateAnswer(record, late)) return { ok: false, code: "QUESTION_ALREADY_TERMINAL", record, why: why ?? "late_answered" };
     sql.saveLate.run(JSON.stringify(late), id);
-    return { ok: true, record: read(id)! };
+    const updated = read(id)!;
+    outbox.add("question.lateAnswered", updated);
+    return { ok: true, record: updated };
   });
 
   /** Reminder-copy claims (in memory, like the prompt claims): `id\nsurface\nchat\noffset` → the claim held. */
@@ -459,6 +467,23 @@ export function createSqliteStore({ dataDir, onCorruptRecord = warnCorruptRecord
         beginWrite();
         sql.putSecret.run(name, candidate, Date.now());
         return durable(Buffer.from(sql.getSecret.get(name)!.value));
+      }),
+    claimWebhooks: (claim) =>
+      run(() => {
+        beginWrite();
+        return durable(outbox.claim(claim));
+      }),
+    settleWebhook: (id, claimant, settlement) =>
+      run(() => {
+        beginWrite();
+        return durable(outbox.settle(id, claimant, settlement));
+      }),
+    nextWebhookMs: () => run(() => outbox.next()),
+    countWebhooks: () => run(() => outbox.count()),
+    pruneWebhooks: (doneBeforeMs) =>
+      run(() => {
+        beginWrite();
+        return durable(outbox.prune(doneBeforeMs));
       }),
     async close() {
       if (!db.open) return;
