@@ -15,7 +15,8 @@ export function createSync({ store, now, log, events, deadlines, waiters, finish
 
   /** Another instance committed a change: follow it as if it happened here. */
   async function onRemoteChange(change: StoreChange): Promise<void> {
-    const record = await store.get(change.id);
+    // A shared store's notification usually carries the record as committed; only without it is it read.
+    const record = change.record ?? (await store.get(change.id));
     if (!record) return;
     if (change.event === "question.lateAnswered") return events.emit("question.lateAnswered", record, true);
     // Each change is announced once: a question resolved before this instance read its "requested" (or "updated")

@@ -192,4 +192,6 @@ export interface QuestionStore {
 export interface StoreChange {
   event: "question.requested" | "question.updated" | "question.resolved" | "question.reminded" | "question.escalated" | "question.lateAnswered";
   id: string;
+  /** The record as this change committed it, when the store's notification carried it (else: read it). */
+  record?: QuestionRecord;
 }
