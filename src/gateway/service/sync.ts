@@ -10,7 +10,7 @@ const RESYNC_LOOKBACK_MS = 10 * 60_000;
  * change feed of a shared store (what other instances commit is followed as if it happened here), the resync after
  * the feed was lost, and stop.
  */
-export function createSync({ store, now, log, events, deadlines, waiters, finished }: ServiceContext) {
+export function createSync({ store, now, log, events, deadlines, waiters, finished, known }: ServiceContext) {
   const unsubscribe: Array<() => void> = [];
 
   /** Another instance committed a change: follow it as if it happened here. */
@@ -28,6 +28,7 @@ export function createSync({ store, now, log, events, deadlines, waiters, finish
       return;
     }
     if (change.event === "question.requested") {
+      known.remember(record);
       deadlines.expiresAt(record.expiresAtMs);
       deadlines.followUpAt(nextFollowUpMs(record));
       deadlines.watchDelivery(record);
