@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { createQuestionService } from "../src/gateway/service/service.ts";
+import { createWaiters } from "../src/gateway/service/waiters.ts";
 import { createMemoryStore, type QuestionStore } from "../src/gateway/store/index.ts";
 import { oneQuestion } from "./helpers/gateway.ts";
 
@@ -60,3 +61,25 @@ describe("question.resolve of a question known here", () => {
     service.stop();
   });
 });
+
+describe("a wait that starts just after its question resolved", () => {
+  it("ends at once with the resolution announced before it started (an ask's wait, another instance's answer)", async () => {
+    const waiters = createWaiters({ maxWaitMs: 60_000, read: async () => undefined });
+    const pending = { ...(await asked()), status: "pending" as const };
+    const answered = { ...pending, status: "answered" as const, answers: { deploy_target: ["Production"] }, resolvedAtMs: 2 };
+    waiters.wake(answered); // announced while nobody waited
+    const started = Date.now();
+    expect(await waiters.wait(pending, 30_000)).toMatchObject({ status: "answered", record: { status: "answered", answers: { deploy_target: ["Production"] } } });
+    expect(Date.now() - started).toBeLessThan(5_000);
+    // Another question still waits (here: until its short timeout, then with what `read` finds: nothing newer).
+    const other = { ...pending, id: "other" };
+    expect(await waiters.wait(other, 50)).toMatchObject({ status: "pending" });
+  });
+});
+
+async function asked() {
+  const service = createQuestionService({ store: createMemoryStore() });
+  const { record } = await service.request(oneQuestion());
+  service.stop();
+  return record;
+}
