@@ -46,8 +46,8 @@ const READ_BATCH = 500;
  * instance's own, through one LISTEN connection that reconnects with backoff (backoffDelay: 250 ms doubling to 5 s).
  * A notification's `row` is the record as that change committed it (READ_RECORD's columns), handed on as
  * `change.record` without a read. A notification without one (the record did not fit) is read, with every other
- * such change of the same burst in one statement. Changes reach the handlers in the order they were committed: a
- * change waits for the read of any change before it.
+ * such change of the same burst in one statement. Each record's changes reach the handlers in the order they were
+ * committed: a change waits for the read of an earlier change of its record.
  */
 export async function startPostgresChanges(options: PostgresChangesOptions): Promise<PostgresChanges> {
   const { instanceId, log } = options;
@@ -66,9 +66,12 @@ export async function startPostgresChanges(options: PostgresChangesOptions): Pro
 
   /** This instance's own notifications start so (json_build_object's spacing); anything else is parsed and checked. */
   const ownPrefix = `{"origin" : ${JSON.stringify(instanceId)},`;
-  /** Changes not handed on yet, in commit order; those without `record` wait for a read. */
+  /** Changes not handed on yet, in commit order: those without `record` wait for a read, and later ones of their record. */
   const queue: StoreChange[] = [];
-  let reading = false;
+  /** The records being read now. */
+  const reading = new Set<string>();
+  /** Changes whose read failed: handed on without a record, for the handler to read (or report). */
+  const unread = new WeakSet<StoreChange>();
   let readScheduled = false;
 
   function onNotification(payload: string): void {
@@ -84,6 +87,7 @@ export async function startPostgresChanges(options: PostgresChangesOptions): Pro
     const change: StoreChange = { event: message.event as StoreChange["event"], id: message.id };
     const record = decodeCarried(message.id, message.row);
     if (record) change.record = record;
+    if (record && queue.length === 0) return call(changeHandlers, change);
     queue.push(change);
     drain();
   }
@@ -100,37 +104,44 @@ export async function startPostgresChanges(options: PostgresChangesOptions): Pro
     }
   }
 
-  /** Changes whose read failed: handed on without a record, for the handler to read (or report). */
-  const unread = new WeakSet<StoreChange>();
-
-  /** Hands on the queue's changes up to the first one that needs a read, and schedules that read. */
+  /**
+   * Hands on every queued change that waits for nothing: one without a record waits for its read, and the later
+   * changes of the same record wait behind it (each record's changes stay in commit order; other records' go on, so
+   * a read waiting for a busy pool holds back only its own record).
+   */
   function drain(): void {
-    while (!reading && queue.length > 0) {
-      const change = queue[0]!;
+    const blocked = new Set<string>();
+    let toRead = false;
+    for (let i = 0; i < queue.length; i++) {
+      const change = queue[i]!;
+      if (blocked.has(change.id)) continue;
       if (!change.record && !unread.has(change)) {
-        if (!readScheduled) {
-          readScheduled = true;
-          // After this burst's other notifications, so that one statement reads them all.
-          setImmediate(() => void readWaiting());
-        }
-        return;
+        blocked.add(change.id);
+        if (!reading.has(change.id)) toRead = true;
+        continue;
       }
-      queue.shift();
+      queue.splice(i--, 1);
       call(changeHandlers, change);
+    }
+    if (toRead && !readScheduled) {
+      readScheduled = true;
+      // After this burst's other notifications, so that one statement reads them all.
+      setImmediate(() => void readWaiting());
     }
   }
 
   async function readWaiting(): Promise<void> {
     readScheduled = false;
     if (closed) return;
-    const ids = [...new Set(queue.filter((c) => !c.record && !unread.has(c)).map((c) => c.id))].slice(0, READ_BATCH);
+    const ids = [...new Set(queue.filter((c) => !c.record && !unread.has(c) && !reading.has(c.id)).map((c) => c.id))].slice(0, READ_BATCH);
+    if (ids.length === 0) return;
     const wanted = new Set(ids);
-    reading = true;
+    for (const id of ids) reading.add(id);
     try {
       const found = new Map((await options.readRecords(ids)).map((r) => [r.id, r] as const));
       for (let i = 0; i < queue.length; i++) {
         const change = queue[i]!;
-        if (change.record || !wanted.has(change.id)) continue;
+        if (change.record || unread.has(change) || !wanted.has(change.id)) continue;
         const record = found.get(change.id);
         if (record) change.record = record;
         else queue.splice(i--, 1); // gone since: nothing to follow
@@ -139,7 +150,7 @@ export async function startPostgresChanges(options: PostgresChangesOptions): Pro
       log(`could not read ${ids.length} changed record(s); handing the changes on without them`, error);
       for (const change of queue) if (wanted.has(change.id) && !change.record) unread.add(change);
     } finally {
-      reading = false;
+      for (const id of ids) reading.delete(id);
     }
     if (!closed) drain();
   }
