@@ -9,7 +9,7 @@
  * - one: one gateway, the three agents and three bots all on it (database A);
  * - three, answered elsewhere: three gateways on database B; lane k's agent on gateway k and its bot on gateway
  *   k+1, so every question crosses instances twice (question.requested to the bot's gateway, question.resolved
- *   back to the asker's, both through LISTEN/NOTIFY and a read of the record);
+ *   back to the asker's, both through LISTEN/NOTIFY, the notification carrying the record);
  * - three, answered where asked: the same three gateways, lane k's agent and bot both on gateway k (the other two
  *   still follow every change, as instances do).
  * Where the time goes: CPU per question of each gateway, of PostgreSQL (every process of the server) and of the load
