@@ -15,14 +15,14 @@ export function recordToWaitOutcome(record: QuestionRecord): WaitOutcome {
   return result ? { id: record.id, ...result, record } : { id: record.id, status: "pending", expiresAtMs: record.expiresAtMs };
 }
 
+/** How many resolutions nobody waited on are kept for a wait that starts just after (about a second's worth at full load). */
+const RECENT = 2_000;
+
 /**
  * The long-polls (question.waitAnswer, question.request with waitMs): each waits for its question to resolve, on
  * this instance or, through the store's change feed, on any other. `read` gives the latest record when a wait ends
  * by timeout or cancellation.
  */
-/** How many resolutions nobody waited on are kept for a wait that starts just after (about a second's worth at full load). */
-const RECENT = 2_000;
-
 export function createWaiters({ maxWaitMs, read }: { maxWaitMs: number; read: (id: string) => Promise<QuestionRecord | undefined> }) {
   const waiting = new Map<string, Set<(record: QuestionRecord | undefined) => void>>();
   /**

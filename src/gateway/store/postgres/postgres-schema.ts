@@ -19,6 +19,7 @@ const MIGRATION_LOCK = 7_216_334_209;
  * invalid JSON; `partial_json` is `jsonb`, because partial replies are merged in SQL (`||`). Times are BIGINT ms.
  * The triggers notify `ask_user_bridge` with `{ event, id, origin }`, where `origin` is the writer's
  * `application_name` (its instance id): NOTIFY is sent iff the transaction commits, and each instance skips its own.
+ * Since version 7 a notification also carries the record as `row` when it fits (see ask_user_bridge_change_payload).
  */
 export const POSTGRES_MIGRATIONS: readonly string[] = [
   `CREATE TABLE questions (
