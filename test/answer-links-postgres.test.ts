@@ -1,7 +1,7 @@
 /** Answer links on two gateway instances sharing one PostgreSQL database: one key, so each opens the other's links. */
 import { describe, expect, it } from "vitest";
 import { useGatewaysOnPostgres } from "./helpers/postgres-gateways.ts";
-import { oneQuestion, rpcOk } from "./helpers/gateway.ts";
+import { oneQuestion, RawWs, rpcOk } from "./helpers/gateway.ts";
 
 const shared = useGatewaysOnPostgres(2);
 
@@ -29,5 +29,17 @@ describe("answer links on two instances of one PostgreSQL database", () => {
     expect(await waiting).toMatchObject({ status: "answered", answers: { answers: { deploy_target: ["Production"] } }, answeredBy: { surface: "slack", user: "U1" } });
     // A shows the ended page for the same link.
     expect(await (await fetch(`${a!.url}${token}`)).text()).toContain("Answered in Slack by U1");
+  });
+
+  it("an event heard on B about A's question carries its links (the notification's record gets them too)", async () => {
+    const [a, b] = shared.instances();
+    const listener = await RawWs.connect(b!.wsUrl);
+    try {
+      const asked = await rpcOk(a!.url, "question.request", oneQuestion({ targets: [{ surface: "slack", chat: "C7" }], links: true }));
+      const heard = await listener.waitFor(() => listener.events.find((e) => e.event === "question.requested" && e.payload.id === asked.id), 20_000, "B's requested event");
+      expect(heard.payload.links.map((l: { target: string; url: string }) => [l.target, new URL(l.url).pathname])).toEqual([["slack:C7", new URL(asked.links[0].url).pathname]]);
+    } finally {
+      listener.close();
+    }
   });
 });

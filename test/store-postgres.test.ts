@@ -447,22 +447,117 @@ describe("several instances on one database", () => {
     await a.resolve("q1", answered()); // changes nothing
     await until(() => seenByB.length >= 5);
     await sleep(100);
-    expect(seenByB).toEqual([
+    expect(seenByB.map(({ event, id }) => ({ event, id }))).toEqual([
       { event: "question.requested", id: "q1" },
       { event: "question.updated", id: "q1" },
       { event: "question.updated", id: "q1" },
       { event: "question.requested", id: "q3" },
       { event: "question.resolved", id: "q1" },
     ]);
+    // Each change carries the record as that change committed it, not as it is now.
+    expect(seenByB.map((c) => [c.record?.status, c.record?.partialAnswers, c.record?.deliveries.map((d) => d.messageRef)])).toEqual([
+      ["pending", undefined, []],
+      ["pending", { a: ["1"] }, []],
+      ["pending", { a: ["1"] }, ["m"]],
+      ["pending", undefined, ["m"]],
+      ["answered", { a: ["1"] }, ["m"]],
+    ]);
+    expect(seenByB[4]!.record).toEqual(await b.get("q1"));
+    expect(seenByB[3]!.record).toEqual(await b.get("q3"));
     expect(seenByA).toEqual([]);
 
     await b.expireDue(Number.MAX_SAFE_INTEGER, 10);
     await until(() => seenByA.length >= 1);
-    expect(seenByA).toEqual([{ event: "question.resolved", id: "q3" }]);
+    expect(seenByA).toEqual([{ event: "question.resolved", id: "q3", record: await a.get("q3") }]);
     unsubscribe();
     await a.create(pendingRecord("q4"));
     await sleep(200);
     expect(seenByB).toHaveLength(5);
+  });
+});
+
+describe("change notifications carry the record (issue 30)", () => {
+  /** The raw payloads on the channel, from a LISTEN connection of the test's own. */
+  async function rawPayloads(): Promise<{ payloads: string[]; close: () => Promise<void> }> {
+    const client = await connectWhenReady(db.url);
+    const payloads: string[] = [];
+    client.on("notification", (m) => payloads.push(m.payload ?? ""));
+    await client.query("LISTEN ask_user_bridge");
+    return { payloads, close: () => client.end() };
+  }
+  /** A record whose questions alone take more than NOTIFY's 8000 bytes. */
+  const bigRecord = (id: string) =>
+    pendingRecord(id, { questions: [{ ...pendingRecord(id).questions[0]!, question: `Long: ${"é".repeat(5_000)}?` }] });
+
+  it("reads a record too large for a notification, keeping each record's changes in commit order", async () => {
+    const [a, b] = await Promise.all([open({ instanceId: "writer" }), open({ instanceId: "reader" })]);
+    const raw = await rawPayloads();
+    const seen: StoreChange[] = [];
+    b.onRemoteChange((change) => seen.push(change));
+    try {
+      await a.create(bigRecord("big"));
+      await a.create(pendingRecord("small"));
+      await a.mergePartial("big", { target: ["Production"] });
+      await a.resolve("small", answered());
+      await a.resolve("big", answered());
+      await until(() => seen.length >= 5);
+      // Each record's changes in commit order; the small record's, carried, need not wait for the large one's read.
+      const of = (id: string) => seen.filter((c) => c.id === id);
+      expect(of("big").map((c) => c.event)).toEqual(["question.requested", "question.updated", "question.resolved"]);
+      expect(of("small").map((c) => `${c.event} ${c.record?.status}`)).toEqual(["question.requested pending", "question.resolved answered"]);
+      // The large record was read (as it was when read: pending or already further on); the small one carried.
+      expect(of("big")[0]!.record).toMatchObject({ id: "big", questions: bigRecord("big").questions });
+      expect(of("big")[2]!.record).toEqual(await b.get("big"));
+      expect(of("small")[1]!.record).toEqual(await b.get("small"));
+      await until(() => raw.payloads.length >= 5);
+      const parsed = raw.payloads.map((p) => JSON.parse(p) as { origin: string; event: string; id: string; row?: unknown });
+      expect(parsed.map((p) => [p.origin, p.id, p.row !== undefined])).toEqual([
+        ["writer", "big", false],
+        ["writer", "small", true],
+        ["writer", "big", false],
+        ["writer", "small", true],
+        ["writer", "big", false],
+      ]);
+      for (const payload of raw.payloads) expect(Buffer.byteLength(payload)).toBeLessThan(8000);
+    } finally {
+      await raw.close();
+    }
+  });
+
+  it("reads a record whose carried row does not decode or names another record, ignores malformed and gone ones", async () => {
+    const logged: string[] = [];
+    const [a, b] = await Promise.all([open({ instanceId: "writer" }), open({ instanceId: "reader", log: (m) => logged.push(m) })]);
+    const seen: StoreChange[] = [];
+    b.onRemoteChange((change) => seen.push(change));
+    await a.create(pendingRecord("q1"));
+    await a.resolve("q1", answered());
+    await until(() => seen.length === 2);
+    const notify = (payload: string) => admin.query("SELECT pg_notify('ask_user_bridge', $1)", [payload]);
+    const head = (id: string) => `{"origin" : "forger", "event" : "question.updated", "id" : ${JSON.stringify(id)}`;
+    const [row] = (await admin.query(`SELECT ask_user_bridge_change_payload('question.updated', 'q1')::json -> 'row' AS row`)).rows as Array<{ row: object }>;
+    await notify("not json at all");
+    await notify(`${head("q1")}, "row" : {"id": "q1", "status": "pending", "questions_json": "{broken"}}`);
+    await notify(`${head("q1")}, "row" : ${JSON.stringify({ ...row!.row, id: "other" })}}`);
+    await notify(`${head("gone")}}`);
+    await notify(`{"origin" : "forger", "event" : "question.deleted", "id" : "q1"}`);
+    await notify(`{"origin" : "writer", "event" : "question.updated", "id" : "q1"}`); // "writer" is not b
+    await notify(`{"origin" : "reader", "event" : "question.updated", "id" : "q1"}`); // b's own: skipped
+    await notify(`${head("q1")}, "row" : ${JSON.stringify(row!.row)}}`); // carried
+    await a.create(pendingRecord("q2"));
+    await until(() => seen.some((c) => c.id === "q2"));
+    const current = await b.get("q1");
+    expect(seen.map((c) => `${c.event} ${c.id} ${c.record?.status}`)).toEqual([
+      "question.requested q1 pending",
+      "question.resolved q1 answered",
+      "question.updated q1 answered", // the undecodable row: read
+      "question.updated q1 answered", // the row naming another record: read
+      "question.updated q1 answered", // "writer"'s, without a row: read
+      "question.updated q1 answered", // carried
+      "question.requested q2 pending",
+    ]);
+    for (const change of seen.slice(1, 6)) expect(change.record).toEqual(current);
+    expect(logged.some((m) => m.startsWith("ignored a malformed notification: not json"))).toBe(true);
+    expect(logged.some((m) => m.includes("carried a record that does not decode"))).toBe(true);
   });
 });
 
@@ -494,7 +589,7 @@ describe("losing the database", () => {
     await until(() => resyncs.length === 1);
     await direct.create(pendingRecord("announced"));
     await until(() => changes.some((c) => c.id === "announced"));
-    expect(changes).toEqual([{ event: "question.requested", id: "announced" }]);
+    expect(changes).toEqual([{ event: "question.requested", id: "announced", record: await direct.get("announced") }]);
   });
 
   it("rejects within the timeouts when the network swallows everything, and notices the silent LISTEN connection", async () => {

@@ -34,6 +34,11 @@ export function withAnswerLinks(inner: QuestionStore, linksFor: LinkMaker): Ques
       return result instanceof Promise ? result.then((value) => linkResult(value, linksFor)) : linkResult(result, linksFor);
     };
   }
+  // A change another instance made may carry its record (PostgreSQL's notifications): it gets its links too.
+  if (inner.onRemoteChange) {
+    const follow = inner.onRemoteChange.bind(inner);
+    linked.onRemoteChange = (handler) => follow((change) => handler(change.record ? { ...change, record: withLinks(change.record, linksFor) } : change));
+  }
   linked.create = async (record, limits) => {
     const { links: _none, ...stored } = record;
     await inner.create(stored, limits);

@@ -10,7 +10,7 @@ import { validateAnswers } from "./validate-answers.ts";
 import type { Cancellation, WaitOutcome } from "./waiters.ts";
 
 /** Answering: answers and cancels (question.resolve), typed replies, late answers, and the long-polls that wait for them. */
-export function createAnswers({ store, now, log, events, holdsKnownSecret, waiters, read, mustGet, finished }: ServiceContext) {
+export function createAnswers({ store, now, log, events, holdsKnownSecret, waiters, read, mustGet, finished, known }: ServiceContext) {
   const replyOnce = createReplyKeys({ store, now, log });
   const late = createLateAnswers({ store, now, holdsKnownSecret, finished, announce: (record) => events.emit("question.lateAnswered", record) });
 
@@ -35,7 +35,37 @@ export function createAnswers({ store, now, log, events, holdsKnownSecret, waite
     throw new GatewayError("QUESTION_ALREADY_TERMINAL", `question ${record.id} expired ${over} ms before this answer (at ${new Date(record.expiresAtMs).toISOString()})`);
   }
 
+  /**
+   * The shortcut for a question known here to be pending and not yet due to expire: the answer is checked against
+   * its questions and the compare-and-set runs without a read first. Undefined whenever anything is off (unknown, due,
+   * an answer that does not validate, a compare-and-set that changed nothing): the full path then decides, and
+   * words the refusal, exactly as without the shortcut.
+   */
+  async function resolveKnown(params: MethodParams<"question.resolve">): Promise<QuestionRecord | undefined> {
+    const question = known.get(params.id);
+    if (!question || now() >= question.expiresAtMs) return undefined;
+    const by = params.by ?? { surface: "api", via: "api" as const };
+    let answers: Record<string, string[]> | undefined;
+    if ("answers" in params) {
+      try {
+        answers = validateAnswers(question.questions, params.answers, holdsKnownSecret);
+      } catch {
+        return undefined;
+      }
+    }
+    const outcome = await stored(
+      "cancel" in params
+        ? store.resolve(params.id, { status: "cancelled", reason: params.reason, by, resolvedAtMs: now() })
+        : store.resolve(params.id, { status: "answered", answers: answers!, by, resolvedAtMs: now() }),
+    );
+    if (!outcome.ok) return undefined;
+    finished(outcome.record);
+    return outcome.record;
+  }
+
   async function resolveQuestion(params: MethodParams<"question.resolve">): Promise<QuestionRecord> {
+    const resolved = await resolveKnown(params);
+    if (resolved) return resolved;
     let record = await mustGet(params.id);
     const by = params.by ?? { surface: "api", via: "api" as const };
     if ("answers" in params) {

@@ -7,6 +7,7 @@ import { createEventHub, type EventHub } from "./events.ts";
 import { createFollowUpFiring, type FollowUpDefaults } from "./follow-ups.ts";
 import { stored } from "./stored.ts";
 import { createWaiters, type Waiters } from "./waiters.ts";
+import { createKnownQuestions, type KnownQuestions } from "./known-questions.ts";
 
 export interface QuestionServiceOptions {
   store: QuestionStore;
@@ -46,6 +47,8 @@ export interface ServiceContext {
   readonly holdsKnownSecret: (text: string) => boolean;
   readonly deadlines: Deadlines;
   readonly waiters: Waiters;
+  /** The questions of pending records created or heard of here: an answer is checked without a read. */
+  readonly known: KnownQuestions;
   read(id: string): Promise<QuestionRecord | undefined>;
   /** The record, or QUESTION_NOT_FOUND. */
   mustGet(id: string): Promise<QuestionRecord>;
@@ -88,7 +91,10 @@ export function createServiceContext(options: QuestionServiceOptions, onDelivery
     onError: (error) => log("deadline check failed", error),
   });
 
+  const known = createKnownQuestions();
+
   function finished(record: QuestionRecord, remote = false): void {
+    known.forget(record.id);
     deadlines.forget(record.id);
     deadlines.followUpAt(record.lateUntilMs);
     waiters.wake(record);
@@ -105,6 +111,7 @@ export function createServiceContext(options: QuestionServiceOptions, onDelivery
     holdsKnownSecret: createKnownSecretMatcher(options.knownSecrets ?? []),
     deadlines,
     waiters,
+    known,
     read,
     finished,
     async mustGet(id) {

@@ -35,7 +35,7 @@ function allowsPeople(allowed: Target, target: Target): boolean {
 }
 
 /** Asking: a new question (checked, stored, scheduled, announced), and cancelling a run's questions. */
-export function createRequests({ options, store, now, deadlines, events, finished }: ServiceContext) {
+export function createRequests({ options, store, now, deadlines, events, finished, known }: ServiceContext) {
   const defaultTargets = options.defaultTargets?.length ? options.defaultTargets : [{ surface: "web" as const }];
 
   /** With ASK_ALLOWED_TARGETS, the targets (at `path`) that are not listed there. */
@@ -97,6 +97,7 @@ export function createRequests({ options, store, now, deadlines, events, finishe
       // The store refuses a second pending question for one session (SessionBusyError), and a scoped agent's
       // question past its quotas (QuotaExceededError, counted and inserted under one lock), across instances too.
       await stored(store.create(record, pendingLimits));
+      known.remember(record);
       deadlines.expiresAt(record.expiresAtMs);
       deadlines.followUpAt(nextFollowUpMs(record));
       deadlines.watchDelivery(record);

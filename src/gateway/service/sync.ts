@@ -10,12 +10,13 @@ const RESYNC_LOOKBACK_MS = 10 * 60_000;
  * change feed of a shared store (what other instances commit is followed as if it happened here), the resync after
  * the feed was lost, and stop.
  */
-export function createSync({ store, now, log, events, deadlines, waiters, finished }: ServiceContext) {
+export function createSync({ store, now, log, events, deadlines, waiters, finished, known }: ServiceContext) {
   const unsubscribe: Array<() => void> = [];
 
   /** Another instance committed a change: follow it as if it happened here. */
   async function onRemoteChange(change: StoreChange): Promise<void> {
-    const record = await store.get(change.id);
+    // A shared store's notification usually carries the record as committed; only without it is it read.
+    const record = change.record ?? (await store.get(change.id));
     if (!record) return;
     if (change.event === "question.lateAnswered") return events.emit("question.lateAnswered", record, true);
     // Each change is announced once: a question resolved before this instance read its "requested" (or "updated")
@@ -27,6 +28,7 @@ export function createSync({ store, now, log, events, deadlines, waiters, finish
       return;
     }
     if (change.event === "question.requested") {
+      known.remember(record);
       deadlines.expiresAt(record.expiresAtMs);
       deadlines.followUpAt(nextFollowUpMs(record));
       deadlines.watchDelivery(record);

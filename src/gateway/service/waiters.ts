@@ -15,6 +15,9 @@ export function recordToWaitOutcome(record: QuestionRecord): WaitOutcome {
   return result ? { id: record.id, ...result, record } : { id: record.id, status: "pending", expiresAtMs: record.expiresAtMs };
 }
 
+/** How many resolutions nobody waited on are kept for a wait that starts just after (about a second's worth at full load). */
+const RECENT = 2_000;
+
 /**
  * The long-polls (question.waitAnswer, question.request with waitMs): each waits for its question to resolve, on
  * this instance or, through the store's change feed, on any other. `read` gives the latest record when a wait ends
@@ -22,12 +25,19 @@ export function recordToWaitOutcome(record: QuestionRecord): WaitOutcome {
  */
 export function createWaiters({ maxWaitMs, read }: { maxWaitMs: number; read: (id: string) => Promise<QuestionRecord | undefined> }) {
   const waiting = new Map<string, Set<(record: QuestionRecord | undefined) => void>>();
+  /**
+   * Records that resolved while nobody here waited on them, newest last (at most RECENT). A wait that starts with a
+   * record read (or created) just before its resolution was announced (another instance's change can arrive
+   * between an ask's commit and its wait) ends at once with it instead of waiting out its timeout.
+   */
+  const recent = new Map<string, QuestionRecord>();
 
   return {
     /** Resolves with the result once `record` is terminal, or `pending` after timeoutMs (or on cancellation). */
     wait(record: QuestionRecord, timeoutMs = 60_000, signal?: Cancellation): Promise<WaitOutcome> {
       const id = record.id;
-      if (record.status !== "pending" || timeoutMs <= 0) return Promise.resolve(recordToWaitOutcome(record));
+      const resolved = record.status === "pending" ? recent.get(id) : record;
+      if (resolved || timeoutMs <= 0) return Promise.resolve(recordToWaitOutcome(resolved ?? record));
       return new Promise((resolve) => {
         const set = waiting.get(id) ?? new Set();
         waiting.set(id, set);
@@ -59,7 +69,10 @@ export function createWaiters({ maxWaitMs, read }: { maxWaitMs: number; read: (i
     wake(record: QuestionRecord): void {
       const set = waiting.get(record.id);
       waiting.delete(record.id);
-      set?.forEach((done) => done(record));
+      if (set) return set.forEach((done) => done(record));
+      recent.delete(record.id);
+      recent.set(record.id, record);
+      if (recent.size > RECENT) recent.delete(recent.keys().next().value!);
     },
 
     /** The questions someone is waiting on. */
@@ -69,6 +82,7 @@ export function createWaiters({ maxWaitMs, read }: { maxWaitMs: number; read: (i
     endAll(): void {
       for (const set of waiting.values()) for (const done of [...set]) done(undefined);
       waiting.clear();
+      recent.clear();
     },
   };
 }

@@ -248,4 +248,6 @@ export type WebhookSettlement =
 export interface StoreChange {
   event: "question.requested" | "question.updated" | "question.resolved" | "question.reminded" | "question.escalated" | "question.lateAnswered";
   id: string;
+  /** The record as this change committed it, when the store's notification carried it (else: read it). */
+  record?: QuestionRecord;
 }

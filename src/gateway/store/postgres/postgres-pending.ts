@@ -2,7 +2,7 @@ import type { QuestionRecord } from "../../../record/record.ts";
 import { QuestionExistsError, SessionBusyError } from "../kit/errors.ts";
 import { enforceQuota, quotaCheckFor, type PendingCounts } from "../kit/pending-limits.ts";
 import type { PostgresStatements } from "./postgres-pool.ts";
-import { INSERT_RECORD, recordToValues } from "./postgres-row.ts";
+import { createStatement } from "./postgres-row.ts";
 import type { PendingFilter, PendingLimits } from "../kit/types.ts";
 
 /**
@@ -25,16 +25,17 @@ const PENDING_COUNTS = `SELECT count(*) FILTER (WHERE run_id = $2::text)::int AS
  */
 export async function insertPostgresRecord(statements: PostgresStatements, record: QuestionRecord, limits?: PendingLimits): Promise<void> {
   const quota = quotaCheckFor(record, limits);
+  const insert = createStatement(record);
   try {
     if (!quota) {
-      await statements.query("create", true, INSERT_RECORD, recordToValues(record));
+      await statements.query("create", true, insert.text, insert.values);
       return;
     }
     await statements.transaction("create", async (query) => {
       await query(QUOTA_LOCK, [quota.askedBy]);
       const [counts] = await query<PendingCounts>(PENDING_COUNTS, [quota.askedBy, quota.runId ?? null]);
       enforceQuota(quota, counts ?? { run: 0, credential: 0 });
-      await query(INSERT_RECORD, recordToValues(record));
+      await query(insert.text, insert.values);
     });
   } catch (error) {
     const { code, constraint } = error as { code?: string; constraint?: string };

@@ -75,6 +75,24 @@ export function recordToValues(record: QuestionRecord): unknown[] {
   ];
 }
 
+/**
+ * The create statement of a record with no chat target and no delivery (a web question: nothing for the CTE's other
+ * two inserts), as a plain INSERT: PostgreSQL plans and runs one insert instead of three.
+ */
+export const INSERT_PLAIN_RECORD = `INSERT INTO questions (id, status, created_at_ms, expires_at_ms, resolved_at_ms, timeout_seconds, run_id,
+    session_key, surfaces, reason, detail, questions_json, answers_json, by_json, targets_json, partial_json, asked_by,
+    policy_json, progress_json, next_due_ms, late_answer_seconds, late_until_ms, late_json)
+  VALUES ($1, $2, $3::bigint, $4::bigint, $5::bigint, $6::bigint, $7, $8, $9::text[], $10, $11,
+    $12::json, $13::json, $14::json, $15::json, $16::jsonb, $17,
+    $18::json, $19::json, $20::bigint, $21::bigint, $22::bigint, $23::json)`;
+
+/** The statement and values that create `record`: the plain INSERT when it can, else the CTE. */
+export function createStatement(record: QuestionRecord): { text: string; values: unknown[] } {
+  const values = recordToValues(record);
+  if (record.deliveries.length > 0 || record.targets.some((t) => t.chat !== undefined)) return { text: INSERT_RECORD, values };
+  return { text: INSERT_PLAIN_RECORD, values: [...values.slice(0, 16), values[22], ...values.slice(24, 30)] };
+}
+
 /** The compare-and-set: applies a resolution only to a pending row (null keeps the stored value). */
 export const RESOLVE_RECORD = `UPDATE questions q SET status = $2, resolved_at_ms = $3::bigint,
     answers_json = COALESCE($4::json, q.answers_json), by_json = COALESCE($5::json, q.by_json),

@@ -20,6 +20,7 @@ const MIGRATION_LOCK = 7_216_334_209;
  * invalid JSON; `partial_json` is `jsonb`, because partial replies are merged in SQL (`||`). Times are BIGINT ms.
  * The triggers notify `ask_user_bridge` with `{ event, id, origin }`, where `origin` is the writer's
  * `application_name` (its instance id): NOTIFY is sent iff the transaction commits, and each instance skips its own.
+ * Since version 7 a notification also carries the record as `row` when it fits (see ask_user_bridge_change_payload).
  */
 export const POSTGRES_MIGRATIONS: readonly string[] = [
   `CREATE TABLE questions (
@@ -236,6 +237,77 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
    CREATE INDEX webhook_outbox_due ON webhook_outbox (due_at_ms, seq) WHERE due_at_ms IS NOT NULL;
    CREATE INDEX webhook_outbox_by_question ON webhook_outbox (question_id);
    CREATE INDEX webhook_outbox_done ON webhook_outbox ((COALESCE(sent_at_ms, given_up_at_ms))) WHERE due_at_ms IS NULL;`,
+  // Issue 30, scale-out: each notification carries the record as the store reads it (READ_RECORD's columns, JSON
+  // columns as text), so the other instances follow a change without reading it again. NOTIFY takes at most 8000
+  // bytes: a larger record is announced as before, `{origin, event, id}`, and read. `origin` comes first, so an
+  // instance recognises its own notifications by their first characters.
+  `CREATE FUNCTION ask_user_bridge_change_payload(event text, changed_id text) RETURNS text LANGUAGE plpgsql AS $$
+   DECLARE
+     head text := json_build_object('origin', current_setting('application_name'), 'event', event, 'id', changed_id)::text;
+     body text;
+   BEGIN
+     SELECT json_build_object(
+       'id', q.id, 'status', q.status, 'created_at_ms', q.created_at_ms, 'expires_at_ms', q.expires_at_ms,
+       'resolved_at_ms', q.resolved_at_ms, 'timeout_seconds', q.timeout_seconds, 'run_id', q.run_id,
+       'session_key', q.session_key, 'reason', q.reason, 'detail', q.detail,
+       'questions_json', q.questions_json::text, 'answers_json', q.answers_json::text, 'by_json', q.by_json::text,
+       'targets_json', q.targets_json::text, 'partial_json', q.partial_json::text, 'asked_by', q.asked_by,
+       'policy_json', q.policy_json::text, 'progress_json', q.progress_json::text,
+       'late_answer_seconds', q.late_answer_seconds, 'late_until_ms', q.late_until_ms, 'late_json', q.late_json::text,
+       'deliveries_json', (SELECT COALESCE(json_agg(json_build_array(d.surface, d.chat, d.message_ref, d.delivered_at_ms, d.rendered) ORDER BY d.seq), '[]')::text
+                           FROM deliveries d WHERE d.question_id = q.id),
+       'states_json', (SELECT json_agg(json_build_array(s.surface, s.chat, s.state, s.reason, s.at_ms, s.retry_at_ms) ORDER BY s.seq)::text
+                       FROM target_states s WHERE s.question_id = q.id
+                         AND NOT EXISTS (SELECT 1 FROM deliveries sd WHERE sd.question_id = s.question_id AND sd.surface = s.surface AND sd.chat = s.chat))
+     )::text INTO body
+     FROM questions q WHERE q.id = changed_id;
+     -- The joined text is head without its "}", ', "row" : ' (10 bytes), body and "}".
+     IF body IS NULL OR octet_length(head) + 10 + octet_length(body) > 7999 THEN
+       RETURN head;
+     END IF;
+     RETURN left(head, -1) || ', "row" : ' || body || '}';
+   END $$;
+
+   CREATE OR REPLACE FUNCTION ask_user_bridge_notify_question() RETURNS trigger LANGUAGE plpgsql AS $$
+   DECLARE
+     event text;
+   BEGIN
+     IF TG_OP = 'INSERT' THEN
+       event := 'question.requested';
+     ELSIF OLD.status = 'pending' AND NEW.status <> 'pending' THEN
+       event := 'question.resolved';
+     ELSIF NEW.late_json IS NOT NULL AND OLD.late_json IS NULL THEN
+       event := 'question.lateAnswered';
+     ELSIF NEW.follow_version <> OLD.follow_version THEN
+       event := NEW.follow_event;
+       IF event IS NULL THEN
+         RETURN NULL;
+       END IF;
+     ELSIF NEW.partial_json IS DISTINCT FROM OLD.partial_json THEN
+       event := 'question.updated';
+     ELSE
+       RETURN NULL;
+     END IF;
+     PERFORM pg_notify('${POSTGRES_CHANNEL}', ask_user_bridge_change_payload(event, NEW.id));
+     RETURN NULL;
+   END $$;
+
+   CREATE OR REPLACE FUNCTION ask_user_bridge_notify_delivery() RETURNS trigger LANGUAGE plpgsql AS $$
+   BEGIN
+     -- A delivery written by the transaction that created its question is part of that question.requested.
+     IF EXISTS (SELECT 1 FROM questions
+                WHERE id = NEW.question_id AND xmin::text = (pg_current_xact_id()::text::bigint % 4294967296)::text) THEN
+       RETURN NULL;
+     END IF;
+     PERFORM pg_notify('${POSTGRES_CHANNEL}', ask_user_bridge_change_payload('question.updated', NEW.question_id));
+     RETURN NULL;
+   END $$;
+
+   CREATE OR REPLACE FUNCTION ask_user_bridge_notify_target_state() RETURNS trigger LANGUAGE plpgsql AS $$
+   BEGIN
+     PERFORM pg_notify('${POSTGRES_CHANNEL}', ask_user_bridge_change_payload('question.updated', NEW.question_id));
+     RETURN NULL;
+   END $$;`,
 ];
 
 export interface PostgresMigrationReport {

@@ -100,6 +100,11 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
   });
   const { query, end } = statements;
   const outbox = createPostgresOutbox(statements, options.webhookUrls ?? []);
+  /** Rows found corrupt; each is reported once. */
+  const corruptIds = new Set<string>();
+  const decode = postgresRowToRecord;
+  const decodeAll = (rows: PostgresQuestionRow[]): QuestionRecord[] => decodeSkippingCorrupt(rows, decode, corruptIds, onCorruptRecord);
+
   let changes: PostgresChanges;
   try {
     changes = await startPostgresChanges({
@@ -110,17 +115,14 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
       log,
       reconnectDelay: options.reconnectDelay,
       heartbeatMs: options.listenHeartbeatMs,
+      readRecords: async (ids) =>
+        decodeAll(await query<PostgresQuestionRow>("get", false, `SELECT ${READ_RECORD} FROM questions q WHERE q.id = ANY($1::text[])`, [ids])),
     });
   } catch (error) {
     await end().catch(() => undefined);
     throw error;
   }
   let closed = false;
-
-  /** Rows found corrupt; each is reported once. */
-  const corruptIds = new Set<string>();
-  const decode = postgresRowToRecord;
-  const decodeAll = (rows: PostgresQuestionRow[]): QuestionRecord[] => decodeSkippingCorrupt(rows, decode, corruptIds, onCorruptRecord);
 
   const get = async (id: string): Promise<QuestionRecord | undefined> => {
     const [row] = await query<PostgresQuestionRow>("get", false, `SELECT ${READ_RECORD} FROM questions q WHERE q.id = $1`, [id]);
