@@ -592,7 +592,8 @@ describe("web Control UI", () => {
     expect(await panelAsk.result).toEqual({
       status: "answered",
       answers: { answers: { constructor: ["My own words"], prototype: ["Yes", "More"], length: ["No"] } },
-      answeredBy: { surface: "web", via: "web" },
+      // "More" is typed beside a choice: own words too.
+      answeredBy: { surface: "web", via: "web", ownWords: ["constructor", "prototype"] },
     });
     const single = ask([byId("name")]);
     await waitForText(page, "#panel", "Which for name?");
