@@ -119,8 +119,14 @@ export function createDelivery({ store, now, deadlines, events, deliveryTimeoutM
     },
 
     /** A bot asks to send one copy: exactly one bot gets it, until it reports the delivery or its lease lapses. */
-    claimDelivery(params: MethodParams<"question.claimDelivery">): Promise<ClaimOutcome> {
-      return stored(store.claimDelivery({ ...params, nowMs: now() }));
+    /** A bot takes a copy; a `waiting` state ("no bot is connected") on that chat is then wrong, and goes. */
+    async claimDelivery(params: MethodParams<"question.claimDelivery">): Promise<ClaimOutcome> {
+      const outcome = await stored(store.claimDelivery({ ...params, nowMs: now() }));
+      if (outcome.ok && (params.copy ?? "prompt") === "prompt") {
+        const cleared = await stored(store.clearWaiting(params.id, params.surface, params.chat));
+        if (cleared) events.emit("question.updated", cleared);
+      }
+      return outcome;
     },
   };
 }

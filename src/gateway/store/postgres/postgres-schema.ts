@@ -208,6 +208,17 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
    CREATE INDEX questions_pending_asked_by_run ON questions (asked_by, run_id) WHERE status = 'pending' AND asked_by IS NOT NULL;`,
   // Issue 30, Control UI sessions in the store, so every instance knows a sign-in (see SESSIONS_TABLE_SQL).
   `${SESSIONS_TABLE_SQL};`,
+  // Issue 30, a chat target with no bot connected: target_states.state may be 'waiting' too; and which chat
+  // surfaces have a bot connected to which instance, each row refreshed while it stays connected (the database's
+  // clock, so instances' clocks need not agree), so "no bot is connected" means to none of the instances.
+  `ALTER TABLE target_states DROP CONSTRAINT target_states_state_check,
+     ADD CONSTRAINT target_states_state_check CHECK (state IN ('retrying', 'failed', 'waiting'));
+   CREATE TABLE bot_presence (
+     instance TEXT NOT NULL,
+     surface  TEXT NOT NULL,
+     seen_at  TIMESTAMPTZ NOT NULL DEFAULT now(),
+     PRIMARY KEY (instance, surface)
+   );`,
 ];
 
 export interface PostgresMigrationReport {
