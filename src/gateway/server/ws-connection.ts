@@ -188,6 +188,17 @@ export function createConnection({ socket, dispatch, checkToken, stillLive, onAu
           respond(id, { error: { code: "FORBIDDEN", message: "this connection is authenticated already; open another connection for another credential" } });
           return;
         }
+        // A bot-scoped credential's own surface wins: declaring another is refused, and so is any caller not a bot;
+        // refused before it authenticates anything.
+        const who = verdict.principal;
+        const refusal =
+          surface === undefined || who.kind === "admin" ? undefined
+          : who.kind === "bot" ? (who.surface === surface ? undefined : `this credential is the ${who.surface} bot's, not the ${String(surface)} bot's`)
+          : "only a bot's connection declares a surface";
+        if (refusal) {
+          respond(id, { error: { code: "FORBIDDEN", message: refusal } });
+          return;
+        }
         // onMessage has not awaited yet (for the admin token): this runs within ws's "message" event, so a frame
         // pipelined right behind the connect frame is already read with the 1 MiB limit.
         if (!authed) {
@@ -204,21 +215,9 @@ export function createConnection({ socket, dispatch, checkToken, stillLive, onAu
           setFrameLimit(socket, MAX_FRAME_BYTES);
           if (principal.kind === "bot") onBotSurface?.();
         }
-        if (surface !== undefined) {
-          // A bot-scoped credential's own surface wins: declaring another is refused, and so is any caller not a bot.
-          const who = principal!;
-          const refusal =
-            who.kind === "bot" ? (who.surface === surface ? undefined : `this credential is the ${who.surface} bot's, not ${surface}'s`)
-            : who.kind === "admin" ? undefined
-            : "only a bot's connection declares a surface";
-          if (refusal) {
-            respond(id, { error: { code: "FORBIDDEN", message: refusal } });
-            return;
-          }
-          if (declaredSurface !== surface) {
-            declaredSurface = surface as BotName;
-            onBotSurface?.();
-          }
+        if (surface !== undefined && declaredSurface !== surface) {
+          declaredSurface = surface as BotName;
+          onBotSurface?.();
         }
         respond(id, { payload: { ok: true } });
       } else if (verdict.revoked) {
