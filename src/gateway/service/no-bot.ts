@@ -6,8 +6,9 @@ import type { QuestionStore } from "../store/kit/types.ts";
 /** How often an instance refreshes its bots' presence in a shared store, and how long a refresh counts. */
 export const PRESENCE_REFRESH_MS = 10_000;
 export const PRESENCE_FRESH_MS = 30_000;
-/** How long one read of the shared presence is reused (a burst of questions reads it once). */
+/** How long one read of the shared presence is reused for the surfaces it found (a burst of questions reads it once). */
 const PRESENCE_CACHE_MS = 2_000;
+const PRESENCE_MISS_CACHE_MS = 250;
 
 /** "no <Platform> bot is connected": the `waiting` state's reason, with the platform's title from the registry. */
 export function noBotReason(surface: string): string {
@@ -31,21 +32,26 @@ export function createNoBot({ store, now, log }: { store: QuestionStore; now: ()
     presence?.publish([...here]).catch((error: unknown) => log("could not record this instance's bots in the store", error));
   }
 
-  async function connected(): Promise<ReadonlySet<string>> {
+  /**
+   * The surfaces with a bot connected here or anywhere. A read of the shared table is reused for 2 s for the
+   * surfaces it found, and for 250 ms for those it did not (a bot that just connected elsewhere is seen soon).
+   */
+  async function connected(wanted: readonly string[]): Promise<ReadonlySet<string>> {
     if (!presence) return here;
-    if (!cached || now() - cached.atMs > PRESENCE_CACHE_MS) {
+    const age = cached ? now() - cached.atMs : Infinity;
+    const last = age <= PRESENCE_CACHE_MS ? await cached!.surfaces : undefined;
+    if (!last || (age > PRESENCE_MISS_CACHE_MS && !wanted.every((s) => last.has(s)))) {
       const surfaces = presence.connected(PRESENCE_FRESH_MS).then(
-        (list) => new Set(list),
+        (list): ReadonlySet<string> => new Set(list),
         (error: unknown) => {
           // Cannot tell: say nothing rather than that no bot is connected.
           log("could not read which bots are connected", error);
-          return undefined;
+          return new Set(Object.keys(PLATFORM_SURFACES));
         },
       );
-      cached = { atMs: now(), surfaces: surfaces.then((s) => s ?? new Set(Object.keys(PLATFORM_SURFACES))) };
+      cached = { atMs: now(), surfaces };
     }
-    const shared = await cached.surfaces;
-    return new Set([...here, ...shared]);
+    return new Set([...here, ...(await cached!.surfaces)]);
   }
 
   /** The chat targets among `targets` no bot can send yet (none delivered, no state reported). */
@@ -59,7 +65,7 @@ export function createNoBot({ store, now, log }: { store: QuestionStore; now: ()
         !record.targetStates?.some((s) => s.surface === t.surface && s.chat === t.chat),
     );
     if (open.length === 0) return [];
-    const surfaces = await connected();
+    const surfaces = await connected(open.map((t) => t.surface));
     return open.filter((t) => !surfaces.has(t.surface));
   }
 
