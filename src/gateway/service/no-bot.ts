@@ -4,8 +4,8 @@ import { PLATFORM_SURFACES, type PlatformName } from "../../platforms/index.ts";
 import type { QuestionStore } from "../store/kit/types.ts";
 
 /** How often an instance refreshes its bots' presence in a shared store, and how long a refresh counts. */
-export const PRESENCE_REFRESH_MS = 10_000;
-export const PRESENCE_FRESH_MS = 30_000;
+const PRESENCE_REFRESH_MS = 10_000;
+const PRESENCE_FRESH_MS = 30_000;
 /** How long one read of the shared presence is reused for the surfaces it found (a burst of questions reads it once). */
 const PRESENCE_CACHE_MS = 2_000;
 const PRESENCE_MISS_CACHE_MS = 250;
@@ -25,6 +25,7 @@ export function noBotReason(surface: string): string {
 export function createNoBot({ store, now, log }: { store: QuestionStore; now: () => number; log: (message: string, error?: unknown) => void }) {
   let here: ReadonlySet<string> = new Set();
   let timer: NodeJS.Timeout | undefined;
+  let stopped = false;
   let cached: { atMs: number; surfaces: Promise<ReadonlySet<string>> } | undefined;
   const presence = store.botPresence;
 
@@ -76,7 +77,7 @@ export function createNoBot({ store, now, log }: { store: QuestionStore; now: ()
      */
     botsHere(surfaces: Iterable<string>): void {
       const next = new Set(surfaces);
-      if (next.size === here.size && [...next].every((s) => here.has(s))) return;
+      if (stopped || (next.size === here.size && [...next].every((s) => here.has(s)))) return;
       here = next;
       cached = undefined;
       if (!presence) return;
@@ -108,7 +109,9 @@ export function createNoBot({ store, now, log }: { store: QuestionStore; now: ()
       return current;
     },
 
+    /** The service stopped: no more publishing (the store, closing, drops this instance's rows itself). */
     stop(): void {
+      stopped = true;
       clearInterval(timer);
       timer = undefined;
     },
