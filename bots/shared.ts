@@ -17,8 +17,8 @@ export function createLog(name: string): Log {
 }
 
 /** Bots keep running while the gateway is down: the first connection retries too. */
-export function connectBotToGateway(config: Config, log: Log): Promise<GatewayClient> {
-  return connectGateway({ url: gatewayUrl(config), token: gatewayToken(config), retryInitial: true, offlineWaitMs: 5_000, log });
+export function connectBotToGateway(config: Config, log: Log, surface?: string): Promise<GatewayClient> {
+  return connectGateway({ url: gatewayUrl(config), token: gatewayToken(config), retryInitial: true, offlineWaitMs: 5_000, log, ...(surface ? { surface } : {}) });
 }
 
 export interface RunningBot {
@@ -53,7 +53,8 @@ export interface BridgeBot<Running extends RunningBot> {
  */
 export async function startBridgeBot<Running extends RunningBot>(bot: BridgeBot<Running>): Promise<Running> {
   const { config, log } = bot;
-  const gateway = await connectBotToGateway(config, log);
+  // The bot's surface, declared on every connection: the gateway then knows a bot of it is connected (issue 30).
+  const gateway = await connectBotToGateway(config, log, bot.adapter.surface);
   const bridge = createBridge({ client: gateway, adapter: bot.adapter, allowedUsers: bot.allowedUsers, otherOpens: bot.otherOpens, toPlatformText: bot.toPlatformText, log });
   bot.listen(bridge);
   let platform: Running;

@@ -84,8 +84,10 @@ describe("askUser", () => {
         updates.push({ delivered: record.deliveries.map((d) => d.chat), states: (record.targetStates ?? []).map((s) => `${s.chat}:${s.state}:${s.reason}`) }),
     });
     expect(result.status).toBe("answered");
+    // No bot is connected (the copies are reported by hand): both chats say so at once, until a copy or a report.
     expect(updates).toEqual([
-      { delivered: ["1"], states: [] },
+      { delivered: [], states: ["1:waiting:no Telegram bot is connected", "2:waiting:no Telegram bot is connected"] },
+      { delivered: ["1"], states: ["2:waiting:no Telegram bot is connected"] },
       { delivered: ["1"], states: ["2:retrying:502 Bad Gateway"] },
     ]);
   });

@@ -83,7 +83,7 @@ describe("target states", () => {
     const after = await startTestGateway({ dataDir, DELIVERY_TIMEOUT_SECONDS: 30 });
     try {
       const ws = await RawWs.connect(after.wsUrl);
-      expect(await ws.ok("question.get", { id })).toMatchObject({ status: "pending", targetStates: [{ chat: "14", state: "failed" }] });
+      expect(await ws.ok("question.get", { id })).toMatchObject({ status: "pending", targetStates: [{ chat: "14", state: "failed" }, { chat: "15", state: "waiting" }] });
       const failed = await ws.ok("question.deliveryFailed", { id, surface: "telegram", chat: "15", reason: "Bad Request: chat not found" });
       expect(failed).toMatchObject({ status: "cancelled", reason: "delivery_failed", detail: expect.stringMatching(/telegram:14: failed: Forbidden: bot was kicked; telegram:15: failed: Bad Request: chat not found/) });
       ws.close();

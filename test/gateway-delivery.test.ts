@@ -122,7 +122,7 @@ describe.concurrent.each(["ws", "http"] as const)("delivery and expiry over %s",
     const started = Date.now();
     payloadOf(await t.call("question.deliveryFailed", { id: q.id, surface: "telegram", chat: "1", reason: "refused later", sent: true }));
     const outcome = await wait(q.id, 5_000);
-    expect(outcome).toMatchObject({ status: "delivery_failed", reason: expect.stringMatching(/discord:2: no bot reported/) });
+    expect(outcome).toMatchObject({ status: "delivery_failed", reason: expect.stringMatching(/discord:2: waiting: no Discord bot is connected/) });
     expect(Date.now() - started).toBeGreaterThanOrEqual(800);
   });
 

@@ -136,19 +136,21 @@ describe("events", () => {
     await asker.ok("question.resolve", { id: second, cancel: true, reason: "skipped" });
 
     for (const listener of [listenerA, listenerB, asker]) {
-      const events = await listener.waitFor(() => (listener.events.length >= 5 ? listener.events : undefined), 5_000, "5 events");
-      expect(events.map((e) => e.seq)).toEqual([1, 2, 3, 4, 5]);
+      const events = await listener.waitFor(() => (listener.events.length >= 6 ? listener.events : undefined), 5_000, "6 events");
+      expect(events.map((e) => e.seq)).toEqual([1, 2, 3, 4, 5, 6]);
       expect(events.map((e) => [e.event, e.payload.id])).toEqual([
         ["question.requested", id],
+        ["question.updated", id], // no bot is connected: the chat target waits for one
         ["question.updated", id],
         ["question.resolved", id],
         ["question.requested", second],
         ["question.resolved", second],
       ]);
       expect(events[0]!.payload).toMatchObject({ status: "pending", questions: [{ id: "deploy_target" }], targets: [{ surface: "telegram", chat: "5" }] });
-      expect(events[1]!.payload.deliveries).toEqual([expect.objectContaining({ messageRef: "5:1" })]);
-      expect(events[2]!.payload).toMatchObject({ status: "answered", answers: { deploy_target: ["Production"] } });
-      expect(events[4]!.payload).toMatchObject({ status: "cancelled", reason: "skipped" });
+      expect(events[1]!.payload.targetStates).toEqual([expect.objectContaining({ chat: "5", state: "waiting" })]);
+      expect(events[2]!.payload.deliveries).toEqual([expect.objectContaining({ messageRef: "5:1" })]);
+      expect(events[3]!.payload).toMatchObject({ status: "answered", answers: { deploy_target: ["Production"] } });
+      expect(events[5]!.payload).toMatchObject({ status: "cancelled", reason: "skipped" });
     }
     // A later connection starts its own count at 1.
     const late = await RawWs.connect(gateway.wsUrl);

@@ -27,8 +27,10 @@ describe("gateway logs (issue 19 §1)", () => {
       const all = logLines(gateway);
       return all.some((l) => l.msg === "resolved") ? all : undefined;
     }, "a resolved line");
+    // No bot is connected (the test reports by hand): said once, at once, then the bot-like reports follow.
     const mine = lines.filter((l) => l.id === id);
-    expect(mine.map((l) => l.msg)).toEqual(["asked", "send failed; retrying", "delivered", "resolved"]);
+    expect(mine.map((l) => l.msg)).toEqual(["asked", "no bot connected; waiting for one", "send failed; retrying", "delivered", "resolved"]);
+    expect(mine.splice(1, 1)[0]).toMatchObject({ level: "warn", surface: "telegram", chat: "42", state: "waiting", error: "no Telegram bot is connected" });
     for (const line of mine) expect(line).toMatchObject({ name: "gateway", pid: expect.any(Number), time: expect.any(String), level: expect.any(String) });
     expect(mine[0]).toMatchObject({ level: "info", targets: ["telegram:42"], questions: 1 });
     expect(mine[1]).toMatchObject({ level: "warn", surface: "telegram", chat: "42", error: "502 Bad Gateway", state: "retrying" });
@@ -62,7 +64,11 @@ describe("gateway logs (issue 19 §1)", () => {
     await rpcOk(gateway.url, "question.resolve", { id, answers: { deploy_target: ["Production"] }, by: { surface: "slack", chat: "C1", user: "1", via: "button" } });
     await waitUntil(() => logLines(gateway).find((l) => l.id === id && l.msg === "answered late"), "the late answer");
     await new Promise((r) => setTimeout(r, 1_500)); // past the late window's end (announced; nothing new to log)
-    const mine = logLines(gateway).filter((l) => l.id === id);
+    const all = logLines(gateway).filter((l) => l.id === id);
+    // No bot is connected: the first target and the escalation step's each say so once (the step's as it is taken).
+    const waiting = all.filter((l) => l.msg === "no bot connected; waiting for one");
+    expect(waiting.map((l) => `${l.surface}:${l.chat}`)).toEqual(["telegram:42", "slack:C1"]);
+    const mine = all.filter((l) => l.msg !== "no bot connected; waiting for one");
     expect(mine.map((l) => l.msg)).toEqual(["asked", "delivered", "escalated", "reminded", "resolved", "answered late"]);
     expect(mine[2]).toMatchObject({ step: 0, targets: ["slack:C1"] });
     expect(mine[3]).toMatchObject({ offsetSeconds: 1 });

@@ -579,6 +579,32 @@ export function runStoreContract(name: string, makeStore: (options?: StoreOption
         const resolved = await store.resolve("q1", answered());
         expect(resolved.ok && resolved.record.targetStates).toEqual([{ surface: "slack", chat: "C", state: "failed", reason: "not_in_channel", atMs: 40 }]);
       });
+
+      it("waiting (no bot connected) never replaces a bot's report, a report replaces it, and clearWaiting removes only it", async () => {
+        const waiting = (chat: string, surface: "telegram" | "slack", atMs: number) => ({ surface, chat, state: "waiting" as const, reason: `no bot ${atMs}`, atMs });
+        expect((await store.setTargetState("q1", waiting("1", "telegram", 10)))?.targetStates).toEqual([waiting("1", "telegram", 10)]);
+        // waiting replaces waiting (the newer word)…
+        expect((await store.setTargetState("q1", waiting("1", "telegram", 11)))?.targetStates).toEqual([waiting("1", "telegram", 11)]);
+        // …a bot's report replaces it, and waiting never comes back over retrying or failed.
+        const retrying = { surface: "telegram" as const, chat: "1", state: "retrying" as const, reason: "502", atMs: 20 };
+        expect((await store.setTargetState("q1", retrying))?.targetStates).toEqual([retrying]);
+        expect((await store.setTargetState("q1", waiting("1", "telegram", 30)))?.targetStates).toEqual([retrying]);
+        const failed = { surface: "slack" as const, chat: "C", state: "failed" as const, reason: "channel_not_found", atMs: 40 };
+        await store.setTargetState("q1", failed);
+        expect((await store.setTargetState("q1", waiting("C", "slack", 50)))?.targetStates).toEqual([retrying, failed]);
+        // clearWaiting: nothing to clear over retrying or failed, nor for an unknown question.
+        expect(await store.clearWaiting("q1", "telegram", "1")).toBeUndefined();
+        expect(await store.clearWaiting("q1", "slack", "C")).toBeUndefined();
+        expect(await store.clearWaiting("nope", "telegram", "1")).toBeUndefined();
+        expect((await store.get("q1"))?.targetStates).toEqual([retrying, failed]);
+        await store.create(pendingRecord("q2", { targets }));
+        await store.setTargetState("q2", waiting("1", "telegram", 60));
+        await store.setTargetState("q2", waiting("C", "slack", 61));
+        expect((await store.clearWaiting("q2", "telegram", "1"))?.targetStates).toEqual([waiting("C", "slack", 61)]);
+        if (harness.reopen) store = await harness.reopen();
+        expect((await store.get("q2"))?.targetStates).toEqual([waiting("C", "slack", 61)]);
+        expect((await store.get("q1"))?.targetStates).toEqual([retrying, failed]);
+      });
     });
 
     describe("withdrawn deliveries", () => {

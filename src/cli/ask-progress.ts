@@ -49,7 +49,7 @@ function undelivered(record: QuestionRecord): string[] {
 
 /**
  * What `ask` shows on a terminal while it waits: where the question went, targets still retrying or failed (with
- * the reason their bot gave), time left,
+ * the reason their bot gave) or with no bot connected, time left,
  * reconnections, and the Control UI link for a `web` target. Lines go to stderr; stdout keeps only the result.
  */
 export function createAskProgress({ client, gatewayUrl, err, intervalMs = ASK_COUNTDOWN_INTERVAL_MS, now = Date.now }: AskProgressOptions) {
@@ -81,7 +81,8 @@ export function createAskProgress({ client, gatewayUrl, err, intervalMs = ASK_CO
       // A state of a chat with a copy is never shown (reads leave it out); a copy withdrawn since shows its failure.
       if (next.deliveries.some((d) => `${d.surface}:${d.chat}` === key) || shownStates.get(key) === text) continue;
       shownStates.set(key, text);
-      err(`${key} ${state.state === "failed" ? "cannot receive it" : "is retrying"}: ${state.reason}`);
+      if (state.state === "waiting") err(`${key}: ${state.reason}; waiting for one to start`);
+      else err(`${key} ${state.state === "failed" ? "cannot receive it" : "is retrying"}: ${state.reason}`);
     }
   };
 

@@ -22,6 +22,11 @@ export interface ConnectOptions {
    * only asks and waits passes `[]` and is spared every other question's events.
    */
   events?: GatewayEventName[];
+  /**
+   * A bot's chat surface, declared on every connection (a `connect` frame with `surface`), so the gateway knows a bot
+   * of it is connected even on the admin token; a bot-scoped token's own surface must match.
+   */
+  surface?: string;
   log?: (message: string, error?: unknown) => void;
 }
 
@@ -132,6 +137,9 @@ export class GatewayConnection {
         this.#waitingForLink.clear();
         const reconnect = this.#everConnected;
         this.#everConnected = true;
+        if (this.#options.surface !== undefined) {
+          this.call("connect", { token: this.#options.token, surface: this.#options.surface }).catch((error) => this.#options.log?.("declaring the bot's surface failed", error));
+        }
         if (this.#options.events) {
           // Sent first on this link, so no event it filters out arrives after a response to a later request.
           this.call("events.subscribe", { events: this.#options.events }).catch((error) => this.#options.log?.("events.subscribe failed", error));

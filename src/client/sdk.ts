@@ -21,7 +21,8 @@ export interface AskUserOptions {
   onRequested?: (question: { id: string; expiresAtMs: number; links?: AnswerLink[] }) => void;
   /**
    * Called each time the pending question's record changes: a copy delivered (`record.deliveries`), a target retrying
-   * or failed, with the platform's reason (`record.targetStates`), a partial answer. Needs the connection's
+   * or failed, with the platform's reason, or waiting because no bot of its platform is connected, at once
+   * (`record.targetStates`), a partial answer. Needs the connection's
    * `question.updated` events (the default subscription).
    */
   onUpdate?: (record: QuestionRecord) => void;

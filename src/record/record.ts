@@ -30,7 +30,11 @@ export interface Delivery {
 export interface TargetState {
   surface: Surface;
   chat: string;
-  state: "retrying" | "failed";
+  /**
+   * `waiting`: no bot for this surface is connected to the gateway (any instance), so nothing can send it yet; the
+   * delivery watch keeps running, and a bot that starts late still delivers it. Never replaces `retrying`/`failed`.
+   */
+  state: "retrying" | "failed" | "waiting";
   reason: string;
   atMs: number;
   retryAtMs?: number;
@@ -114,7 +118,10 @@ export interface QuestionRecord {
   askedBy?: string;
   targets: Target[];
   deliveries: Delivery[];
-  /** Targets whose delivery is retrying or failed (none delivered for that chat); absent when there are none. */
+  /**
+   * Targets whose delivery is retrying or failed, or waiting for a bot to connect (none delivered for that chat);
+   * absent when there are none.
+   */
   targetStates?: TargetState[];
   /**
    * The reminder policy: offsets in seconds before expiry, sorted descending (`[]`: none). Records written before

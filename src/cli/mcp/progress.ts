@@ -39,7 +39,7 @@ export function waitingStatusText(question: { id: string; expiresAtMs: number },
   const parts = [
     ...(delivered.length ? [`delivered to ${delivered.join(", ")}`] : []),
     ...(record.targets.some((t) => t.surface === "web") ? ["shown in the Control UI"] : []),
-    ...(record.targetStates ?? []).map((s) => `${s.surface}:${s.chat} ${s.state === "failed" ? "cannot receive it" : "is retrying"} (${s.reason})`),
+    ...(record.targetStates ?? []).map((s) => `${s.surface}:${s.chat} ${s.state === "failed" ? "cannot receive it" : s.state === "waiting" ? "is waiting for a bot" : "is retrying"} (${s.reason})`),
   ];
   return parts.length ? `${until}: ${parts.join("; ")}.` : `${until} (question ${question.id}, not delivered yet).`;
 }

@@ -22,7 +22,7 @@ const DELIVERY_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
 const STORE_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 
 /** The store methods timed by `timeStore` (what a scrape labels `operation`). */
-const TIMED_OPERATIONS = ["create", "get", "list", "countPending", "resolve", "expireDue", "nextExpiryMs", "addDelivery", "mergePartial", "pendingAwaitingDelivery", "claimDelivery", "liveClaims", "setTargetState", "setRendered", "markReplySeen", "unmarkReplySeen", "pruneRepliesSeen", "followUpsDue", "nextFollowUpMs", "lateWindowsEnded", "markReminder", "markEscalated", "addReminderCopy", "setLateAnswer"] as const;
+const TIMED_OPERATIONS = ["create", "get", "list", "countPending", "resolve", "expireDue", "nextExpiryMs", "addDelivery", "mergePartial", "pendingAwaitingDelivery", "claimDelivery", "liveClaims", "setTargetState", "setRendered", "markReplySeen", "unmarkReplySeen", "pruneRepliesSeen", "followUpsDue", "nextFollowUpMs", "lateWindowsEnded", "markReminder", "markEscalated", "addReminderCopy", "setLateAnswer", "clearWaiting"] as const;
 
 /** The webhook outbox's store calls, timed like the others. */
 const WEBHOOK_OPERATIONS = ["claimWebhooks", "settleWebhook", "nextWebhookMs", "countWebhooks", "pruneWebhooks"] as const;

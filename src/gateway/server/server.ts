@@ -151,6 +151,12 @@ export function createGatewayServer(options: GatewayServerOptions) {
       return { role, surface, ...times };
     });
   }
+  /** Tells the service which chat surfaces have a bot connected here (issue 30: a target with no bot says so). */
+  function reportBots(): void {
+    const surfaces = new Set<string>();
+    for (const connection of connections.keys()) if (connection.botSurface) surfaces.add(connection.botSurface);
+    service.botsConnectedHere(surfaces);
+  }
   const health = createHealthRoutes({ ...options.health, connections: connectionSnapshots, backoff });
 
   const unsubscribe = service.subscribe((event, record) => {
@@ -258,10 +264,12 @@ export function createGatewayServer(options: GatewayServerOptions) {
         checkToken: (token) => checkToken(address, token),
         stillLive: credentialCheck.stillLive,
         onAuthenticated: (who) => slot.authenticated(who),
+        onBotSurface: reportBots,
         log,
       });
       const times = { connectedAtMs: Date.now(), lastSeenMs: Date.now() };
       connections.set(connection, times);
+      if (connection.botSurface) reportBots(); // a bot-scoped token at the upgrade
       const touch = () => {
         times.lastSeenMs = Date.now();
       };
@@ -271,6 +279,7 @@ export function createGatewayServer(options: GatewayServerOptions) {
       ws.on("close", () => {
         slot.release();
         connections.delete(connection);
+        reportBots();
       });
     });
   }

@@ -7,6 +7,7 @@ import { lockoutMessage } from "../credentials/auth-backoff.ts";
 import { REVOKED_MESSAGE, type AuthVerdict } from "../credentials/check.ts";
 import type { Principal } from "../credentials/principal.ts";
 import { canSee, shownTo } from "../credentials/scope.ts";
+import { BOT_NAMES, type BotName } from "../../platforms/surfaces.ts";
 import type { QuestionRecord } from "../../record/record.ts";
 import { CLOSE_HANDSHAKE_TIMEOUT_MS, MAX_FRAME_BYTES, PRE_AUTH_FRAME_MAX_BYTES, setFrameLimit } from "./limits.ts";
 
@@ -35,6 +36,8 @@ export interface ConnectionOptions {
    * credential holds all the connections it may) closes it.
    */
   onAuthenticated?: (principal: Principal) => string | undefined;
+  /** Its bot surface became known (see `botSurface`): the server recounts which surfaces have a bot connected. */
+  onBotSurface?: () => void;
   log: (message: string, error?: unknown) => void;
 }
 
@@ -64,8 +67,10 @@ function rawSocketOf(socket: WebSocket): Corkable | undefined {
 }
 
 /** One WebSocket client: authentication, request/response frames, and events with a per-connection seq. */
-export function createConnection({ socket, dispatch, checkToken, stillLive, onAuthenticated, log, ...options }: ConnectionOptions) {
+export function createConnection({ socket, dispatch, checkToken, stillLive, onAuthenticated, onBotSurface, log, ...options }: ConnectionOptions) {
   let principal = options.principal;
+  /** The chat surface a bot declared on `connect` (`surface`): how a bot on the admin token is told apart. */
+  let declaredSurface: BotName | undefined;
   let tokenHash = options.tokenHash;
   let authed = principal !== undefined;
   let seq = 0;
@@ -168,12 +173,30 @@ export function createConnection({ socket, dispatch, checkToken, stillLive, onAu
     const { id, method, params } = parsed.data;
     if (method === "connect") {
       const token = (params as { token?: unknown } | undefined)?.token;
+      const surface = (params as { surface?: unknown } | undefined)?.surface;
+      if (surface !== undefined && !(typeof surface === "string" && (BOT_NAMES as readonly string[]).includes(surface))) {
+        respond(id, {
+          error: { code: "INVALID_PARAMS", message: `surface must be one of ${BOT_NAMES.join(", ")}`, issues: [{ path: "surface", message: "is not a chat surface" }] },
+        });
+        return;
+      }
       const checked = checkToken(token);
       const verdict = checked instanceof Promise ? await checked : checked;
       if (closed) return;
       if (verdict.ok) {
         if (authed && !samePrincipal(principal, verdict.principal)) {
           respond(id, { error: { code: "FORBIDDEN", message: "this connection is authenticated already; open another connection for another credential" } });
+          return;
+        }
+        // A bot-scoped credential's own surface wins: declaring another is refused, and so is any caller not a bot;
+        // refused before it authenticates anything.
+        const who = verdict.principal;
+        const refusal =
+          surface === undefined || who.kind === "admin" ? undefined
+          : who.kind === "bot" ? (who.surface === surface ? undefined : `this credential is the ${who.surface} bot's, not the ${String(surface)} bot's`)
+          : "only a bot's connection declares a surface";
+        if (refusal) {
+          respond(id, { error: { code: "FORBIDDEN", message: refusal } });
           return;
         }
         // onMessage has not awaited yet (for the admin token): this runs within ws's "message" event, so a frame
@@ -190,6 +213,11 @@ export function createConnection({ socket, dispatch, checkToken, stillLive, onAu
           authed = true;
           clearTimeout(authTimer);
           setFrameLimit(socket, MAX_FRAME_BYTES);
+          if (principal.kind === "bot") onBotSurface?.();
+        }
+        if (surface !== undefined && declaredSurface !== surface) {
+          declaredSurface = surface as BotName;
+          onBotSurface?.();
         }
         respond(id, { payload: { ok: true } });
       } else if (verdict.revoked) {
@@ -256,6 +284,11 @@ export function createConnection({ socket, dispatch, checkToken, stillLive, onAu
     /** Who it authenticated as (undefined until it does): what /metrics and /readyz label it by. */
     get principal(): Principal | undefined {
       return principal;
+    },
+    /** The chat surface of the bot on it: its bot-scoped credential's, else the one it declared; else undefined. */
+    get botSurface(): BotName | undefined {
+      if (!authed) return undefined;
+      return principal?.kind === "bot" ? principal.surface : declaredSurface;
     },
     /** The hash of the scoped token it authenticated with, if any: what the server re-checks. */
     get tokenHash(): string | undefined {

@@ -8,6 +8,7 @@ import { createFollowUpFiring, type FollowUpDefaults } from "./follow-ups.ts";
 import { stored } from "./stored.ts";
 import { createWaiters, type Waiters } from "./waiters.ts";
 import { createKnownQuestions, type KnownQuestions } from "./known-questions.ts";
+import { createNoBot, type NoBot } from "./no-bot.ts";
 
 export interface QuestionServiceOptions {
   store: QuestionStore;
@@ -49,6 +50,8 @@ export interface ServiceContext {
   readonly waiters: Waiters;
   /** The questions of pending records created or heard of here: an answer is checked without a read. */
   readonly known: KnownQuestions;
+  /** Which chat surfaces have a bot connected; marks targets no bot can send yet `waiting` (no-bot.ts). */
+  readonly noBot: NoBot;
   read(id: string): Promise<QuestionRecord | undefined>;
   /** The record, or QUESTION_NOT_FOUND. */
   mustGet(id: string): Promise<QuestionRecord>;
@@ -70,6 +73,7 @@ export function createServiceContext(options: QuestionServiceOptions, onDelivery
   const events = options.events ?? createEventHub();
 
   const read = (id: string) => stored(store.get(id));
+  const noBot = createNoBot({ store, now, log });
   const waiters = createWaiters({ maxWaitMs: options.maxWaitMs ?? 5 * 60_000, read });
   const fireFollowUps = createFollowUpFiring({
     store,
@@ -77,6 +81,9 @@ export function createServiceContext(options: QuestionServiceOptions, onDelivery
       // An escalation step's new chat targets are watched like the first ones (while nothing is delivered).
       if (event === "question.escalated") deadlines.watchDelivery(record);
       events.emit(event, record);
+      // The step's chat targets no bot can send yet say so at once, like a new question's.
+      const step = event === "question.escalated" ? record.escalated?.at(-1) : undefined;
+      if (step) void noBot.mark(record, step.targets).then((marked) => marked !== record && events.emit("question.updated", marked));
     },
   });
   const deadlines = createDeadlines({
@@ -112,6 +119,7 @@ export function createServiceContext(options: QuestionServiceOptions, onDelivery
     deadlines,
     waiters,
     known,
+    noBot,
     read,
     finished,
     async mustGet(id) {

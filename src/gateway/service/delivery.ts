@@ -118,9 +118,17 @@ export function createDelivery({ store, now, deadlines, events, deliveryTimeoutM
       return updated;
     },
 
-    /** A bot asks to send one copy: exactly one bot gets it, until it reports the delivery or its lease lapses. */
-    claimDelivery(params: MethodParams<"question.claimDelivery">): Promise<ClaimOutcome> {
-      return stored(store.claimDelivery({ ...params, nowMs: now() }));
+    /**
+     * A bot asks to send one copy: exactly one bot gets it, until it reports the delivery or its lease lapses. A
+     * prompt's claim shows a bot is there after all: the chat's `waiting` state ("no bot is connected") goes.
+     */
+    async claimDelivery(params: MethodParams<"question.claimDelivery">): Promise<ClaimOutcome> {
+      const outcome = await stored(store.claimDelivery({ ...params, nowMs: now() }));
+      if (outcome.ok && (params.copy ?? "prompt") === "prompt") {
+        const cleared = await stored(store.clearWaiting(params.id, params.surface, params.chat));
+        if (cleared) events.emit("question.updated", cleared);
+      }
+      return outcome;
     },
   };
 }

@@ -35,7 +35,7 @@ function allowsPeople(allowed: Target, target: Target): boolean {
 }
 
 /** Asking: a new question (checked, stored, scheduled, announced), and cancelling a run's questions. */
-export function createRequests({ options, store, now, deadlines, events, finished, known }: ServiceContext) {
+export function createRequests({ options, store, now, deadlines, events, finished, known, noBot }: ServiceContext) {
   const defaultTargets = options.defaultTargets?.length ? options.defaultTargets : [{ surface: "web" as const }];
 
   /** With ASK_ALLOWED_TARGETS, the targets (at `path`) that are not listed there. */
@@ -101,8 +101,12 @@ export function createRequests({ options, store, now, deadlines, events, finishe
       deadlines.expiresAt(record.expiresAtMs);
       deadlines.followUpAt(nextFollowUpMs(record));
       deadlines.watchDelivery(record);
-      events.emit("question.requested", record);
-      return { id: record.id, expiresAtMs: record.expiresAtMs, record };
+      // Chat targets with no bot connected anywhere say so at once (`waiting`); the delivery watch runs on.
+      const shown = await noBot.mark(record);
+      events.emit("question.requested", shown);
+      // Announced as a change too, so whoever follows updates (the SDK's onUpdate) hears it without a read.
+      if (shown !== record) events.emit("question.updated", shown);
+      return { id: record.id, expiresAtMs: record.expiresAtMs, record: shown };
     },
 
     /** Cancels a run's pending questions (`aborted`); with `askedBy`, only that agent credential's run of that id. */

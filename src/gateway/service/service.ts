@@ -31,7 +31,12 @@ export function createQuestionService(options: QuestionServiceOptions) {
 
   return {
     start: sync.start,
-    stop: sync.stop,
+    stop(): void {
+      context.noBot.stop();
+      sync.stop();
+    },
+    /** The chat surfaces with a bot connected to this gateway now: the server reports each change. */
+    botsConnectedHere: context.noBot.botsHere,
 
     /** Subscribes to the default event hub (when no `events` port was injected, or it is a hub). */
     subscribe: (listener: ServiceListener): (() => void) => events.subscribe(listener),

@@ -39,12 +39,14 @@ export function addDeliveryTo(deliveries: Delivery[], delivery: Delivery): boole
 
 /**
  * One state per (surface, chat): `next` replaces the one held, except that `retrying` never replaces `failed` (a
- * chat that can never receive stays failed). Returns the new list, or undefined when nothing changes.
+ * chat that can never receive stays failed) and `waiting` replaces nothing but `waiting`. Returns the new list, or undefined when nothing changes.
  */
 export function mergeTargetState(states: readonly TargetState[], next: TargetState): TargetState[] | undefined {
   const index = states.findIndex((s) => s.surface === next.surface && s.chat === next.chat);
   if (index < 0) return [...states, next];
   if (states[index]?.state === "failed" && next.state === "retrying") return undefined;
+  // "No bot is connected" is the weakest news: it never hides a bot's own report.
+  if (next.state === "waiting" && states[index]?.state !== "waiting") return undefined;
   return states.map((s, i) => (i === index ? next : s));
 }
 

@@ -164,6 +164,11 @@ export interface QuestionStore {
    * terminal record: nothing changes. Returns the record as it is then; undefined for an unknown id.
    */
   withdrawDelivery(id: string, messageRef: string, state: TargetState): Promise<QuestionRecord | undefined>;
+  /**
+   * Removes the chat's `waiting` state (a bot took its copy: one is connected after all). Returns the record when a
+   * `waiting` state was there, else undefined (another state, none, or no such question: nothing changes).
+   */
+  clearWaiting(id: string, surface: string, chat: string): Promise<QuestionRecord | undefined>;
   /** Stores what one delivered copy shows now; undefined for an unknown id. No copy for that chat: changes nothing. */
   setRendered(id: string, surface: string, chat: string, rendered: string): Promise<QuestionRecord | undefined>;
   /**
@@ -209,6 +214,8 @@ export interface QuestionStore {
   countWebhooks(): Promise<number>;
   /** Forgets messages sent or given up before `doneBeforeMs`; returns how many. */
   pruneWebhooks(doneBeforeMs: number): Promise<number>;
+  /** Shared stores only: which chat surfaces have a bot connected to any instance (see BotPresence). */
+  botPresence?: BotPresence;
   close(): Promise<void>;
 }
 
@@ -243,6 +250,14 @@ export type WebhookSettlement =
   | { outcome: "sent"; atMs: number }
   | { outcome: "retry"; atMs: number; retryAtMs: number; error: string }
   | { outcome: "given_up"; atMs: number; error: string };
+
+/** The chat surfaces with a bot connected, shared by the instances of one store. */
+export interface BotPresence {
+  /** Records the surfaces with a bot connected to this instance now (refreshing them; the others are dropped). */
+  publish(surfaces: readonly string[]): Promise<void>;
+  /** The surfaces with a bot connected to any instance that published them within `freshMs`. */
+  connected(freshMs: number): Promise<string[]>;
+}
 
 /** A change another gateway instance committed to a shared store, by record id. */
 export interface StoreChange {

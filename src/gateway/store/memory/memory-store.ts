@@ -304,6 +304,16 @@ export function createMemoryStore(options: { webhookUrls?: readonly string[] } =
       return copy(record);
     },
 
+    async clearWaiting(id, surface, chat) {
+      assertOpen();
+      const record = records.get(id);
+      const states = record?.targetStates ?? [];
+      const index = states.findIndex((s) => s.surface === surface && s.chat === chat && s.state === "waiting");
+      if (!record || index < 0) return undefined;
+      record.targetStates = states.filter((_, i) => i !== index);
+      return copy(record);
+    },
+
     async withdrawDelivery(id, messageRef, state) {
       assertOpen();
       const record = records.get(id);

@@ -308,6 +308,17 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
      PERFORM pg_notify('${POSTGRES_CHANNEL}', ask_user_bridge_change_payload('question.updated', NEW.question_id));
      RETURN NULL;
    END $$;`,
+  // Issue 30, a chat target with no bot connected: target_states.state may be 'waiting' too; and which chat
+  // surfaces have a bot connected to which instance, each row refreshed while it stays connected (the database's
+  // clock, so instances' clocks need not agree), so "no bot is connected" means to none of the instances.
+  `ALTER TABLE target_states DROP CONSTRAINT target_states_state_check,
+     ADD CONSTRAINT target_states_state_check CHECK (state IN ('retrying', 'failed', 'waiting'));
+   CREATE TABLE bot_presence (
+     instance TEXT NOT NULL,
+     surface  TEXT NOT NULL,
+     seen_at  TIMESTAMPTZ NOT NULL DEFAULT now(),
+     PRIMARY KEY (instance, surface)
+   );`,
 ];
 
 export interface PostgresMigrationReport {

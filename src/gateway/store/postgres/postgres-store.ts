@@ -15,6 +15,7 @@ import { startPostgresChanges, type PostgresChanges } from "./postgres-changes.t
 import { countPostgresPending, insertPostgresRecord } from "./postgres-pending.ts";
 import { createPostgresOutbox } from "./postgres-outbox.ts";
 import { createPostgresStatements } from "./postgres-pool.ts";
+import { createPostgresPresence } from "./postgres-presence.ts";
 import {
   postgresRowToRecord,
   READ_RECORD,
@@ -218,8 +219,12 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     return { ok: false, reason: "claimed", ...(row ? { leaseUntilMs: row.lease_until_ms } : {}) };
   }
 
+  const botPresence = createPostgresPresence(statements, instanceId);
+
   return {
     instanceId,
+
+    botPresence,
 
     create: (record, limits) => insertPostgresRecord(statements, record, limits),
 
@@ -440,7 +445,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     },
 
     async setTargetState(id, state) {
-      // One state per chat; `retrying` never replaces `failed`.
+      // One state per chat; `retrying` never replaces `failed`, and `waiting` replaces only `waiting`.
       await query(
         "setTargetState",
         true,
@@ -448,10 +453,21 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
          SELECT $1, $2, $3, $4, $5, $6::bigint, $7::bigint WHERE EXISTS (SELECT 1 FROM questions WHERE id = $1)
          ON CONFLICT (question_id, surface, chat) DO UPDATE SET
            state = EXCLUDED.state, reason = EXCLUDED.reason, at_ms = EXCLUDED.at_ms, retry_at_ms = EXCLUDED.retry_at_ms
-         WHERE NOT (t.state = 'failed' AND EXCLUDED.state = 'retrying')`,
+         WHERE NOT (t.state = 'failed' AND EXCLUDED.state = 'retrying') AND NOT (EXCLUDED.state = 'waiting' AND t.state <> 'waiting')`,
         [id, state.surface, state.chat, state.state, state.reason, state.atMs, state.retryAtMs ?? null],
       );
       return get(id);
+    },
+
+    async clearWaiting(id, surface, chat) {
+      // A DELETE: the target_states trigger (INSERT OR UPDATE) stays quiet; the caller announces the change.
+      const rows = await query<{ question_id: string }>(
+        "clearWaiting",
+        true,
+        `DELETE FROM target_states WHERE question_id = $1 AND surface = $2 AND chat = $3 AND state = 'waiting' RETURNING question_id`,
+        [id, surface, chat],
+      );
+      return rows.length > 0 ? get(id) : undefined;
     },
 
     async withdrawDelivery(id, messageRef, state) {
@@ -531,6 +547,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     async close() {
       if (closed) return;
       closed = true;
+      await botPresence.publish([]).catch(() => undefined); // this instance's bots no longer count
       await changes.close();
       await end();
     },

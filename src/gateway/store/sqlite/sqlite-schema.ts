@@ -138,6 +138,22 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
    CREATE INDEX webhook_outbox_due ON webhook_outbox (due_at_ms) WHERE due_at_ms IS NOT NULL;
    CREATE INDEX webhook_outbox_by_question ON webhook_outbox (question_id);
    CREATE INDEX webhook_outbox_done ON webhook_outbox (COALESCE(sent_at_ms, given_up_at_ms)) WHERE due_at_ms IS NULL;`,
+  // Issue 30, a chat target with no bot connected: target_states.state may be 'waiting' too. SQLite cannot change a
+  // CHECK in place, so the table is rebuilt (same columns, rows copied) within this migration's transaction.
+  `CREATE TABLE target_states_next (
+     question_id TEXT NOT NULL REFERENCES questions (id) ON DELETE CASCADE,
+     surface     TEXT NOT NULL,
+     chat        TEXT NOT NULL,
+     state       TEXT NOT NULL CHECK (state IN ('retrying', 'failed', 'waiting')),
+     reason      TEXT NOT NULL,
+     at_ms       INTEGER NOT NULL,
+     retry_at_ms INTEGER,
+     PRIMARY KEY (question_id, surface, chat)
+   );
+   INSERT INTO target_states_next (question_id, surface, chat, state, reason, at_ms, retry_at_ms)
+     SELECT question_id, surface, chat, state, reason, at_ms, retry_at_ms FROM target_states;
+   DROP TABLE target_states;
+   ALTER TABLE target_states_next RENAME TO target_states;`,
 ];
 
 export function applySqlitePragmas(db: Database.Database): void {

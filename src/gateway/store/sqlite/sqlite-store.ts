@@ -103,14 +103,20 @@ export function createSqliteStore({ dataDir, onCorruptRecord = warnCorruptRecord
       `INSERT OR IGNORE INTO deliveries (question_id, surface, chat, message_ref, delivered_at_ms, rendered)
        VALUES (@question_id, @surface, @chat, @message_ref, @delivered_at_ms, @rendered)`,
     ),
-    /** One state per chat; `retrying` never replaces `failed`. */
+    /** One state per chat; `retrying` never replaces `failed`, and `waiting` replaces only `waiting`. */
     upsertTargetState: db.prepare(
       `INSERT INTO target_states (question_id, surface, chat, state, reason, at_ms, retry_at_ms)
        VALUES (@question_id, @surface, @chat, @state, @reason, @at_ms, @retry_at_ms)
        ON CONFLICT (question_id, surface, chat) DO UPDATE SET
          state = excluded.state, reason = excluded.reason, at_ms = excluded.at_ms, retry_at_ms = excluded.retry_at_ms
-       WHERE NOT (target_states.state = 'failed' AND excluded.state = 'retrying')`,
+       WHERE NOT (target_states.state = 'failed' AND excluded.state = 'retrying')
+         AND NOT (excluded.state = 'waiting' AND target_states.state <> 'waiting')`,
     ),
+    /** A chat's `waiting` state, looked up before it is removed (most claims find none: no write then). */
+    hasWaiting: db.prepare<[string, string, string], { found: 1 }>(
+      `SELECT 1 AS found FROM target_states WHERE question_id = ? AND surface = ? AND chat = ? AND state = 'waiting'`,
+    ),
+    clearWaiting: db.prepare<[string, string, string]>(`DELETE FROM target_states WHERE question_id = ? AND surface = ? AND chat = ? AND state = 'waiting'`),
     /** A copy refused after it was sent: only that message's delivery, on a pending question. */
     withdrawDelivery: db.prepare<[string, string, string, string]>(
       `DELETE FROM deliveries WHERE question_id = ? AND surface = ? AND chat = ? AND message_ref = ?
@@ -432,6 +438,13 @@ export function createSqliteStore({ dataDir, onCorruptRecord = warnCorruptRecord
         if (!sql.exists.get(id)) return undefined;
         beginWrite();
         sql.upsertTargetState.run(targetStateParams(id, state));
+        return durable(read(id));
+      }),
+    clearWaiting: (id, surface, chat) =>
+      run(() => {
+        if (!sql.hasWaiting.get(id, surface, chat)) return undefined;
+        beginWrite();
+        sql.clearWaiting.run(id, surface, chat);
         return durable(read(id));
       }),
     withdrawDelivery: (id, messageRef, state) =>
