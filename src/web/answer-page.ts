@@ -8,7 +8,7 @@ import { acceptsLateAnswer, lateUntilFor } from "../record/late-window.ts";
 import { ANSWER_LINK_PATH, OPTION_LINK_PARAMS } from "../record/answer-links.ts";
 import type { QuestionRecord, ResolvedBy, Target } from "../record/record.ts";
 import { CSRF_NONCE_PATTERN, LINK_TOKEN_MAX_LENGTH, newCsrfNonce } from "../gateway/links/link-token.ts";
-import { CONTENT_SECURITY_POLICY } from "./index.ts";
+import { readBody, SECURITY_HEADERS, sendWith } from "./http-replies.ts";
 import { boundPort, isSameOrigin, isSecureRequest, readCookie } from "./session.ts";
 import { STATIC_DIR } from "./static-assets.ts";
 import { choicesFromForm, refusalOf } from "./answer-form.ts";
@@ -21,13 +21,7 @@ const CSS_PATH = `${ANSWER_LINK_PATH}answer.css`;
 const NONCE_MAX_AGE_SECONDS = 8 * 24 * 60 * 60;
 
 const HEADERS = {
-  "content-security-policy": CONTENT_SECURITY_POLICY,
-  "x-content-type-options": "nosniff",
-  "x-frame-options": "DENY",
-  // The token is in the address: no Referer may carry it anywhere.
-  "referrer-policy": "no-referrer",
-  "cross-origin-opener-policy": "same-origin",
-  "cross-origin-resource-policy": "same-origin",
+  ...SECURITY_HEADERS,
   "x-robots-tag": "noindex, nofollow",
 };
 const HTML = { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" };
@@ -43,23 +37,8 @@ const NOT_OPEN = "Your answer was not recorded: this question is no longer open.
 /** The CSRF cookie (its value is the form's nonce), per port like the session cookie; Lax so a link opened from mail reuses it. */
 const nonceCookieName = (req: IncomingMessage) => `aub_answer_${boundPort(req) ?? 0}`;
 
-function send(res: ServerResponse, status: number, headers: Record<string, string>, body: string | Buffer, head = false): void {
-  res.writeHead(status, { ...HEADERS, ...headers });
-  res.end(head ? undefined : body);
-}
+const send = sendWith(HEADERS);
 
-function readBody(req: IncomingMessage): Promise<string | undefined> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on("data", (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= MAX_FORM_BYTES) chunks.push(chunk);
-    });
-    req.on("end", () => resolve(size > MAX_FORM_BYTES ? undefined : Buffer.concat(chunks).toString("utf8")));
-    req.on("error", reject);
-  });
-}
 
 /**
  * Who answered through a link: the link's target (its surface and chat, and its user when it names exactly one),
@@ -153,7 +132,7 @@ export function createAnswerPage({ links, questions, now = Date.now }: AnswerPag
       req.resume();
       return send(res, 404, HTML, INVALID);
     }
-    const body = await readBody(req);
+    const body = await readBody(req, MAX_FORM_BYTES);
     const opened = await open(token);
     if (!opened) return send(res, 404, HTML, INVALID);
     if (body === undefined) return send(res, 413, HTML, renderMessagePage("This answer is too long", "Go back, shorten your own words and try again."));

@@ -8,6 +8,11 @@ import { boundPort, clearedCookieHeader, isSameOrigin, isSecureRequest, readCook
 import { createSessionSockets } from "./session-sockets.ts";
 import { adminSessionTag, createMemorySessionStore, createSessionCheck, SESSION_ABSOLUTE_MS, type SessionHolder, type SessionStore, type SignIn } from "./session-store.ts";
 import { loadStaticAssets, type StaticAsset } from "./static-assets.ts";
+import { readBody, sendWith, SECURITY_HEADERS } from "./http-replies.ts";
+
+export { CONTENT_SECURITY_POLICY } from "./http-replies.ts";
+
+const send = sendWith(SECURITY_HEADERS);
 
 export interface ControlUiOptions {
   token: string;
@@ -44,49 +49,14 @@ export interface ControlUi {
   authenticate: (req: IncomingMessage) => Promise<WebAppCaller | undefined>;
 }
 
-/** Nothing loads from elsewhere, no inline script runs, and Trusted Types forbid every HTML string sink. */
-export const CONTENT_SECURITY_POLICY = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self'",
-  "connect-src 'self'",
-  "form-action 'self'",
-  "base-uri 'none'",
-  "frame-ancestors 'none'",
-  "require-trusted-types-for 'script'",
-  "trusted-types 'none'",
-].join("; ");
-
-const SECURITY_HEADERS = {
-  "content-security-policy": CONTENT_SECURITY_POLICY,
-  "x-content-type-options": "nosniff",
-  "x-frame-options": "DENY",
-  "referrer-policy": "no-referrer",
-  "cross-origin-opener-policy": "same-origin",
-  "cross-origin-resource-policy": "same-origin",
-};
-
 const MAX_LOGIN_BODY_BYTES = 4096;
 const NO_STORE = { "cache-control": "no-store" };
 const TEXT = { "content-type": "text/plain; charset=utf-8", ...NO_STORE };
 
-function send(res: ServerResponse, status: number, headers: Record<string, string>, body: string | Buffer, head = false): void {
-  res.writeHead(status, { ...SECURITY_HEADERS, ...headers });
-  res.end(head ? undefined : body);
-}
-
-function readForm(req: IncomingMessage): Promise<URLSearchParams | undefined> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on("data", (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= MAX_LOGIN_BODY_BYTES) chunks.push(chunk);
-    });
-    req.on("end", () => resolve(size > MAX_LOGIN_BODY_BYTES ? undefined : new URLSearchParams(Buffer.concat(chunks).toString("utf8"))));
-    req.on("error", reject);
-  });
+/** The sign-in form's fields, or undefined when the body is larger than a sign-in ever is. */
+async function readForm(req: IncomingMessage): Promise<URLSearchParams | undefined> {
+  const body = await readBody(req, MAX_LOGIN_BODY_BYTES);
+  return body === undefined ? undefined : new URLSearchParams(body);
 }
 
 const isWebSocketUpgrade = (req: IncomingMessage) => req.headers.upgrade?.toLowerCase() === "websocket";
