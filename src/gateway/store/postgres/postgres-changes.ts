@@ -136,19 +136,22 @@ export async function startPostgresChanges(options: PostgresChangesOptions): Pro
     const ids = [...new Set(queue.filter((c) => !c.record && !unread.has(c) && !reading.has(c.id)).map((c) => c.id))].slice(0, READ_BATCH);
     if (ids.length === 0) return;
     const wanted = new Set(ids);
+    // Only the changes queued before the read began: one notified while it runs may be newer than what it returns,
+    // so it waits for a read of its own (drain() schedules it).
+    const covered = new Set(queue.filter((c) => wanted.has(c.id) && !c.record && !unread.has(c)));
     for (const id of ids) reading.add(id);
     try {
       const found = new Map((await options.readRecords(ids)).map((r) => [r.id, r] as const));
       for (let i = 0; i < queue.length; i++) {
         const change = queue[i]!;
-        if (change.record || unread.has(change) || !wanted.has(change.id)) continue;
+        if (!covered.has(change)) continue;
         const record = found.get(change.id);
         if (record) change.record = record;
         else queue.splice(i--, 1); // gone since: nothing to follow
       }
     } catch (error) {
       log(`could not read ${ids.length} changed record(s); handing the changes on without them`, error);
-      for (const change of queue) if (wanted.has(change.id) && !change.record) unread.add(change);
+      for (const change of covered) unread.add(change);
     } finally {
       for (const id of ids) reading.delete(id);
     }
