@@ -19,43 +19,14 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Browser, Page } from "playwright-core";
 import { connectGateway, type GatewayClient } from "../src/client/index.ts";
-import { startGateway } from "../src/gateway/run.ts";
-import { createControlUi } from "../src/web/index.ts";
 import { launchBrowser } from "../test/helpers/browser.ts";
+import { DEPLOY, THREE, startControlUiGateway } from "../test/helpers/control-ui-gateway.ts";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const OUT = resolve(process.argv[2] ?? join(ROOT, "docs"));
 const WIDE = { width: 1000, height: 760 };
 const PHONE = { width: 390, height: 844 };
 
-const DEPLOY = {
-  id: "deploy",
-  header: "Deploy",
-  question: "Where should I deploy?",
-  options: [
-    { label: "Staging (Recommended)", description: "Safe to break" },
-    { label: "Production", description: "Real users" },
-  ],
-};
-const THREE = [
-  { id: "env", header: "Env", question: "Which environment?", options: [{ label: "Staging" }, { label: "Production" }] },
-  {
-    id: "checks",
-    header: "Checks",
-    question: "Which checks should run?",
-    multiSelect: true,
-    options: [{ label: "Lint" }, { label: "Unit" }, { label: "E2E", description: "Slow, about 10 minutes" }],
-  },
-  {
-    id: "notify",
-    header: "Notify",
-    question: "Who should hear about it?",
-    options: [
-      { label: "Nobody", description: "Stay quiet" },
-      { label: "The team", description: "Post in #deploys" },
-    ],
-  },
-];
 const MIGRATION = {
   id: "migrate",
   header: "Migration",
@@ -76,19 +47,7 @@ async function main(): Promise<void> {
   mkdirSync(OUT, { recursive: true });
   const dataDir = mkdtempSync(join(tmpdir(), "aub-screenshots-"));
   const token = randomBytes(16).toString("hex");
-  const gateway = await startGateway(
-    {
-      GATEWAY_HOST: "127.0.0.1",
-      GATEWAY_PORT: 0,
-      GATEWAY_TOKEN: token,
-      DATA_DIR: dataDir,
-      STORE: "sqlite",
-      DELIVERY_TIMEOUT_SECONDS: 30,
-      ASK_DEFAULT_TARGETS: [],
-      ASK_TEST_MIN_TIMEOUT_SECONDS: 1,
-    },
-    { webApp: (ctx) => createControlUi(ctx) },
-  );
+  const gateway = await startControlUiGateway(dataDir, token);
   let client: GatewayClient | undefined;
   let browser: Browser | undefined;
   try {

@@ -10,18 +10,9 @@
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { PHONE, seriousViolations, useControlUi, WIDE } from "./helpers/web-page.ts";
+import { DEPLOY } from "./helpers/control-ui-gateway.ts";
 
 const ui = useControlUi("aub-a11y-");
-
-const DEPLOY = {
-  id: "deploy",
-  header: "Deploy",
-  question: "Where should I deploy?",
-  options: [
-    { label: "Staging (Recommended)", description: "Safe to break" },
-    { label: "Production", description: "Real users" },
-  ],
-};
 
 const THREE = [
   { id: "env", header: "Env", question: "Which environment?", options: [{ label: "Staging" }, { label: "Production" }] },

@@ -10,21 +10,13 @@ import type { GatewayClient } from "../src/client/index.ts";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { PHONE, seriousViolations as violations, useControlUi, WIDE } from "./helpers/web-page.ts";
+import { DEPLOY } from "./helpers/control-ui-gateway.ts";
 
 const ui = useControlUi("aub-web-follow-");
 const TITLE = "ask-user-bridge";
 /** Set WEB_UI_SCREENSHOTS=<dir> to also write screenshots of these states there. */
 const SCREENSHOTS = process.env.WEB_UI_SCREENSHOTS;
 
-const DEPLOY = {
-  id: "deploy",
-  header: "Deploy",
-  question: "Where should I deploy?",
-  options: [
-    { label: "Staging (Recommended)", description: "Safe to break" },
-    { label: "Production", description: "Real users" },
-  ],
-};
 const LATE_OPEN = "No answer in time — you can still answer; the agent will get it.";
 
 async function ask(extra: Record<string, unknown>, questions: unknown[] = [DEPLOY]): Promise<string> {

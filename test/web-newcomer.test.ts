@@ -8,19 +8,11 @@ import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import type { AskUserResult } from "../src/contract/result.ts";
 import { PHONE, seriousViolations, useControlUi, WIDE } from "./helpers/web-page.ts";
+import { DEPLOY } from "./helpers/control-ui-gateway.ts";
 
 const ui = useControlUi("aub-newcomer-");
 const SMALL_PHONE = { width: 360, height: 740 };
 
-const DEPLOY = {
-  id: "deploy",
-  header: "Deploy",
-  question: "Where should I deploy?",
-  options: [
-    { label: "Staging (Recommended)", description: "Safe to break" },
-    { label: "Production", description: "Real users" },
-  ],
-};
 const THREE = [
   { id: "env", header: "Env", question: "Which environment?", options: [{ label: "Staging" }, { label: "Production" }] },
   { id: "checks", header: "Checks", question: "Which checks should run?", multiSelect: true, options: [{ label: "Lint" }, { label: "Unit" }, { label: "E2E" }] },

@@ -17,6 +17,7 @@ import { createMemorySessionStore, type SessionStore } from "../src/web/session-
 import { askUser } from "../src/client/sdk.ts";
 import { launchBrowser } from "./helpers/browser.ts";
 import { tempDir } from "./helpers/temp-dirs.ts";
+import { DEPLOY, THREE } from "./helpers/control-ui-gateway.ts";
 
 const TOKEN = randomBytes(16).toString("hex");
 const WIDE = { width: 1000, height: 760 };
@@ -82,36 +83,6 @@ afterEach(async () => {
 });
 
 // ---------------------------------------------------------------- helpers
-
-const DEPLOY = {
-  id: "deploy",
-  header: "Deploy",
-  question: "Where should I deploy?",
-  options: [
-    { label: "Staging (Recommended)", description: "Safe to break" },
-    { label: "Production", description: "Real users" },
-  ],
-};
-
-const THREE = [
-  { id: "env", header: "Env", question: "Which environment?", options: [{ label: "Staging" }, { label: "Production" }] },
-  {
-    id: "checks",
-    header: "Checks",
-    question: "Which checks should run?",
-    multiSelect: true,
-    options: [{ label: "Lint" }, { label: "Unit" }, { label: "E2E", description: "Slow, about 10 minutes" }],
-  },
-  {
-    id: "notify",
-    header: "Notify",
-    question: "Who should hear about it?",
-    options: [
-      { label: "Nobody", description: "Stay quiet" },
-      { label: "The team", description: "Post in #deploys" },
-    ],
-  },
-];
 
 /** Asks through the SDK; resolves `id` once the gateway accepted the question, `result` with the asker's result. */
 function ask(questions: unknown[], extra: Record<string, unknown> = {}) {

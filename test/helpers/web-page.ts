@@ -11,8 +11,8 @@ import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, beforeEach } from "vitest";
 import { connectGateway, type GatewayClient } from "../../src/client/index.ts";
-import { startGateway, type RunningGateway } from "../../src/gateway/run.ts";
-import { createControlUi } from "../../src/web/index.ts";
+import type { RunningGateway } from "../../src/gateway/run.ts";
+import { startControlUiGateway } from "./control-ui-gateway.ts";
 import { launchBrowser } from "./browser.ts";
 import { tempDir } from "./temp-dirs.ts";
 
@@ -54,19 +54,8 @@ export function useControlUi(dataDirPrefix: string) {
   });
   beforeEach(async () => {
     dataDir = tempDir(dataDirPrefix);
-    ui.gateway = await startGateway(
-      {
-        GATEWAY_HOST: "127.0.0.1",
-        GATEWAY_PORT: 0,
-        GATEWAY_TOKEN: token,
-        DATA_DIR: dataDir,
-        STORE: "sqlite",
-        DELIVERY_TIMEOUT_SECONDS: 30,
-        ASK_DEFAULT_TARGETS: [],
-        ASK_TEST_MIN_TIMEOUT_SECONDS: 1,
-      },
-      { webApp: (ctx) => createControlUi(ctx) },
-    );
+    ui.gateway = await startControlUiGateway(dataDir, token);
+
     ui.client = await connectGateway({ url: ui.gateway.url, token });
   });
   afterEach(async () => {
