@@ -6,6 +6,8 @@ type LinkMaker = (record: QuestionRecord) => QuestionRecord["links"];
 /** The record with its links as they are now (none: no `links` field, whatever a store kept). */
 function withLinks(record: QuestionRecord, linksFor: LinkMaker): QuestionRecord {
   const links = linksFor(record);
+  // The common case, no link to add or drop: the record itself (every read and every followed change comes here).
+  if (!links && record.links === undefined) return record;
   const { links: _kept, ...rest } = record;
   return links ? { ...rest, links } : rest;
 }
@@ -37,7 +39,11 @@ export function withAnswerLinks(inner: QuestionStore, linksFor: LinkMaker): Ques
   // A change another instance made may carry its record (PostgreSQL's notifications): it gets its links too.
   if (inner.onRemoteChange) {
     const follow = inner.onRemoteChange.bind(inner);
-    linked.onRemoteChange = (handler) => follow((change) => handler(change.record ? { ...change, record: withLinks(change.record, linksFor) } : change));
+    linked.onRemoteChange = (handler) =>
+      follow((change) => {
+        const record = change.record && withLinks(change.record, linksFor);
+        handler(record === change.record ? change : { ...change, record });
+      });
   }
   linked.create = async (record, limits) => {
     const { links: _none, ...stored } = record;

@@ -26,8 +26,8 @@ export const READ_RECORD = `q.id, q.status, q.created_at_ms, q.expires_at_ms, q.
 export type PostgresQuestionRow = Omit<QuestionRow, "surfaces" | "deliveries_json"> & { deliveries_json: string };
 
 export function postgresRowToRecord(row: PostgresQuestionRow): QuestionRecord {
-  // The decoder never reads `surfaces` (it is a filter column), so it is left empty here.
-  return rowToRecord({ ...row, surfaces: "" }, deliveriesFromJson(row.deliveries_json));
+  // The decoder never reads `surfaces` (a filter column): the row is passed without it, not copied to add it.
+  return rowToRecord(row as QuestionRow, deliveriesFromJson(row.deliveries_json));
 }
 
 /** BIGINT columns (ms times) as numbers: every stored time is well inside Number.MAX_SAFE_INTEGER. */
