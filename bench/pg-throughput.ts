@@ -53,7 +53,7 @@ interface RunFigures {
 }
 
 export async function benchPgThroughput(options: PgThroughputOptions = {}): Promise<BenchResult> {
-  const rounds = options.rounds ?? 3;
+  const rounds = options.rounds ?? 5;
   const inFlight = options.inFlight ?? 1000;
   const total = options.total ?? 6000;
   const log = options.log ?? (() => {});

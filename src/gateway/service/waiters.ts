@@ -15,7 +15,7 @@ export function recordToWaitOutcome(record: QuestionRecord): WaitOutcome {
   return result ? { id: record.id, ...result, record } : { id: record.id, status: "pending", expiresAtMs: record.expiresAtMs };
 }
 
-/** How many resolutions nobody waited on are kept for a wait that starts just after (about a second's worth at full load). */
+/** How many resolutions nobody waited on are remembered for a wait that starts just after (about a second's worth at full load). */
 const RECENT = 2_000;
 
 /**
@@ -26,18 +26,20 @@ const RECENT = 2_000;
 export function createWaiters({ maxWaitMs, read }: { maxWaitMs: number; read: (id: string) => Promise<QuestionRecord | undefined> }) {
   const waiting = new Map<string, Set<(record: QuestionRecord | undefined) => void>>();
   /**
-   * Records that resolved while nobody here waited on them, newest last (at most RECENT). A wait that starts with a
-   * record read (or created) just before its resolution was announced (another instance's change can arrive
-   * between an ask's commit and its wait) ends at once with it instead of waiting out its timeout.
+   * The ids of questions that resolved while nobody here waited on them, oldest first (at most RECENT). A wait that
+   * starts with a record read (or created) just before its resolution was announced (another instance's change can
+   * arrive between an ask's commit and its wait) reads the record again and ends at once instead of waiting out its
+   * timeout. Only ids: with several instances, every instance hears of every resolution, and keeping the records
+   * (those nobody here waits on are most of them) cost each instance's garbage collector more than the rare re-read.
    */
-  const recent = new Map<string, QuestionRecord>();
+  const recent = new Set<string>();
 
   return {
     /** Resolves with the result once `record` is terminal, or `pending` after timeoutMs (or on cancellation). */
     wait(record: QuestionRecord, timeoutMs = 60_000, signal?: Cancellation): Promise<WaitOutcome> {
       const id = record.id;
-      const resolved = record.status === "pending" ? recent.get(id) : record;
-      if (resolved || timeoutMs <= 0) return Promise.resolve(recordToWaitOutcome(resolved ?? record));
+      if (record.status !== "pending" || timeoutMs <= 0) return Promise.resolve(recordToWaitOutcome(record));
+      if (recent.has(id)) return read(id).then((latest) => recordToWaitOutcome(latest ?? record), () => recordToWaitOutcome(record));
       return new Promise((resolve) => {
         const set = waiting.get(id) ?? new Set();
         waiting.set(id, set);
@@ -71,8 +73,8 @@ export function createWaiters({ maxWaitMs, read }: { maxWaitMs: number; read: (i
       waiting.delete(record.id);
       if (set) return set.forEach((done) => done(record));
       recent.delete(record.id);
-      recent.set(record.id, record);
-      if (recent.size > RECENT) recent.delete(recent.keys().next().value!);
+      recent.add(record.id);
+      if (recent.size > RECENT) recent.delete(recent.values().next().value!);
     },
 
     /** The questions someone is waiting on. */
