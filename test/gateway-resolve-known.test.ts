@@ -64,13 +64,16 @@ describe("question.resolve of a question known here", () => {
 
 describe("a wait that starts just after its question resolved", () => {
   it("ends at once with the resolution announced before it started (an ask's wait, another instance's answer)", async () => {
-    const waiters = createWaiters({ maxWaitMs: 60_000, read: async () => undefined });
     const pending = { ...(await asked()), status: "pending" as const };
     const answered = { ...pending, status: "answered" as const, answers: { deploy_target: ["Production"] }, resolvedAtMs: 2 };
+    // The store, as the wait reads it: the waiters remember only the id of a resolution nobody waited on.
+    const reads: string[] = [];
+    const waiters = createWaiters({ maxWaitMs: 60_000, read: async (id) => (reads.push(id), id === answered.id ? answered : undefined) });
     waiters.wake(answered); // announced while nobody waited
     const started = Date.now();
     expect(await waiters.wait(pending, 30_000)).toMatchObject({ status: "answered", record: { status: "answered", answers: { deploy_target: ["Production"] } } });
     expect(Date.now() - started).toBeLessThan(5_000);
+    expect(reads).toEqual([answered.id]);
     // Another question still waits (here: until its short timeout, then with what `read` finds: nothing newer).
     const other = { ...pending, id: "other" };
     expect(await waiters.wait(other, 50)).toMatchObject({ status: "pending" });
