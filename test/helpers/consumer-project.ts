@@ -108,12 +108,19 @@ export function consumerProject(dir: string, tarball: string): ConsumerProject {
         // With the tarball's address and integrity npm reads it from the cache by digest, with no metadata request.
         packages[path] = { resolved: registryTarball(path, entry.version!), ...entry };
       }
+      // The repo's plain version overrides of packages in this tree (openai: 6.49.0, for Node 20), so the tree matches
+      // the lock entries copied above: without them npm finds an entry off its range and asks the registry (offline:
+      // ENOTCACHED, unless an earlier `npm install` happened to cache that package's metadata).
+      const overrides = Object.fromEntries(
+        Object.entries((manifest.overrides ?? {}) as Record<string, unknown>).filter(([name, spec]) => typeof spec === "string" && packages[`node_modules/${name}`] !== undefined),
+      );
       const consumerManifest = {
         name: "consumer",
         version: "1.0.0",
         private: true,
         type: "module",
         dependencies,
+        ...(Object.keys(overrides).length > 0 ? { overrides } : {}),
         allowScripts: { "better-sqlite3": true },
       };
       writeFileSync(join(dir, "package.json"), `${JSON.stringify(consumerManifest, null, 2)}\n`);
