@@ -36,7 +36,7 @@ export function createGatewayMetrics(options: { store: QuestionStore; connection
   const now = options.now ?? Date.now;
   const register = new Registry();
   // The event-loop delay histogram samples every 100 ms, not prom-client's default 10 ms: a 10 ms timer wakes an idle
-  // gateway 100 times a second (about 1 % of a core, on every instance), and the percentiles stay as accurate.
+  // gateway 100 times a second (about 1 % of a core, on every instance); the percentiles come from fewer samples.
   collectDefaultMetrics({ register, eventLoopMonitoringPrecision: 100 });
   const name = (suffix: string) => `${METRIC_PREFIX}${suffix}`;
 

@@ -29,8 +29,8 @@ export function createWaiters({ maxWaitMs, read }: { maxWaitMs: number; read: (i
    * The ids of questions that resolved while nobody here waited on them, oldest first (at most RECENT). A wait that
    * starts with a record read (or created) just before its resolution was announced (another instance's change can
    * arrive between an ask's commit and its wait) reads the record again and ends at once instead of waiting out its
-   * timeout. Only ids: with several instances, every instance hears of every resolution, and keeping the records
-   * (those nobody here waits on are most of them) cost each instance's garbage collector more than the rare re-read.
+   * timeout. Only ids: with several instances every instance hears of every resolution, most of which nobody here
+   * waits on, so keeping their records would hold thousands in every instance's heap for the rare wait that needs one.
    */
   const recent = new Set<string>();
 
