@@ -8,7 +8,8 @@
  * it ran per question and PostgreSQL's CPU per question. `postgres1` and `postgres3` are benchmark 8's load (three
  * lanes, each an agent and a bot following every question): `postgres1` on one gateway, `postgres3` as "3 instances,
  * answered elsewhere" (three gateways on one database, lane k's agent on gateway k and its bot on gateway k+1),
- * profiling the first gateway.
+ * profiling the first gateway. With `PROFILE_ALL=1`, `postgres3` profiles all three: the summary printed is the first
+ * gateway's, and the other two profiles are left beside it in the printed folder.
  */
 import { mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
