@@ -18,7 +18,7 @@
 import os from "node:os";
 import { closedLoop, laneDriver } from "./lib/drivers.ts";
 import { activitySampler, openBenchPostgres, statementStats, type StatementCount } from "./lib/postgres.ts";
-import { cpuUs, spawnGateway, tempDir, type Child } from "./lib/procs.ts";
+import { cpuUs, spawnGateway, tempDir, contextSwitches, type Child } from "./lib/procs.ts";
 import { rotate, type BenchResult } from "./lib/result.ts";
 import { fmtInt, fmtRatio, fmtUs, median } from "./lib/stats.ts";
 import { describeStatements } from "./pg-round-trip.ts";
@@ -41,6 +41,8 @@ interface RunFigures {
   /** CPU per question, µs: the gateways (sum), each gateway, PostgreSQL, the load generator. */
   gatewayCpu: number;
   perGateway: number[];
+  /** Per question, the gateways' main threads (summed): wake-ups (voluntary switches) and preemptions (involuntary). */
+  gatewaySwitches: { voluntary: number; involuntary: number };
   pgCpu: number;
   loadCpu: number;
   /** Share of the machine's cores busy with the three (sum of CPU / (cores × wall time)). */
@@ -87,12 +89,16 @@ export async function benchPgThroughput(options: PgThroughputOptions = {}): Prom
         await stat?.reset();
         sampler.start();
         const c0 = setup.children.map((c) => cpuUs(c.pid));
+        const s0 = setup.children.map((c) => contextSwitches(c.pid));
         const p0 = postgres.cpuUs() ?? Number.NaN;
         const l0 = process.cpuUsage();
         const { elapsedUs } = await closedLoop(driver, questions, inFlight);
         const load = process.cpuUsage(l0);
         const activity = await sampler.stop();
         const perGateway = setup.children.map((c, i) => (cpuUs(c.pid) - c0[i]!) / questions);
+        const s1 = setup.children.map((c) => contextSwitches(c.pid));
+        const switched = (kind: "voluntary" | "involuntary") => s1.reduce((sum, s, i) => sum + s[kind] - s0[i]![kind], 0) / questions;
+        const gatewaySwitches = { voluntary: switched("voluntary"), involuntary: switched("involuntary") };
         const pgCpu = ((postgres.cpuUs() ?? Number.NaN) - p0) / questions;
         const loadCpu = (load.user + load.system) / questions;
         const gatewayCpu = perGateway.reduce((a, b) => a + b, 0);
@@ -100,6 +106,7 @@ export async function benchPgThroughput(options: PgThroughputOptions = {}): Prom
           qps: questions / (elapsedUs / 1e6),
           gatewayCpu,
           perGateway,
+          gatewaySwitches,
           pgCpu,
           loadCpu,
           busy: ((gatewayCpu + pgCpu + loadCpu) * questions) / (cores * elapsedUs),
@@ -162,6 +169,13 @@ export async function benchPgThroughput(options: PgThroughputOptions = {}): Prom
           `gateways' CPU per question ${fmtRatio(cpuRatio("crossed"))} and ${fmtRatio(cpuRatio("local"))}; ` +
           `gateways' + PostgreSQL's CPU per question ${fmtRatio(allCpuRatio("crossed"))} and ${fmtRatio(allCpuRatio("local"))}`,
       );
+      // Three processes (and PostgreSQL's backends) share the cores: how often each loop slept and woke, and how often
+      // it was preempted while it had work (and so ran again on caches another process had filled).
+      const switches = (c: Config, kind: "voluntary" | "involuntary") => med((r) => r[c].gatewaySwitches[kind]);
+      notes.push(
+        `gateways' main threads per question (summed): ` +
+          configs.map((c) => `${LABEL[c]} ${switches(c, "voluntary").toFixed(2)} wake-ups, ${switches(c, "involuntary").toFixed(2)} preemptions`).join("; "),
+      );
       if (stats) for (const c of configs) notes.push(`statements, ${LABEL[c]}: ${statementsOf(c)}`);
       for (const c of configs) {
         const states = [...new Set(perRound.flatMap((r) => Object.keys(r[c].activity)))];
@@ -184,6 +198,7 @@ export async function benchPgThroughput(options: PgThroughputOptions = {}): Prom
             throughput: { crossed: threeVsOne, local: localVsOne },
             gatewayCpu: { crossed: cpuRatio("crossed"), local: cpuRatio("local") },
             allCpu: { crossed: allCpuRatio("crossed"), local: allCpuRatio("local") },
+            switches: Object.fromEntries(configs.map((c) => [c, { voluntary: switches(c, "voluntary"), involuntary: switches(c, "involuntary") }])),
           },
         },
       };

@@ -11,7 +11,7 @@
  * Each ratio is taken within one round (same minute, same noise), then the median over rounds is reported.
  */
 import { closedLoop, floorDriver, gatewayDriver, type Driver } from "./lib/drivers.ts";
-import { cpuUs, spawnFloor, spawnGateway, tempDir, type Child } from "./lib/procs.ts";
+import { cpuUs, spawnFloor, spawnGateway, tempDir, contextSwitches, type Child } from "./lib/procs.ts";
 import { rotate, type BenchResult } from "./lib/result.ts";
 import { fmtRatio, fmtUs, latency, median } from "./lib/stats.ts";
 
@@ -26,8 +26,8 @@ export interface RoundTripOptions {
 type Config = "transport" | "floor" | "lean" | "classic";
 
 interface RoundFigures {
-  seq: Record<Config, { median: number; p99: number; cpu: number }>;
-  par: Record<Config, { median: number; p99: number; qps: number; cpu: number }>;
+  seq: Record<Config, { median: number; p99: number; cpu: number; wakeups: number }>;
+  par: Record<Config, { median: number; p99: number; qps: number; cpu: number; wakeups: number }>;
 }
 
 export async function benchRoundTrip(options: RoundTripOptions = {}): Promise<BenchResult> {
@@ -61,13 +61,18 @@ export async function benchRoundTrip(options: RoundTripOptions = {}): Promise<Be
       const figures = { seq: {}, par: {} } as RoundFigures;
       for (const config of rotate(configs, round)) {
         const pid = children[config].pid;
-        const c0 = cpuUs(pid);
+        const [c0, w0] = [cpuUs(pid), contextSwitches(pid).voluntary];
         const seq = await closedLoop(drivers[config], sequential, 1);
-        const c1 = cpuUs(pid);
+        const [c1, w1] = [cpuUs(pid), contextSwitches(pid).voluntary];
         const par = await closedLoop(drivers[config], concurrentTotal, inFlight);
-        const c2 = cpuUs(pid);
-        figures.seq[config] = { ...latency(seq.latenciesUs), cpu: (c1 - c0) / sequential };
-        figures.par[config] = { ...latency(par.latenciesUs), qps: concurrentTotal / (par.elapsedUs / 1e6), cpu: (c2 - c1) / concurrentTotal };
+        const [c2, w2] = [cpuUs(pid), contextSwitches(pid).voluntary];
+        figures.seq[config] = { ...latency(seq.latenciesUs), cpu: (c1 - c0) / sequential, wakeups: (w1 - w0) / sequential };
+        figures.par[config] = {
+          ...latency(par.latenciesUs),
+          qps: concurrentTotal / (par.elapsedUs / 1e6),
+          cpu: (c2 - c1) / concurrentTotal,
+          wakeups: (w2 - w1) / concurrentTotal,
+        };
       }
       perRound.push(figures);
       log(
@@ -99,7 +104,7 @@ export async function benchRoundTrip(options: RoundTripOptions = {}): Promise<Be
         lines.push(
           `${label}, ${config}: median ${fmtUs(f.median!)}, p99 ${fmtUs(f.p99!)}` +
             (mode === "par" ? `, ${Math.round(f.qps!).toLocaleString("en-US")} questions/s` : "") +
-            `, server CPU ${fmtUs(f.cpu!)} per question`,
+            `, server CPU ${fmtUs(f.cpu!)} and ${f.wakeups!.toFixed(2)} event-loop wake-ups per question`,
         );
       }
     }

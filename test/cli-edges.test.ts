@@ -3,10 +3,13 @@
  * flag a problem came from; the top-level help names every MCP tool; a negative `--limit` is one clear line.
  */
 import { describe, expect, it } from "vitest";
-import { main } from "../src/cli/main.ts";
+import { spawnSync } from "node:child_process";
+import { closeSync, openSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { main, MAIN_HELP } from "../src/cli/main.ts";
 import { flagOfPath } from "../src/cli/ask-input-issues.ts";
 import { MCP_TOOLS } from "../src/cli/mcp/tools.ts";
-import { cleanup, freePort, spawnCli } from "./helpers/gateway.ts";
+import { BIN, cleanup, freePort, ROOT, spawnCli, tempDir } from "./helpers/gateway.ts";
 import { afterAll } from "vitest";
 
 afterAll(() => cleanup());
@@ -52,6 +55,20 @@ describe("ask checks its question before it connects", () => {
 });
 
 describe("the CLI's help and its numbers", () => {
+  // The bin writes these two with write(2) on fd 1, not through process.stdout (start-up time, benchmark 6).
+  it("the bin's --help and --version arrive whole on a pipe and in a file (child processes)", () => {
+    const version = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).version as string;
+    for (const [args, expected] of [[["--help"], `${MAIN_HELP}\n`], [["--version"], `${version}\n`]] as const) {
+      const piped = spawnSync(process.execPath, [BIN, ...args], { encoding: "utf8", env: { PATH: process.env.PATH ?? "" } });
+      expect([piped.status, piped.stdout, piped.stderr]).toEqual([0, expected, ""]);
+      const file = join(tempDir("aub-cli-out-"), "out.txt");
+      const fd = openSync(file, "w");
+      const toFile = spawnSync(process.execPath, [BIN, ...args], { stdio: ["ignore", fd, "pipe"], env: { PATH: process.env.PATH ?? "" } });
+      closeSync(fd);
+      expect([toFile.status, readFileSync(file, "utf8")]).toEqual([0, expected]);
+    }
+  });
+
   it("the top-level --help names every MCP tool the server lists", async () => {
     const { stdout } = await runMain(["--help"], {});
     const help = stdout.replace(/\s+/gu, " ");

@@ -129,6 +129,21 @@ export function cpuUs(pid: number): number {
   return (ticks / 100) * 1_000_000;
 }
 
+/**
+ * A process's main thread (its event loop): how often it went to sleep and was woken (voluntary context switches:
+ * each a wake-up the kernel and the loop pay for), and how often the kernel took the CPU from it while it had work
+ * (involuntary: preempted by another process, after which it runs on caches the other one filled).
+ */
+export function contextSwitches(pid: number): { voluntary: number; involuntary: number } {
+  const status = readFileSync(`/proc/${pid}/task/${pid}/status`, "utf8");
+  const field = (name: string): number => {
+    const match = new RegExp(`^${name}:\\s+(\\d+)`, "m").exec(status);
+    if (!match) throw new Error(`no ${name} for ${pid}`);
+    return Number(match[1]);
+  };
+  return { voluntary: field("voluntary_ctxt_switches"), involuntary: field("nonvoluntary_ctxt_switches") };
+}
+
 /** Kills every child still running. */
 export async function killChildren(): Promise<void> {
   await Promise.all(

@@ -1,7 +1,6 @@
 import type { Config } from "../runtime/config.ts";
 import type { CliIO } from "./io.ts";
 import type { BotLoaders } from "./bot.ts";
-import { packageVersion } from "./version.ts";
 import { PLATFORM_NAMES, PLATFORM_SURFACES } from "../platforms/index.ts";
 
 const TITLES = PLATFORM_NAMES.map((name) => PLATFORM_SURFACES[name].title).join(", ");
@@ -50,6 +49,41 @@ const COMMANDS: Record<string, (bots: BotLoaders) => Promise<Command>> = {
 
 type Env = Record<string, string | undefined>;
 
+/** The process's own IO. Whether a stream is a terminal is asked when a command asks (see printLine). */
+export function processIo(): CliIO {
+  return {
+    out: (text) => console.log(text),
+    err: (text) => console.error(text),
+    tty: {
+      get out() {
+        return Boolean(process.stdout.isTTY);
+      },
+      get err() {
+        return Boolean(process.stderr.isTTY);
+      },
+    },
+  };
+}
+
+/**
+ * One line on fd 1 with write(2), for `--help` and `--version` of the process's own IO, after which the process
+ * ends. Benchmark 6 times these against `node -e 0`, and two things cost more than everything else they do: the
+ * first touch of `process.stdout` (building its stream) and importing `node:fs` (an ESM facade over every export).
+ * `process.getBuiltinModule` (Node 20.16+) hands over the fs module Node already loaded; on an older Node, or when
+ * write(2) refuses (a full non-blocking pipe), the rest goes through the stream.
+ */
+function printLine(text: string): void {
+  const bytes = Buffer.from(`${text}\n`);
+  let written = 0;
+  try {
+    const fs = process.getBuiltinModule?.("node:fs");
+    if (fs) while (written < bytes.length) written += fs.writeSync(1, bytes, written);
+  } catch {
+    // the stream below takes what is left
+  }
+  if (written < bytes.length) process.stdout.write(bytes.subarray(written));
+}
+
 /**
  * Runs one CLI command; returns the exit code. Reports errors in one place. `env` may be a loader (the CLI entry
  * reads .env through it), called only when a command runs, so `--help` and `--version` skip it.
@@ -57,22 +91,20 @@ type Env = Record<string, string | undefined>;
 export async function main(
   argv: string[],
   env: Env | (() => Promise<Env>),
-  io: CliIO = {
-    out: (s) => console.log(s),
-    err: (s) => console.error(s),
-    tty: { out: Boolean(process.stdout.isTTY), err: Boolean(process.stderr.isTTY) },
-  },
+  io?: CliIO,
   bots: BotLoaders = {},
 ): Promise<number> {
   const [name, ...rest] = argv;
+  const print = io ? io.out : printLine;
   if (!name || name === "--help" || name === "-h" || name === "help") {
-    io.out(MAIN_HELP);
+    print(MAIN_HELP);
     return name ? 0 : 1;
   }
   if (name === "--version" || name === "-v" || name === "version") {
-    io.out(packageVersion());
+    print((await import("./version.ts")).packageVersion());
     return 0;
   }
+  io ??= processIo();
   const loadCommand = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
   if (!loadCommand) {
     io.err(`Unknown command "${name}".\n\n${MAIN_HELP}`);
