@@ -195,6 +195,24 @@ describe("/healthz and /readyz", () => {
     }
   });
 
+  it("a bot on the admin token that declares its surface is a bot in /readyz and in the connections gauge", async () => {
+    const gateway = await startTestGateway();
+    const bot = await RawWs.open(gateway.wsUrl);
+    const agent = await RawWs.connect(gateway.wsUrl);
+    try {
+      expect((await bot.request("connect", { token: TOKEN, surface: "slack" })).ok).toBe(true);
+      const body = (await (await fetch(`${gateway.url}/readyz`)).json()) as any;
+      expect(body.bots).toEqual([expect.objectContaining({ surface: "slack" })]);
+      const { text } = await scrape(gateway);
+      expect(text).toContain('ask_user_bridge_connections{role="admin",surface="slack"} 1');
+      expect(text).toContain('ask_user_bridge_connections{role="admin",surface="admin"} 1');
+    } finally {
+      bot.close();
+      agent.close();
+      await gateway.close();
+    }
+  });
+
   it("/readyz counts a bot's heartbeat ping as hearing from it, though it sends no frame while idle", async () => {
     const gateway = await startTestGateway();
     const bot = await RawWs.connect(gateway.wsUrl, await botToken(gateway, "telegram"));

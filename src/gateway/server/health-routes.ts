@@ -56,7 +56,7 @@ export function createHealthRoutes(options: HealthOptions) {
     const now = Date.now();
     const bots = options
       .connections()
-      .filter((connection) => connection.role === "bot")
+      .filter((connection) => connection.bot)
       .map((connection) => ({ surface: connection.surface, connectedForMs: now - connection.connectedAtMs, lastSeenMsAgo: now - connection.lastSeenMs }));
     sendJson(res, store.ok ? 200 : 503, { ready: store.ok, store, bots });
   }

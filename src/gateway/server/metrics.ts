@@ -10,8 +10,13 @@ export const METRIC_PREFIX = "ask_user_bridge_";
 export interface ConnectionSnapshot {
   /** admin, agent, bot, web, or unauthenticated (no `connect` yet). */
   role: string;
-  /** A bot credential's surface; `web` for the UI; otherwise the role (an admin-token bot's surface is unknown). */
+  /**
+   * A bot's surface (its credential's, or the one it declared on `connect`, as a bot on the admin token does); `web`
+   * for the UI and for people; otherwise the role.
+   */
   surface: string;
+  /** True for a bot: a bot credential, or a connection that declared its surface on `connect`. */
+  bot: boolean;
   connectedAtMs: number;
   /** The last frame or pong received from it. */
   lastSeenMs: number;

@@ -147,8 +147,9 @@ export function createGatewayServer(options: GatewayServerOptions) {
     return [...connections].map(([connection, times]) => {
       const principal = connection.principal;
       const role = principal?.kind ?? "unauthenticated";
-      const surface = principal?.kind === "bot" ? principal.surface : principal?.kind === "person" ? "web" : role;
-      return { role, surface, ...times };
+      const bot = connection.botSurface;
+      const surface = bot ?? (principal?.kind === "person" ? "web" : role);
+      return { role, surface, bot: bot !== undefined, ...times };
     });
   }
   /** Tells the service which chat surfaces have a bot connected here (issue 30: a target with no bot says so). */
