@@ -3,7 +3,9 @@
  * CSRF-checked POST, who answered, replays, ended questions, and forged links.
  */
 import { describe, expect, it } from "vitest";
-import { cleanup, oneQuestion, rpc, rpcOk, startTestGateway, twoQuestions, useTestGateway, type TestGateway } from "./helpers/gateway.ts";
+import { cleanup, gatewayConfig, oneQuestion, rpc, rpcOk, startTestGateway, tempDir, twoQuestions, useTestGateway, type TestGateway } from "./helpers/gateway.ts";
+import { startGateway } from "../src/gateway/run.ts";
+import { createAnswerPage } from "../src/web/answer-page.ts";
 import { optionLinkUrl } from "../src/record/answer-links.ts";
 import { afterAll } from "vitest";
 import { connectGateway } from "../src/client/index.ts";
@@ -260,7 +262,7 @@ describe("answer links", () => {
   });
 
   it("a link of this gateway's key for a question that does not exist gets the same 404", async () => {
-    const other = await startTestGateway({ dataDir: gateway.dataDir + "-other" });
+    const other = await startTestGateway();
     try {
       // Another gateway (another key) made this link: here it is forged, and never says whether the id exists.
       const asked = await rpcOk(other.url, "question.request", oneQuestion({ targets: [{ surface: "web" }], links: true }));
@@ -323,5 +325,43 @@ describe("escalated targets and the public URL", () => {
     const record = await rpcOk(gw.url, "question.get", { id: asked.id });
     expect(record).toMatchObject({ status: "expired", lateAnswer: { answers: { deploy_target: ["Staging (Recommended)"] }, by: { surface: "discord", chat: "99", via: "web" } } });
     expect((await visit(local)).html).toContain("(late) Answered in Discord");
+  });
+});
+
+describe("answer links on a gateway bound to every interface", () => {
+  /** A gateway on 0.0.0.0 (or with a public URL), with its warnings collected. */
+  async function wildcard(overrides: Record<string, unknown> = {}) {
+    const warnings: string[] = [];
+    const started = await startGateway(gatewayConfig(tempDir(), { GATEWAY_HOST: "0.0.0.0", ...overrides }), {
+      log: (line) => void warnings.push(line),
+      answerPage: createAnswerPage,
+    });
+    const port = Number(new URL(started.url).port);
+    return { started, port, warnings };
+  }
+
+  it("point at the loopback, not at 0.0.0.0, and the start-up warns that GATEWAY_PUBLIC_URL is unset", async () => {
+    const { started, port, warnings } = await wildcard();
+    try {
+      const asked = await rpcOk(`http://127.0.0.1:${port}`, "question.request", oneQuestion({ targets: [{ surface: "web" }], links: true }));
+      expect(asked.links[0].url).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${port}/a/`));
+      expect((await fetch(asked.links[0].url)).status).toBe(200);
+      expect(warnings.filter((w) => w.includes("GATEWAY_PUBLIC_URL"))).toEqual([
+        expect.stringContaining(`answer links point at http://127.0.0.1:${port} and the Control UI answers only to localhost`),
+      ]);
+    } finally {
+      await started.close();
+    }
+  });
+
+  it("use GATEWAY_PUBLIC_URL when it is set, with no warning", async () => {
+    const { started, port, warnings } = await wildcard({ GATEWAY_PUBLIC_URL: "https://ask.example.org" });
+    try {
+      const asked = await rpcOk(`http://127.0.0.1:${port}`, "question.request", oneQuestion({ targets: [{ surface: "web" }], links: true }));
+      expect(asked.links[0].url).toMatch(/^https:\/\/ask\.example\.org\/a\//);
+      expect(warnings.filter((w) => w.includes("GATEWAY_PUBLIC_URL"))).toEqual([]);
+    } finally {
+      await started.close();
+    }
   });
 });

@@ -65,6 +65,15 @@ export interface WebAppContext {
 /** Every file the gateway keeps in DATA_DIR: the SQLite database, the files SQLite puts beside it, the generated token. */
 const DATA_DIR_FILES = [...SQLITE_FILES, TOKEN_FILE_NAME];
 
+/** The addresses that bind every interface: no one can open a link at them. */
+const WILDCARD_HOSTS = new Set(["0.0.0.0", "::", ""]);
+
+/** This gateway's own base URL for links: its address, or the loopback for a wildcard bind. */
+function linkBaseOf(address: { host: string; port: number; url: string }): string {
+  if (!WILDCARD_HOSTS.has(address.host)) return address.url;
+  return address.host === "::" ? `http://[::1]:${address.port}` : `http://127.0.0.1:${address.port}`;
+}
+
 /** Opens the store, expires what passed while down, and serves the protocol. */
 export async function startGateway(
   config: GatewayConfig,
@@ -190,7 +199,16 @@ export async function startGateway(
     await closeStores();
     throw error;
   }
-  ownUrl = address.url;
+  ownUrl = linkBaseOf(address);
+  // Bound to every interface with no public address: the links' host is this machine's loopback, which only a
+  // browser on this machine opens (a link at 0.0.0.0 no browser opens at all), and the Control UI answers only to
+  // the loopback names (host-check.ts). Both need the address people use.
+  if (!config.GATEWAY_PUBLIC_URL && WILDCARD_HOSTS.has(address.host)) {
+    warn(
+      `listening on every interface (GATEWAY_HOST=${config.GATEWAY_HOST}) without GATEWAY_PUBLIC_URL: answer links point at ${ownUrl} ` +
+        `and the Control UI answers only to localhost, so both work only on this machine; set GATEWAY_PUBLIC_URL to the address people reach the gateway at`,
+    );
+  }
   return {
     url: address.url,
     token,

@@ -8,7 +8,7 @@ export const METRIC_PREFIX = "ask_user_bridge_";
 
 /** One open WebSocket connection as /metrics and /readyz see it. */
 export interface ConnectionSnapshot {
-  /** admin, agent, bot, web, or unauthenticated (no `connect` yet). */
+  /** admin, agent, bot, web, person, or unauthenticated (no `connect` yet). */
   role: string;
   /**
    * A bot's surface (its credential's, or the one it declared on `connect`, as a bot on the admin token does); `web`
