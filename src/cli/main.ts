@@ -49,8 +49,8 @@ const COMMANDS: Record<string, (bots: BotLoaders) => Promise<Command>> = {
 
 type Env = Record<string, string | undefined>;
 
-/** The process's own IO. Whether a stream is a terminal is asked when a command asks (see printLine). */
-export function processIo(): CliIO {
+/** The process's own IO. `tty` reads `isTTY` only when a command asks: touching `process.stdout` builds its stream (see printLine). */
+function processIo(): CliIO {
   return {
     out: (text) => console.log(text),
     err: (text) => console.error(text),
