@@ -1,8 +1,9 @@
 /**
  * Structured logs (issue 19): pino, one logger per process, named after it (`gateway`, `bot:<platform>`, …).
  *
- * - JSON lines when the output is not a terminal (journald, a file, a log shipper), readable lines on a terminal
- *   (pino-pretty, in this thread: no worker, so nothing is lost when a process exits at once).
+ * - JSON lines when the output is not a terminal (journald, a file, a log shipper), one write per turn of the event
+ *   loop, never stalling on a slow reader (log-destination.ts); readable lines on a terminal (pino-pretty, in this
+ *   thread: no worker). Either way what was logged is written when the process exits.
  * - `LOG_LEVEL` (default `info`). Question and answer text are logged at `debug` only, by the callers.
  * - The deployment's own secrets (gateway token, bot tokens, signing secrets) never appear: every string logged,
  *   including an error's message and stack, has them replaced with `[redacted]`. A secret known only once the
@@ -12,6 +13,7 @@ import { createRequire } from "node:module";
 import { pino, type DestinationStream, type Logger } from "pino";
 import type { PrettyStream } from "pino-pretty";
 import { logLevelFrom, type LogLevel } from "./log-level.ts";
+import { createLineDestination } from "./log-destination.ts";
 
 export type { Logger } from "pino";
 export { LOG_LEVELS, logLevelFrom, type LogLevel } from "./log-level.ts";
@@ -93,7 +95,7 @@ export function createLogger(name: string, options: LoggerOptions = {}): Logger 
     options.destination ??
     ((options.pretty ?? isTerminal)
       ? loadPretty()({ destination: fd, sync: true, colorize: isTerminal, translateTime: "SYS:HH:MM:ss.l", ignore: "pid,hostname", messageKey: "msg" })
-      : pino.destination({ dest: fd, sync: true }));
+      : createLineDestination({ fd, name }));
   const logger = pino(
     {
       name,
