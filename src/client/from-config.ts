@@ -1,12 +1,11 @@
 import type { Config } from "../runtime/config.ts";
 import { connectGateway, type GatewayClient } from "./index.ts";
 import { readTokenFile } from "../runtime/token-file.ts";
+import { localGatewayUrl } from "../runtime/local-url.ts";
 
 /** Where clients find the gateway: GATEWAY_URL, or the local gateway's host and port. */
 export function gatewayUrl(config: Config): string {
-  if (config.GATEWAY_URL) return config.GATEWAY_URL;
-  const host = ["0.0.0.0", "::", ""].includes(config.GATEWAY_HOST) ? "127.0.0.1" : config.GATEWAY_HOST;
-  return `http://${host.includes(":") ? `[${host}]` : host}:${config.GATEWAY_PORT}`;
+  return config.GATEWAY_URL || localGatewayUrl(config.GATEWAY_HOST, config.GATEWAY_PORT);
 }
 
 /** No GATEWAY_TOKEN and no token file under DATA_DIR: a configuration problem, reported as one line. */

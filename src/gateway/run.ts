@@ -1,4 +1,5 @@
 import { deploymentSecrets, type BOT_SECRETS, type Config } from "../runtime/config.ts";
+import { isWildcardHost, localGatewayUrl } from "../runtime/local-url.ts";
 import { describeModeChanges, tightenPrivateDir } from "../runtime/data-dir.ts";
 import { createAuthBackoff } from "./credentials/auth-backoff.ts";
 import { createCredentialCheck, type AuthVerdict } from "./credentials/check.ts";
@@ -65,15 +66,6 @@ export interface WebAppContext {
 /** Every file the gateway keeps in DATA_DIR: the SQLite database, the files SQLite puts beside it, the generated token. */
 const DATA_DIR_FILES = [...SQLITE_FILES, TOKEN_FILE_NAME];
 
-/** The addresses that bind every interface: no one can open a link at them. */
-const WILDCARD_HOSTS = new Set(["0.0.0.0", "::", ""]);
-
-/** This gateway's own base URL for links: its address, or the loopback for a wildcard bind. */
-function linkBaseOf(address: { host: string; port: number; url: string }): string {
-  if (!WILDCARD_HOSTS.has(address.host)) return address.url;
-  return address.host === "::" ? `http://[::1]:${address.port}` : `http://127.0.0.1:${address.port}`;
-}
-
 /** Opens the store, expires what passed while down, and serves the protocol. */
 export async function startGateway(
   config: GatewayConfig,
@@ -114,7 +106,7 @@ export async function startGateway(
   if (extras.logger) events.subscribe(createLifecycleLog(extras.logger));
   // Answer links: signed with one key kept in the store (every instance on a database shares it), made on every read
   // at GATEWAY_PUBLIC_URL, else at this gateway's own URL (the configured one until it listens).
-  let ownUrl = `http://${config.GATEWAY_HOST.includes(":") ? `[${config.GATEWAY_HOST}]` : config.GATEWAY_HOST}:${config.GATEWAY_PORT}`;
+  let ownUrl = localGatewayUrl(config.GATEWAY_HOST, config.GATEWAY_PORT);
   let links: AnswerLinks;
   try {
     links = createAnswerLinks({ key: await loadLinkKey(store), baseUrl: () => config.GATEWAY_PUBLIC_URL ?? ownUrl });
@@ -199,11 +191,11 @@ export async function startGateway(
     await closeStores();
     throw error;
   }
-  ownUrl = linkBaseOf(address);
+  ownUrl = localGatewayUrl(address.host, address.port);
   // Bound to every interface with no public address: the links' host is this machine's loopback, which only a
   // browser on this machine opens (a link at 0.0.0.0 no browser opens at all), and the Control UI answers only to
   // the loopback names (host-check.ts). Both need the address people use.
-  if (!config.GATEWAY_PUBLIC_URL && WILDCARD_HOSTS.has(address.host)) {
+  if (!config.GATEWAY_PUBLIC_URL && isWildcardHost(address.host)) {
     warn(
       `listening on every interface (GATEWAY_HOST=${config.GATEWAY_HOST}) without GATEWAY_PUBLIC_URL: answer links point at ${ownUrl} ` +
         `and the Control UI answers only to localhost, so both work only on this machine; set GATEWAY_PUBLIC_URL to the address people reach the gateway at`,
