@@ -13,6 +13,8 @@ export interface NormalizeOptions {
    * the contract and its JSON Schema always say 30.
    */
   minTimeoutSeconds?: number;
+  /** A longer limit for option labels (an approval's grants name the rule and the file they write); default 64. */
+  labelMaxGraphemes?: number;
 }
 
 /** Matches an authored "Other" option: the word alone, maybe with punctuation and/or a parenthetical. */
@@ -198,8 +200,9 @@ function normalize(input: unknown, options: NormalizeOptions): NormalizeResult {
         return;
       }
       const length = graphemeLength(label);
-      if (length > LIMITS.labelMaxGraphemes) {
-        issues.add({ path: at("options", oi, "label"), message: `must be at most ${LIMITS.labelMaxGraphemes} characters (got ${length})` });
+      const labelMax = options.labelMaxGraphemes ?? LIMITS.labelMaxGraphemes;
+      if (length > labelMax) {
+        issues.add({ path: at("options", oi, "label"), message: `must be at most ${labelMax} characters (got ${length})` });
       }
       if (isAuthoredOther(label)) {
         issues.add({

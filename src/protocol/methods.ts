@@ -107,6 +107,53 @@ const copyKind = z
   .max(64)
   .regex(/^(prompt|reminder:[1-9][0-9]{0,5})$/, 'must be "prompt" or "reminder:<offsetSeconds>"');
 
+/** An approval's subject in all (issue 35): larger is INVALID_PARAMS, and the asker falls back to its own prompt. */
+export const MAX_APPROVAL_BYTES = 256 * 1024;
+/** A grant's label names its rule and the file it is saved in, so it may be longer than an ask_user label. */
+export const APPROVAL_LABEL_MAX_GRAPHEMES = 200;
+
+const approvalChangeSchema = strict({
+  path: z.string().min(1).max(4096),
+  kind: z.enum(["add", "update", "delete"]),
+  diff: z.string(),
+  movePath: z.string().min(1).max(4096).optional(),
+});
+
+/**
+ * `question.request`'s `approval`: what the one question approves, whole. `input` is any JSON; the whole object is
+ * at most MAX_APPROVAL_BYTES as UTF-8 JSON, and a larger one names the field that makes it so.
+ */
+export const approvalSchema = strict({
+  agent: z.string().min(1).max(128),
+  tool: z.string().min(1).max(256),
+  input: z.unknown(),
+  cwd: z.string().min(1).max(4096).optional(),
+  changes: z.array(approvalChangeSchema).max(1000).optional(),
+  grants: z.array(strict({ label: z.string().min(1).max(LIMITS.labelMaxLength), rules: z.array(z.unknown()).max(100).optional() })).max(LIMITS.maxOptions - 2).optional(),
+  editable: z.enum(["command", "input"]).optional(),
+}).superRefine((approval, ctx) => {
+  const bytes = jsonBytes(approval);
+  if (bytes <= MAX_APPROVAL_BYTES) return;
+  // Name the field that weighs most, so the asker knows what to cut (or to fall back to its own prompt).
+  const [field] = Object.entries(approval).map(([key, value]) => [key, jsonBytes(value)] as const).sort((a, b) => b[1] - a[1]);
+  ctx.addIssue({
+    code: "custom",
+    path: field ? [field[0]] : [],
+    message: `the approval must be at most ${MAX_APPROVAL_BYTES} bytes in all (got ${bytes}${field ? `, ${field[1]} of them in this field` : ""})`,
+  });
+});
+
+function jsonBytes(value: unknown): number {
+  try {
+    return new TextEncoder().encode(JSON.stringify(value) ?? "").length;
+  } catch {
+    return Number.POSITIVE_INFINITY;
+  }
+}
+
+/** An Allow with changes: the input the person edited and approved (the answer page and the Control UI). */
+export const approvalEditSchema = strict({ input: z.unknown() });
+
 export const methodParams = {
   "question.request": strict({
     questions: z.unknown(),
@@ -124,11 +171,13 @@ export const methodParams = {
     lateAnswerSeconds: lateAnswerSecondsSchema.optional(),
     /** true: every target gets an answer link (`/a/<token>`, in the record's and this response's `links`). */
     links: z.boolean().optional(),
+    /** An approval question's whole subject: the one question is Allow, Deny, then each of `approval.grants`. */
+    approval: approvalSchema.optional(),
   }),
   "question.waitAnswer": strict({ id, timeoutMs: z.number().int().min(0).max(10 * 60_000).optional() }),
   "question.resolve": z.union([
     /** `messageRef`: the platform's id of the person's message; with `by.surface` and `by.chat`, taken once only. */
-    strict({ id, answers: answersSchema, by: bySchema.optional(), messageRef: text.optional() }),
+    strict({ id, answers: answersSchema, by: bySchema.optional(), messageRef: text.optional(), edit: approvalEditSchema.optional() }),
     strict({ id, cancel: z.literal(true), reason: z.enum(["skipped", "cancelled", "aborted"]).default("cancelled"), by: bySchema.optional() }),
   ]),
   /**

@@ -94,6 +94,52 @@ export interface AnswerLink {
   url: string;
 }
 
+/** One file an approval would change: a unified diff (for a new file, its whole content as added lines). */
+export interface ApprovalChange {
+  path: string;
+  kind: "add" | "update" | "delete";
+  diff: string;
+  /** Where an update moves the file to, when it does. */
+  movePath?: string;
+}
+
+/**
+ * An option of an approval question beyond Allow and Deny, and exactly what choosing it hands back to the agent:
+ * `rules` are passed to the agent as they are (Claude Code's permission updates); none for a grant the agent keeps
+ * itself (Codex's "accept for this session").
+ */
+export interface ApprovalGrant {
+  label: string;
+  rules?: unknown[];
+}
+
+/**
+ * What an approval question approves, whole (issue 35): the agent and tool, the tool's input as JSON, where it runs,
+ * and the files it changes. Every surface shows all of it, or does not offer Allow.
+ */
+export interface ApprovalSubject {
+  /** Who asks: "Claude Code", "Codex", or what an SDK caller names. */
+  agent: string;
+  /** The tool as the agent names it: "Bash", "Write", "mcp__github__create_issue", Codex's "command". */
+  tool: string;
+  /** The tool's input as JSON, as the agent would run it. */
+  input: unknown;
+  cwd?: string;
+  changes?: ApprovalChange[];
+  /** The options after Allow and Deny, in order, with what each grants. */
+  grants?: ApprovalGrant[];
+  /**
+   * What the person may change before approving: `command` (the input's `command` string) or `input` (the JSON
+   * input); absent: nothing (the agent cannot take an edited version).
+   */
+  editable?: "command" | "input";
+}
+
+/** The input as the person edited it before approving (an approval answered "Allowed with changes"). */
+export interface ApprovalEdit {
+  input: unknown;
+}
+
 /** The durable question record (PRODUCT.md §3). */
 export interface QuestionRecord {
   id: string;
@@ -150,6 +196,10 @@ export interface QuestionRecord {
   lateAnswer?: LateAnswer;
   /** The reminder messages the bots sent (absent when none). */
   reminderCopies?: ReminderCopy[];
+  /** An approval question's whole subject (issue 35); absent on other questions. */
+  approval?: ApprovalSubject;
+  /** The input as edited and approved (an Allow with changes); the original stays in `approval.input`. */
+  approvalEdit?: ApprovalEdit;
   /** question.request asked for answer links (`links: true`): every target gets one, escalated targets too. */
   linksRequested?: true;
   /**
