@@ -14,6 +14,11 @@ export const ERROR_CODES = [
   "CREDENTIAL_REFUSED",
   /** This platform message (surface, chat, messageRef) was already taken as a reply: nothing changed. */
   "DUPLICATE_REPLY",
+  /**
+   * An approval was allowed from a chat that could not show the whole request (issue 35): nothing was recorded; the
+   * person reviews it on the answer page (Review…) or the Control UI, and allows it there.
+   */
+  "REVIEW_REQUIRED",
   /** A scoped credential or run reached its limit of pending questions (ASK_MAX_PENDING_PER_*). */
   "QUOTA_EXCEEDED",
   /** The database is unreachable: nothing was recorded; try again (the gateway reconnects by itself). */
