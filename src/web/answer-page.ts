@@ -11,11 +11,15 @@ import { CSRF_NONCE_PATTERN, LINK_TOKEN_MAX_LENGTH, newCsrfNonce } from "../gate
 import { readBody, SECURITY_HEADERS, sendWith } from "./http-replies.ts";
 import { boundPort, isSameOrigin, isSecureRequest, readCookie } from "./session.ts";
 import { STATIC_DIR } from "./static-assets.ts";
-import { choicesFromForm, refusalOf } from "./answer-form.ts";
+import { approvalFromForm, choicesFromForm, refusalOf } from "./answer-form.ts";
+import { MAX_APPROVAL_BYTES } from "../protocol/index.ts";
 import { noChoices, renderEndedPage, renderFormPage, renderMessagePage, type FormChoices } from "./answer-render.ts";
 
-/** A form post is at most this big: three own-words answers of 4000 characters, escaped, and the rest. */
-const MAX_FORM_BYTES = 64 * 1024;
+/**
+ * A form post is at most this big: three own-words answers of 4000 characters, escaped, and the rest; and an
+ * approval's edit box, as large as its whole subject may be, percent-encoded (up to three bytes for one).
+ */
+const MAX_FORM_BYTES = 64 * 1024 + 3 * MAX_APPROVAL_BYTES;
 const CSS_PATH = `${ANSWER_LINK_PATH}answer.css`;
 /** How long the CSRF cookie lives: longer than any question (an hour) and its late window (7 days at most). */
 const NONCE_MAX_AGE_SECONDS = 8 * 24 * 60 * 60;
@@ -110,7 +114,7 @@ export function createAnswerPage({ links, questions, now = Date.now }: AnswerPag
   }
 
   /** The form, or how it ended. The cookie's nonce is kept (every open tab's form stays valid), or made. */
-  function show(req: IncomingMessage, res: ServerResponse, token: string, record: QuestionRecord, view: { status?: number; choices?: FormChoices; confirm?: boolean; error?: { qid?: string; text: string }; notice?: string }, head = false): void {
+  function show(req: IncomingMessage, res: ServerResponse, token: string, record: QuestionRecord, view: { status?: number; choices?: FormChoices; confirm?: boolean; error?: { qid?: string; text: string }; notice?: string; editText?: string }, head = false): void {
     const nowMs = now();
     const state = stateOf(record, nowMs);
     if (!state.open) return send(res, view.status ?? 200, HTML, renderEndedPage(state.shown, nowMs, view.notice), head);
@@ -122,6 +126,7 @@ export function createAnswerPage({ links, questions, now = Date.now }: AnswerPag
       confirm: view.confirm ?? false,
       late: state.late,
       ...(view.error ? { error: view.error } : {}),
+      ...(view.editText !== undefined ? { editText: view.editText } : {}),
     });
     send(res, view.status ?? 200, { ...HTML, "set-cookie": nonceCookie(req, nonce) }, html, head);
   }
@@ -144,13 +149,17 @@ export function createAnswerPage({ links, questions, now = Date.now }: AnswerPag
     if (!state.open) return show(req, res, token, record, { status: 409, notice: NOT_OPEN });
     const by = linkResolvedBy(target);
     const choices = choicesFromForm(record, form);
+    const approval = approvalFromForm(record, form, choices.answers);
+    const editText = approval.text;
     try {
       if (form.get("action") === "skip") {
         if (state.late) return show(req, res, token, record, { status: 422, choices, error: { text: "A late answer cannot be a skip." } });
         await questions.resolve({ id: record.id, cancel: true, reason: "skipped", by });
       } else {
-        if (choices.problem) return show(req, res, token, record, { status: 422, choices, error: choices.problem });
-        await questions.resolve({ id: record.id, answers: choices.answers, by });
+        if (choices.problem) return show(req, res, token, record, { status: 422, choices, error: choices.problem, editText });
+        // A problem with the edit (invalid JSON, an empty command): said on the page, and nothing sent.
+        if (approval.problem) return show(req, res, token, record, { status: 422, choices, error: approval.problem, editText });
+        await questions.resolve({ id: record.id, answers: approval.answers, by, ...(approval.edit ? { edit: approval.edit } : {}) });
       }
     } catch (error) {
       if (!(error instanceof GatewayError)) throw error;
@@ -160,7 +169,7 @@ export function createAnswerPage({ links, questions, now = Date.now }: AnswerPag
       const refusal = refusalOf(record, error);
       if (!refusal) throw error;
       if (error.code === "CREDENTIAL_REFUSED" && refusal.qid) choices.own.delete(refusal.qid);
-      return show(req, res, token, record, { status: 422, choices, error: refusal });
+      return show(req, res, token, record, { status: 422, choices, error: refusal, editText });
     }
     // Post/redirect/get: a reload shows the outcome and never posts again. Relative (the token), so that it also holds
     // behind a proxy that serves the gateway under a path of GATEWAY_PUBLIC_URL.

@@ -6,9 +6,10 @@
 import { LIMITS, type AskUserQuestion } from "../contract/schema.ts";
 import type { QuestionRecord } from "../record/record.ts";
 import { LATE_OPEN_SUMMARY, summarizeRecord } from "../render/summary.ts";
+import { allowEditedButtonHtml, approvalSubjectHtml, EDIT_FIELD, editBoxHtml } from "./answer-approval.ts";
+import { escapeHtml } from "./html-escape.ts";
 
-const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
-export const escapeHtml = (text: string): string => text.replace(/[&<>"']/gu, (c) => ESCAPES[c]!);
+export { escapeHtml };
 
 /** What the person chose, per question id: option indexes and own words (kept when an answer is refused). */
 export interface FormChoices {
@@ -26,8 +27,10 @@ export interface FormView {
   confirm: boolean;
   /** Expired, within its late window: a late answer, and no Skip. */
   late: boolean;
-  /** A refused answer: the message, on its question when known. */
+  /** A refused answer: the message, on its question (or on the approval's edit box, `EDIT_FIELD`) when known. */
   error?: { qid?: string; text: string };
+  /** An approval's edit box as the person left it (the page came back with an error). */
+  editText?: string;
 }
 
 function page(title: string, body: string): string {
@@ -81,11 +84,12 @@ export function renderFormPage(view: FormView): string {
   const title = record.questions.length === 1 ? record.questions[0]!.header : "Questions";
   return page(
     title,
-    `${note}<form method="post" autocomplete="off">
+    `${approvalSubjectHtml(record)}${record.approval ? "\n" : ""}${note}<form method="post" autocomplete="off">
 <input type="hidden" name="csrf" value="${escapeHtml(view.csrf)}">
 ${record.questions.map((q, qi) => questionBlock(q, qi, view)).join("\n")}
+${editBoxHtml(record, view.editText, view.error?.qid === EDIT_FIELD ? view.error.text : undefined)}
 ${general}<div class="actions">
-<button type="submit" name="action" value="answer" class="primary">${view.confirm ? "Confirm" : "Submit"}</button>${skip}
+<button type="submit" name="action" value="answer" class="primary">${view.confirm ? "Confirm" : "Submit"}</button>${allowEditedButtonHtml(record)}${skip}
 </div>
 </form>`,
   );
@@ -99,7 +103,8 @@ export function renderEndedPage(record: QuestionRecord, nowMs: number, notice?: 
     ? `\n<ul class="summary-answers">\n${summary.answers.map((a) => `<li><span class="chip">${escapeHtml(a.header)}</span>${escapeHtml(a.text)}</li>`).join("\n")}\n</ul>`
     : "";
   const lead = notice ? `<p class="note" role="status">${escapeHtml(notice)}</p>\n` : "";
-  return page(summary?.text ?? "Question", `${lead}<p class="summary" role="status">${escapeHtml(head)}</p>${answers}`);
+  const subject = record.approval ? `\n${approvalSubjectHtml(record)}` : "";
+  return page(summary?.text ?? "Question", `${lead}<p class="summary" role="status">${escapeHtml(head)}</p>${answers}${subject}`);
 }
 
 /** A plain refusal: a forged or unknown link (never saying whether the question exists), a refused form post. */
