@@ -2,10 +2,9 @@
 import { GatewayError } from "../kernel/errors.ts";
 import { looksLikeCredential } from "../parse/index.ts";
 import type { ApprovalEdit, QuestionRecord } from "../record/record.ts";
-import { ALLOW, APPROVAL_QUESTION_ID } from "../render/approval.ts";
 import { ALLOW_EDITED_ACTION, EDIT_FIELD } from "./answer-approval.ts";
 import type { FormChoices } from "./answer-render.ts";
-import { allowAnswers, editableText, readEdit } from "./approval-view.ts";
+import { approvalAnswer, editableText } from "./approval-view.ts";
 
 const NEEDS_ANSWER = "Choose an option, or type your own answer.";
 const NOT_AN_OPTION = "That choice is not one of this question's options.";
@@ -52,13 +51,9 @@ export function refusalOf(record: QuestionRecord, error: GatewayError): { qid?: 
   return { qid: q.id, text: /needs at least one value/.test(text) ? NEEDS_ANSWER : sentence };
 }
 
-const GRANT_WITH_EDIT = "You changed the request, and that option allows it as shown. Press “Allow with changes” to allow your version, or undo your change.";
-
 /**
- * An approval's edit box read with the rest of the form (issue 35 §3): "Allow with changes", or Allow chosen with the
- * box changed, answers Allow with the edited input; a box left as it was is a plain Allow. Invalid JSON (or an empty
- * command) is a problem on the box, and nothing is sent; so is a changed box with a grant chosen (a grant allows what
- * was shown). Deny and own words leave the box aside. `text`: the box as posted, to show again on an error.
+ * An approval's edit box read with the rest of the form (`approvalAnswer`: the one rule both surfaces follow): the
+ * answers and the edit to send, or a problem on the box. `text`: the box as posted, to show again on an error.
  */
 export function approvalFromForm(
   record: QuestionRecord,
@@ -68,15 +63,8 @@ export function approvalFromForm(
   const subject = record.approval;
   const posted = form.get(EDIT_FIELD);
   if (!subject || editableText(subject) === undefined || posted === null) return { answers };
-  const outcome = readEdit(subject, posted);
   const text = posted.replace(/\r\n?/gu, "\n");
-  const chosen = answers[APPROVAL_QUESTION_ID] ?? [];
-  const allowing = form.get("action") === ALLOW_EDITED_ACTION || (chosen.length === 1 && chosen[0] === ALLOW);
-  if (outcome.kind === "unchanged") return { answers: form.get("action") === ALLOW_EDITED_ACTION ? allowAnswers() : answers };
-  if (!allowing) {
-    const grant = chosen.length === 1 && (subject.grants ?? []).some((g) => g.label === chosen[0]);
-    return grant ? { answers, problem: { qid: EDIT_FIELD, text: GRANT_WITH_EDIT }, text } : { answers };
-  }
-  if (outcome.kind === "invalid") return { answers, problem: { qid: EDIT_FIELD, text: outcome.text }, text };
-  return { answers: allowAnswers(), edit: { input: outcome.input }, text };
+  const outcome = approvalAnswer(subject, answers, posted, form.get("action") === ALLOW_EDITED_ACTION);
+  if ("problem" in outcome) return { answers, problem: { qid: EDIT_FIELD, text: outcome.problem }, text };
+  return { ...outcome, text };
 }

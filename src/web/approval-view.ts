@@ -144,3 +144,26 @@ export function readEdit(subject: ApprovalSubject, text: string): EditOutcome {
 
 /** The answer an Allow with changes sends, beside its `edit`. */
 export const allowAnswers = (): Record<string, string[]> => ({ [APPROVAL_QUESTION_ID]: [ALLOW] });
+
+const GRANT_WITH_EDIT = "You changed the request, and that option allows it as shown. Press “Allow with changes” to allow your version, or undo your change.";
+
+/** What an approval's answer sends: the answers and the edit, or why nothing may be sent (shown at the edit box). */
+export type ApprovalAnswer = { answers: Record<string, string[]>; edit?: { input: unknown } } | { problem: string };
+
+/**
+ * One rule for both surfaces (issue 35 §3): "Allow with changes" (`allowEdited`), or Allow chosen with the edit box
+ * changed, answers Allow with the edited input; a box left as it was is a plain Allow. Invalid JSON (or an empty
+ * command) is a problem, and nothing is sent; so is a changed box with a grant chosen (a grant allows what was
+ * shown). Deny and own words leave the box aside. `text`: the box's text (undefined: never touched).
+ */
+export function approvalAnswer(subject: ApprovalSubject, answers: Record<string, string[]>, text: string | undefined, allowEdited: boolean): ApprovalAnswer {
+  const outcome = text === undefined ? ({ kind: "unchanged" } as const) : readEdit(subject, text);
+  const chosen = answers[APPROVAL_QUESTION_ID] ?? [];
+  if (outcome.kind === "unchanged") return { answers: allowEdited ? allowAnswers() : answers };
+  if (!allowEdited && !(chosen.length === 1 && chosen[0] === ALLOW)) {
+    const grant = chosen.length === 1 && (subject.grants ?? []).some((g) => g.label === chosen[0]);
+    return grant ? { problem: GRANT_WITH_EDIT } : { answers };
+  }
+  if (outcome.kind === "invalid") return { problem: outcome.text };
+  return { answers: allowAnswers(), edit: { input: outcome.input } };
+}

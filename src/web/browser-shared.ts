@@ -15,5 +15,7 @@ export { createPendingCalls, parseFrame } from "../client/pending-calls.ts";
 export { listAll, listPages, type CallMethod } from "../client/list-pages.ts";
 export { GatewayError, type ErrorBody, type ErrorCode } from "../kernel/errors.ts";
 export type { ReadAs } from "../parse/index.ts";
-export type { QuestionRecord, ResolvedBy } from "../record/record.ts";
+export { approvalSections, inputText, type ApprovalSection } from "../render/approval.ts";
+export { ALLOW_WITH_CHANGES, approvalAnswer, approvalHeading, DIFF_LINE_WORDS, diffLines, editableText, editLabel, textPieces, type ApprovalAnswer, type DiffLine, type TextPiece } from "./approval-view.ts";
+export type { ApprovalSubject, QuestionRecord, ResolvedBy } from "../record/record.ts";
 export type { AskUserOption, AskUserQuestion } from "../contract/schema.ts";

@@ -1,4 +1,5 @@
-import { recordedText } from "./shared.js";
+import { EDIT_QID } from "./approval.js";
+import { approvalAnswer, recordedText } from "./shared.js";
 import { answersOf, saveDraft } from "./drafts.js";
 import { toGatewayError } from "./gateway-link.js";
 import { addNote, answerableRecords, busy, composerRecord, draftFor, errors, forget, isAnswerable, isAnswered, records, setCollapsed, ui, upsert } from "./state.js";
@@ -114,7 +115,39 @@ export function createActions({ call, render }) {
       submit: () => void submit(record),
       skip: () => skip(record),
       keepAnswers: () => keepAnswers(record),
+      edited: (text) => edited(record, text),
+      allowEdited: () => void answerApproval(record, true),
     };
+  }
+
+  /**
+   * An approval's edit box changed: kept in the draft (a redraw or a reload keeps it); its error goes.
+   * @param {QuestionRecord} record
+   * @param {string} text
+   */
+  function edited(record, text) {
+    const draft = draftFor(record);
+    draft.edit = text;
+    saveDraft(record.id, draft);
+    if (errors.get(record.id)?.qid === EDIT_QID) clearError(record);
+  }
+
+  /**
+   * An approval's answer with its edit box (issue 35 §3, the rule of approvalAnswer): "Allow with changes"
+   * (`allowEdited`), or the chosen option with the box changed. A problem with the box (invalid JSON, a grant with
+   * changes) is said at the box, and nothing is sent.
+   * @param {QuestionRecord} record
+   * @param {boolean} allowEdited
+   */
+  async function answerApproval(record, allowEdited) {
+    if (!record.approval) return;
+    const draft = draftFor(record);
+    const outcome = approvalAnswer(record.approval, answersOf(record, draft), draft.edit, allowEdited);
+    if ("problem" in outcome) {
+      setError(record, { qid: EDIT_QID, text: outcome.problem });
+      return;
+    }
+    await resolve(record, { id: record.id, answers: outcome.answers, ...(outcome.edit ? { edit: outcome.edit } : {}), by: WEB_BY });
   }
 
   /**
@@ -131,6 +164,8 @@ export function createActions({ call, render }) {
       submit: () => void submit(record),
       skip: () => skip(record),
       keepAnswers: () => keepAnswers(record),
+      edited: (text) => edited(record, text),
+      allowEdited: () => void answerApproval(record, true),
     };
   }
 
@@ -145,7 +180,8 @@ export function createActions({ call, render }) {
       render("step");
       return;
     }
-    await resolve(record, { id: record.id, answers: answersOf(record, draft), by: WEB_BY });
+    if (record.approval) await answerApproval(record, false);
+    else await resolve(record, { id: record.id, answers: answersOf(record, draft), by: WEB_BY });
   }
 
   /**
@@ -178,6 +214,8 @@ export function createActions({ call, render }) {
    */
   function describeFailure(record, error) {
     if (error.code === "DISCONNECTED" || error.code === "TIMEOUT") return { text: NOT_CONNECTED };
+    const editIssue = (error.issues ?? []).find((i) => typeof i.path === "string" && (i.path === "edit" || i.path.startsWith("edit.")));
+    if (editIssue) return { qid: EDIT_QID, text: `Your changes were not accepted: ${editIssue.message}` };
     const issue = (error.issues ?? []).find((i) => typeof i.path === "string" && i.path.startsWith("answers."));
     const q = issue && record.questions.find((question) => `answers.${question.id}` === issue.path);
     if (!q) return { text: error.message };

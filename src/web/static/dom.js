@@ -40,11 +40,11 @@ export function formatTime(ms) {
 export function rebuildKeepingFocus(container, build) {
   const active = document.activeElement;
   const key = active instanceof HTMLElement && container.contains(active) ? active.dataset.key : undefined;
-  const caret = active instanceof HTMLInputElement && active.type === "text" ? active.selectionStart : null;
+  const caret = (active instanceof HTMLInputElement && active.type === "text") || active instanceof HTMLTextAreaElement ? active.selectionStart : null;
   build();
   if (!key) return;
   const again = container.querySelector(`[data-key="${CSS.escape(key)}"]`);
   if (!(again instanceof HTMLElement) || again.matches(":disabled")) return;
   again.focus({ preventScroll: true });
-  if (caret !== null && again instanceof HTMLInputElement) again.setSelectionRange(caret, caret);
+  if (caret !== null && (again instanceof HTMLInputElement || again instanceof HTMLTextAreaElement)) again.setSelectionRange(caret, caret);
 }

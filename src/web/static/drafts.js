@@ -3,7 +3,8 @@
  * restores the step and the choices: `choices` maps a question id to the labels ticked, `other` to the Other text.
  * Maps, not objects: a question id may be any snake_case word, `constructor` included, and an object would answer
  * for an id it was never given (`{}.constructor` is a function).
- * @typedef {{ step: number, choices: Map<string, string[]>, other: Map<string, string> }} Draft
+ * `edit`: an approval's edit box as the person left it (absent: never touched).
+ * @typedef {{ step: number, choices: Map<string, string[]>, other: Map<string, string>, edit?: string }} Draft
  */
 /** @import { AskUserQuestion, QuestionRecord } from "./shared.js" */
 
@@ -26,7 +27,7 @@ export const ownValue = (object, id) => (object && Object.hasOwn(object, id) ? o
 export function loadDraft(record) {
   /** @type {Draft} */
   const draft = { step: 0, choices: new Map(), other: new Map() };
-  /** @type {{ step?: unknown, choices?: Record<string, unknown>, other?: Record<string, unknown> } | null} */
+  /** @type {{ step?: unknown, choices?: Record<string, unknown>, other?: Record<string, unknown>, edit?: unknown } | null} */
   let saved;
   try {
     saved = JSON.parse(sessionStorage.getItem(key(record.id)) ?? "null");
@@ -34,6 +35,7 @@ export function loadDraft(record) {
     saved = null;
   }
   if (saved && typeof saved === "object") {
+    if (typeof saved.edit === "string" && record.approval) draft.edit = saved.edit;
     if (typeof saved.step === "number" && Number.isInteger(saved.step)) draft.step = Math.max(0, Math.min(saved.step, record.questions.length - 1));
     for (const q of record.questions) {
       const labels = ownValue(saved.choices, q.id);
@@ -53,7 +55,7 @@ export function loadDraft(record) {
  */
 export function saveDraft(id, draft) {
   try {
-    const saved = { step: draft.step, choices: Object.fromEntries(draft.choices), other: Object.fromEntries(draft.other) };
+    const saved = { step: draft.step, choices: Object.fromEntries(draft.choices), other: Object.fromEntries(draft.other), ...(draft.edit !== undefined ? { edit: draft.edit } : {}) };
     sessionStorage.setItem(key(id), JSON.stringify(saved));
   } catch {
     // storage full or blocked: the draft still lives in memory

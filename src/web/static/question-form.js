@@ -1,5 +1,7 @@
+import { EDIT_QID, renderApprovalSubject, renderEditBox } from "./approval.js";
 import { h } from "./dom.js";
 import { valuesOf } from "./drafts.js";
+import { ALLOW_WITH_CHANGES } from "./shared.js";
 /** @import { AskUserQuestion, QuestionRecord } from "./shared.js" */
 /** @import { Draft } from "./drafts.js" */
 /** @import { FormError } from "./state.js" */
@@ -14,6 +16,8 @@ import { valuesOf } from "./drafts.js";
  * @property {() => void} submit
  * @property {() => void} skip Skips the whole prompt; with answers chosen, asks first (`confirmingSkip`), then skips.
  * @property {() => void} keepAnswers Closes that confirm step, keeping the answers.
+ * @property {(text: string) => void} edited An approval's edit box changed.
+ * @property {() => void} allowEdited "Allow with changes": Allow, with the edit box's version when it was changed.
  */
 
 /**
@@ -137,6 +141,7 @@ export function renderQuestionForm({ record, draft, mode, late = false, confirmi
   const button = (label, key, onclick, { primary = false, disabled = false } = {}) =>
     h("button", { type: "button", class: primary ? "primary" : "", disabled: busy || disabled, "data-key": key, onclick }, label);
   const onLastStep = !stepper || draft.step >= last;
+  const editable = record.approval ? renderEditBox(record, { id: `${record.id}-${mode}-edit`, value: draft.edit, error: error?.qid === EDIT_QID ? error.text : undefined, busy, oninput: actions.edited }) : null;
   const generalError = error && !error.qid ? h("p", { class: "form-error", role: "alert" }, error.text) : null;
   const skipLabel = total > 1 ? "Skip all" : "Skip";
   // The stepper's buttons name the step they go to, so "Next" is never confused with the pager's "Next waiting question".
@@ -155,6 +160,7 @@ export function renderQuestionForm({ record, draft, mode, late = false, confirmi
           onLastStep
             ? button(busy ? "Sending…" : "Submit", "submit", actions.submit, { primary: true })
             : withName(button("Next", "next", actions.next, { primary: true }), `Next: ${stepName(draft.step + 1)}`),
+          editable ? button(ALLOW_WITH_CHANGES, "allow-edited", actions.allowEdited) : null,
         );
 
   return h(
@@ -173,7 +179,9 @@ export function renderQuestionForm({ record, draft, mode, late = false, confirmi
         if (event.key.startsWith("Arrow")) arrowAt = event.timeStamp;
       },
     },
+    renderApprovalSubject(record),
     blocks,
+    editable,
     generalError,
     actionsRow,
   );

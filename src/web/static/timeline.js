@@ -1,3 +1,4 @@
+import { renderApprovalSubject } from "./approval.js";
 import { expiryClock, timeBar } from "./countdown.js";
 import { formatTime, h } from "./dom.js";
 import { recordHistory, summarizeRecord } from "./shared.js";
@@ -36,6 +37,7 @@ export function renderEntry(record, { card, notes, onOpen, isCurrent, now }) {
   } else if (answerable) {
     body = [
       asked(record.questions),
+      approvalDetails(record),
       history,
       h(
         "div",
@@ -48,6 +50,7 @@ export function renderEntry(record, { card, notes, onOpen, isCurrent, now }) {
     const at = record.lateAnswer?.atMs ?? record.resolvedAtMs;
     body = [
       asked(record.questions, summary.answers),
+      approvalDetails(record),
       history,
       h(
         "p",
@@ -69,6 +72,14 @@ export function renderEntry(record, { card, notes, onOpen, isCurrent, now }) {
     body,
     notes.map((note) => h("p", { class: `note note-${note.kind}` }, note.kind === "you" ? h("span", { class: "note-who" }, "You: ") : null, note.text)),
   );
+}
+
+/**
+ * An approval's whole subject (and the version allowed with changes), folded: the dock or the card shows it open.
+ * @param {QuestionRecord} record
+ */
+function approvalDetails(record) {
+  return record.approval ? h("details", { class: "approval-details" }, h("summary", {}, "The whole request"), renderApprovalSubject(record)) : null;
 }
 
 /**
