@@ -75,11 +75,11 @@ export function createDiscordAdapter(client: Client, log: Log): SurfaceAdapter {
 
   return {
     surface: "discord",
-    renderedOf: (record, chat, nowMs) => renderDiscordSummary(record, { ...chatOf(chat), ...(nowMs !== undefined ? { nowMs } : {}) }),
+    renderedOf: (record, chat, nowMs) => renderDiscordSummary(record, { ...chatOf(chat), targetChat: chat, ...(nowMs !== undefined ? { nowMs } : {}) }),
     async sendPrompt(record, target) {
       const channelId = await channelFor(target.chat!);
       try {
-        const message = (await client.rest.post(Routes.channelMessages(channelId), { body: renderDiscordPrompt(record, chatOf(target.chat!, channelId)) })) as APIMessage;
+        const message = (await client.rest.post(Routes.channelMessages(channelId), { body: renderDiscordPrompt(record, { ...chatOf(target.chat!, channelId), targetChat: target.chat! }) })) as APIMessage;
         return toMessageRef(channelId, message.id);
       } catch (error) {
         throw permanentOr(error);
@@ -88,7 +88,7 @@ export function createDiscordAdapter(client: Client, log: Log): SurfaceAdapter {
     async updatePrompt(record, delivery, nowMs) {
       const { channelId, messageId } = fromMessageRef(delivery.messageRef, delivery.chat);
       try {
-        const body = renderDiscordSummary(record, { ...chatOf(delivery.chat, channelId), ...(nowMs !== undefined ? { nowMs } : {}) });
+        const body = renderDiscordSummary(record, { ...chatOf(delivery.chat, channelId), targetChat: delivery.chat, ...(nowMs !== undefined ? { nowMs } : {}) });
         await client.rest.patch(Routes.channelMessage(channelId, messageId), { body });
       } catch (error) {
         // Someone deleted the prompt (or the channel): there is nothing left to edit.

@@ -38,7 +38,7 @@ export interface MatrixAdapterOptions {
  * to the prompt, redacted (the bot's own events: always allowed) once the question resolves.
  */
 export function createMatrixAdapter({ api, rooms, sent = () => {} }: MatrixAdapterOptions): SurfaceAdapter {
-  const options = (chat: string, nowMs?: number) => ({ chat: rooms.kindKnown(chat), ...(nowMs !== undefined ? { nowMs } : {}) });
+  const options = (chat: string, nowMs?: number) => ({ chat: rooms.kindKnown(chat), targetChat: chat, ...(nowMs !== undefined ? { nowMs } : {}) });
   const send = async (roomId: string, type: string, content: Record<string, unknown>, txnId?: string) => {
     const { event_id } = await api.send(roomId, type, content, txnId);
     sent(event_id);
@@ -58,7 +58,7 @@ export function createMatrixAdapter({ api, rooms, sent = () => {} }: MatrixAdapt
           );
         }
         const kind = chat.startsWith("@") ? "direct" : await rooms.kindOf(roomId);
-        const prompt = renderMatrixPrompt(record, { chat: kind });
+        const prompt = renderMatrixPrompt(record, { chat: kind, targetChat: chat });
         const eventId = await send(roomId, prompt.type, { ...prompt.content }, `aub-prompt-${record.id}-${short(roomId)}`);
         return matrixRef(roomId, eventId);
       } catch (error) {

@@ -135,7 +135,7 @@ export function createMattermostAdapter(client: MattermostClient, conversations:
   const at = (nowMs: number | undefined) => (nowMs !== undefined ? { nowMs } : {});
 
   async function post(channel: string, record: Parameters<SurfaceAdapter["sendPrompt"]>[0], chat: string) {
-    const rendered = renderMattermostPrompt(record, { ...kindOf(chat), actions: signing(channel, chat) });
+    const rendered = renderMattermostPrompt(record, { ...kindOf(chat), targetChat: chat, actions: signing(channel, chat) });
     const props = { ...rendered.props, [MATTERMOST_CHAT_PROP]: chat };
     return (await client.createPost({ channel_id: channel, message: rendered.message, props } as never)) as { id: string; channel_id: string };
   }
@@ -143,7 +143,7 @@ export function createMattermostAdapter(client: MattermostClient, conversations:
   const adapter: SurfaceAdapter & { sentPosts: Map<string, string> } = {
     surface: "mattermost",
     sentPosts,
-    renderedOf: (record, chat, nowMs) => renderMattermostSummary(record, { ...kindOf(chat), ...at(nowMs) }),
+    renderedOf: (record, chat, nowMs) => renderMattermostSummary(record, { ...kindOf(chat), targetChat: chat, ...at(nowMs) }),
     async sendPrompt(record, target) {
       const chat = target.chat!;
       let channel: string;
@@ -178,7 +178,7 @@ export function createMattermostAdapter(client: MattermostClient, conversations:
       conversations.remember(ref.channel, delivery.chat);
       // A bare id whose copy is in another channel is a person: their DM (a restarted process learns it here).
       if (ref.channel !== delivery.chat && !delivery.chat.startsWith("@")) direct.add(delivery.chat);
-      const rendered = renderMattermostSummary(record, { ...kindOf(delivery.chat), ...at(nowMs), actions: signing(ref.channel, delivery.chat) });
+      const rendered = renderMattermostSummary(record, { ...kindOf(delivery.chat), targetChat: delivery.chat, ...at(nowMs), actions: signing(ref.channel, delivery.chat) });
       try {
         await client.patchPost({ id: ref.postId, message: rendered.message, props: { ...rendered.props, [MATTERMOST_CHAT_PROP]: delivery.chat } } as never);
       } catch (error) {

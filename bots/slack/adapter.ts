@@ -89,10 +89,10 @@ export function createSlackAdapter(client: webApi.WebClient, conversations: Slac
   const pacer = createChannelPacer();
   return {
     surface: "slack",
-    renderedOf: (record, chat, nowMs) => renderSlackSummary(record, { ...chatOf(chat), ...(nowMs !== undefined ? { nowMs } : {}) }),
+    renderedOf: (record, chat, nowMs) => renderSlackSummary(record, { ...chatOf(chat), targetChat: chat, ...(nowMs !== undefined ? { nowMs } : {}) }),
     async sendPrompt(record, target) {
       const chat = target.chat!;
-      const { text, blocks } = renderSlackPrompt(record, chatOf(chat));
+      const { text, blocks } = renderSlackPrompt(record, { ...chatOf(chat), targetChat: chat });
       try {
         const channel = await conversations.channelFor(chat);
         const posted = await pacer.run(channel, () => client.chat.postMessage({ channel, text, blocks, unfurl_links: false, unfurl_media: false }));
@@ -110,7 +110,7 @@ export function createSlackAdapter(client: webApi.WebClient, conversations: Slac
       const ref = decodeSlackMessageRef(delivery.messageRef);
       if (!ref) return log(`cannot edit ${record.id}: bad message ref ${JSON.stringify(delivery.messageRef)}`);
       conversations.remember(ref.channel, delivery.chat);
-      const { text, blocks } = renderSlackSummary(record, { ...chatOf(delivery.chat), ...(nowMs !== undefined ? { nowMs } : {}) });
+      const { text, blocks } = renderSlackSummary(record, { ...chatOf(delivery.chat), targetChat: delivery.chat, ...(nowMs !== undefined ? { nowMs } : {}) });
       await client.chat.update({ channel: ref.channel, ts: ref.ts, text, blocks });
     },
     reminders: {

@@ -1,6 +1,6 @@
 import type { App, BlockAction, ViewSubmitAction, webApi } from "@slack/bolt";
 import { applyEffects, callbackToEvent, TEXTS, type Bridge, type BridgeUser } from "../../src/bridge/index.ts";
-import { decodeSlackActionId, decodeSlackModalMetadata, SLACK_OTHER_MODAL_CALLBACK_ID, slackModalAnswer, slackTextToPlain, toSlackText } from "../../src/render/index.ts";
+import { decodeSlackActionId, decodeSlackModalMetadata, SLACK_REVIEW_ACTION_ID, SLACK_OTHER_MODAL_CALLBACK_ID, slackModalAnswer, slackTextToPlain, toSlackText } from "../../src/render/index.ts";
 import type { Log } from "../shared.ts";
 import { encodeSlackMessageRef, type SlackConversations } from "./adapter.ts";
 import { slackMessageOps, slackPressOps, tellPrivately } from "./ops.ts";
@@ -89,6 +89,8 @@ export function registerSlackInbound(app: App, bridge: Pick<Bridge, "handle" | "
     await safely("a button press", async () => {
       const channel = body.channel?.id ?? (body.container as { channel_id?: string }).channel_id;
       if (!channel) return log(`a press by ${body.user.id} came with no channel`);
+      // Review… only opens the answer page: Slack reports the press, and there is nothing to do.
+      if (action.action_id === SLACK_REVIEW_ACTION_ID) return;
       const decoded = decodeSlackActionId(action.action_id);
       if (!decoded) return tellPrivately(web, log, channel, body.user.id, toSlackText(TEXTS.notValid));
       const chat = conversations.chatOf(channel, body.user.id);

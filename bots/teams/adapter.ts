@@ -50,7 +50,7 @@ export function createTeamsAdapter(connector: TeamsConnector, references: TeamsR
     return reference;
   };
   const render = (record: Parameters<SurfaceAdapter["sendPrompt"]>[0], chat: string, nowMs?: number) =>
-    renderTeamsSummary(record, { kind: chatKindOf(references.find(chat), chat), ...(nowMs !== undefined ? { nowMs } : {}) });
+    renderTeamsSummary(record, { kind: chatKindOf(references.find(chat), chat), targetChat: chat, ...(nowMs !== undefined ? { nowMs } : {}) });
 
   return {
     surface: "teams",
@@ -61,7 +61,7 @@ export function createTeamsAdapter(connector: TeamsConnector, references: TeamsR
       if (reference.conversation.conversationType === "personal" && reference.user?.aadObjectId !== chat) {
         throw new PermanentSendError(`teams: ${chat} is a personal chat's conversation id; target the person by their Entra object id (teams:${reference.user?.aadObjectId ?? "<object id>"})`);
       }
-      return connector.post(reference, cardActivity(renderTeamsPrompt(record, { kind: chatKindOf(reference, chat) })));
+      return connector.post(reference, cardActivity(renderTeamsPrompt(record, { kind: chatKindOf(reference, chat), targetChat: chat })));
     },
     async updatePrompt(record, delivery, nowMs) {
       const reference = references.find(delivery.chat);

@@ -28,20 +28,21 @@ const GONE = /message to delete not found|MESSAGE_ID_INVALID/i;
 export function createTelegramAdapter(api: Api): SurfaceAdapter {
   return {
     surface: "telegram",
-    renderedOf: (record, chat, nowMs) => renderTelegramSummary(record, { ...chatOf(chat), ...(nowMs !== undefined ? { nowMs } : {}) }),
+    renderedOf: (record, chat, nowMs) => renderTelegramSummary(record, { ...chatOf(chat), targetChat: chat, ...(nowMs !== undefined ? { nowMs } : {}) }),
     async sendPrompt(record, target) {
-      const { text, reply_markup } = renderTelegramPrompt(record, chatOf(target.chat!));
+      // An approval's subject is a `pre` entity: the entities go with the text (no parse_mode), on send and on edit.
+      const { text, entities, reply_markup } = renderTelegramPrompt(record, { ...chatOf(target.chat!), targetChat: target.chat! });
       try {
-        const message = await api.sendMessage(target.chat!, text, { ...(reply_markup ? { reply_markup } : {}), link_preview_options: { is_disabled: true } });
+        const message = await api.sendMessage(target.chat!, text, { ...(entities ? { entities } : {}), ...(reply_markup ? { reply_markup } : {}), link_preview_options: { is_disabled: true } });
         return String(message.message_id);
       } catch (error) {
         throw sendError(error);
       }
     },
     async updatePrompt(record, delivery, nowMs) {
-      const { text, reply_markup } = renderTelegramSummary(record, { ...chatOf(delivery.chat), ...(nowMs !== undefined ? { nowMs } : {}) });
+      const { text, entities, reply_markup } = renderTelegramSummary(record, { ...chatOf(delivery.chat), targetChat: delivery.chat, ...(nowMs !== undefined ? { nowMs } : {}) });
       try {
-        await api.editMessageText(delivery.chat, Number(delivery.messageRef), text, { ...(reply_markup ? { reply_markup } : {}), link_preview_options: { is_disabled: true } });
+        await api.editMessageText(delivery.chat, Number(delivery.messageRef), text, { ...(entities ? { entities } : {}), ...(reply_markup ? { reply_markup } : {}), link_preview_options: { is_disabled: true } });
       } catch (error) {
         if (error instanceof GrammyError && /message is not modified/i.test(error.description)) return;
         throw error;

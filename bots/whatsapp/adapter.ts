@@ -152,7 +152,7 @@ export function createWhatsAppAdapter({ api, paced, windows, template, log }: Wh
       held.delete(chat);
       for (const { record, ref } of waiting) {
         try {
-          const id = await send(chat, renderWhatsAppPrompt(record));
+          const id = await send(chat, renderWhatsAppPrompt(record, { targetChat: chat }));
           remember(resent, ref, id);
           remember(prompts, id, { record, chat, ref });
           noteSent({ chat, questionId: record.id, messageRef: id });
@@ -162,12 +162,12 @@ export function createWhatsAppAdapter({ api, paced, windows, template, log }: Wh
       }
       return true;
     },
-    renderedOf: (record, _chat, nowMs) => renderWhatsAppSummary(record, nowMs !== undefined ? { nowMs } : {}),
+    renderedOf: (record, chat, nowMs) => renderWhatsAppSummary(record, { targetChat: chat, ...(nowMs !== undefined ? { nowMs } : {}) }),
     async sendPrompt(record, target) {
       const chat = target.chat!;
       if (windows.awaitingReply(chat)) throw new Error(awaiting(chat));
       try {
-        const id = await send(chat, renderWhatsAppPrompt(record));
+        const id = await send(chat, renderWhatsAppPrompt(record, { targetChat: chat }));
         remember(prompts, id, { record, chat, ref: id });
         return id;
       } catch (error) {
@@ -177,7 +177,7 @@ export function createWhatsAppAdapter({ api, paced, windows, template, log }: Wh
     },
     async updatePrompt(record, delivery, nowMs) {
       if (record.status === "pending") return; // the prompt itself shows a pending record
-      const message = renderWhatsAppSummary(record, nowMs !== undefined ? { nowMs } : {});
+      const message = renderWhatsAppSummary(record, { targetChat: delivery.chat, ...(nowMs !== undefined ? { nowMs } : {}) });
       try {
         const id = await send(delivery.chat, message, shown(delivery.messageRef));
         // A fresh list (expired, a late answer still taken): a reply to it is a reply to the question.

@@ -83,6 +83,9 @@ export function createInboundHandler(options: InboundOptions) {
       if (error.code === "QUESTION_NOT_FOUND") return [toast(TEXTS.notValid)];
       if (error.code === "CREDENTIAL_REFUSED") return CREDENTIAL;
       if (error.code === "QUESTION_INVALID_ANSWER") return [toast(TEXTS.notValid), say(error.message)];
+      // An Allow (or a grant) from a chat whose copy could not show the whole approval: the review-first note,
+      // nothing changed (issue 35).
+      if (error.code === "REVIEW_REQUIRED") return [toast(error.message), say(error.message)];
     }
     options.log?.("could not submit", error);
     return [toast(TEXTS.notSubmitted), privately(TEXTS.notSubmitted)];

@@ -193,3 +193,21 @@ export {
   EMAIL_LINKS_LINE,
   type EmailMessage,
 } from "./email/payload.ts";
+export { approvalShownWhole } from "./approval-views.ts";
+export { telegramApprovalParts, type TelegramEntity, type TelegramUrlButton, type TelegramPromptOptions } from "./telegram/payload.ts";
+export { discordApprovalParts, discordCodeBlock, DISCORD_BUTTON_STYLE_LINK, type DiscordLinkButton, type DiscordPromptOptions } from "./discord/payload.ts";
+export {
+  slackApprovalParts,
+  slackCodeBlocks,
+  SLACK_REVIEW_ACTION_ID,
+  SLACK_BLOCKS_MAX,
+  SLACK_APPROVAL_TEXT_MAX,
+  type SlackUrlButton,
+  type SlackRichTextBlock,
+  type SlackPromptOptions,
+} from "./slack/payload.ts";
+export { whatsappApprovalParts, whatsappCodeBlock, type WhatsAppPromptOptions } from "./whatsapp/payload.ts";
+export { mattermostApprovalParts, mattermostCodeBlock } from "./mattermost/payload.ts";
+export { teamsApprovalParts, TEAMS_ACTIVITY_MAX_BYTES, type TeamsOpenUrlAction } from "./teams/payload.ts";
+export { matrixApprovalParts, MATRIX_APPROVAL_CONTENT_MAX_BYTES, type MatrixPromptOptions } from "./matrix/payload.ts";
+export { emailApprovalView } from "./email/payload.ts";

@@ -46,5 +46,6 @@ export {
   type DecodeCallbackOptions,
 } from "./callback-data.ts";
 export { MODAL_LABEL_FALLBACK, type ModalRequest } from "./modal-request.ts";
+export { answerLinkOf, approvalPromptParts, reviewLinkLine, type ApprovalPromptParts, type ApprovalFitOptions } from "./approval-prompt.ts";
 // Each platform's renderers, limits and escaping, under the names the bots and the tests use (src/platforms/renderers.ts).
 export * from "../platforms/renderers.ts";

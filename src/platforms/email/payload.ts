@@ -13,6 +13,12 @@ import { promptTextParts, SEVERAL_MULTI_SELECT_MARK } from "../../render/prompt-
 import { renderSummary } from "../../render/summary.ts";
 import { escapeEmailHtml, toEmailHtml, toEmailText } from "./escaping.ts";
 import { EMAIL_SUBJECT_MAX, EMAIL_TEXT_MAX } from "./platform.ts";
+import { fitApproval, type ApprovalView } from "../../render/approval.ts";
+
+/** An approval's subject in a mail: always whole (a mail has no real limit), so a mail offers Allow. */
+export function emailApprovalView(record: QuestionRecord): ApprovalView | undefined {
+  return record.approval ? fitApproval(record.approval, () => true) : undefined;
+}
 
 export interface EmailMessage {
   subject: string;
@@ -85,14 +91,17 @@ export function renderEmailPrompt(record: QuestionRecord, options: { chat?: stri
   // With links, one question of one choice: "open an answer's link, or reply with a number, a label or your own
   // words"; otherwise the link line comes before the shared guidance, which says how to reply to several.
   const footer = !link ? shared : singleChoice ? [shared[0]!, EMAIL_LINKS_GUIDANCE, ...shared.slice(2)] : [shared[0]!, EMAIL_LINKS_LINE, ...shared.slice(1)];
-  const textBlocks = blocks.map((b) => [...b.title, "", ...b.options.flatMap((o) => (o.link ? [o.line, `   ${EMAIL_OPTION_LINK_TEXT}: ${o.link}`] : [o.line]))].join("\n"));
+  // An approval's subject, whole, under the question: as it is in the text part (with its marks), a <pre> in the HTML.
+  const approvalText = emailApprovalView(record)?.text;
+  const textBlocks = blocks.map((b) => [...b.title, ...(approvalText !== undefined ? ["", approvalText] : []), "", ...b.options.flatMap((o) => (o.link ? [o.line, `   ${EMAIL_OPTION_LINK_TEXT}: ${o.link}`] : [o.line]))].join("\n"));
   const body = [options.lead, ...textBlocks, link ? `${EMAIL_QUESTION_LINK_TEXT}: ${link}` : undefined].filter((p) => p !== undefined).join("\n\n");
-  const text = cutToFit(body, EMAIL_TEXT_MAX, toEmailText, `\n\n${footer.join("\n")}`);
+  const text = cutToFit(body, EMAIL_TEXT_MAX + (approvalText?.length ?? 0), toEmailText, `\n\n${footer.join("\n")}`);
   const href = (url: string) => `<a href="${escapeEmailHtml(url)}">`;
   const htmlBlocks = blocks.map((b) => {
     const [head, ...rest] = b.title;
     const items = b.options.map((o) => `<li>${toEmailHtml(o.line.replace(/^\d+\. /u, ""))}${o.link ? `<br>\n${href(o.link)}${EMAIL_OPTION_LINK_TEXT}</a>` : ""}</li>`);
-    return `<p><strong>${toEmailHtml(head!)}</strong><br>\n${rest.map(toEmailHtml).join("<br>\n")}</p>\n<ol>\n${items.join("\n")}\n</ol>`;
+    const pre = approvalText !== undefined ? `\n<pre>${escapeEmailHtml(toEmailText(approvalText))}</pre>` : "";
+    return `<p><strong>${toEmailHtml(head!)}</strong><br>\n${rest.map(toEmailHtml).join("<br>\n")}</p>${pre}\n<ol>\n${items.join("\n")}\n</ol>`;
   });
   const html = [
     options.lead ? `<p>${toEmailHtml(options.lead)}</p>` : undefined,

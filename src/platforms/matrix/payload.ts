@@ -15,6 +15,18 @@ import { replyHint, type ChatOptions } from "../../render/reply-hint.ts";
 import { encodeMatrixAnswerId } from "./callback-data.ts";
 import { toMatrixHtml, toMatrixText } from "./escaping.ts";
 import { MATRIX_POLL_TEXT_MAX, MATRIX_TEXT_MAX } from "./platform.ts";
+import { answerLinkOf, approvalPromptParts, type ApprovalPromptParts } from "../../render/approval-prompt.ts";
+import { REVIEW_BUTTON_TEXT } from "../../render/approval.ts";
+import type { PromptButton } from "../../render/prompt-buttons.ts";
+
+/**
+ * An approval's message content, in JSON bytes: an edit carries it twice (`m.new_content` and the fallback), and an
+ * event is at most 65,536 bytes.
+ */
+export const MATRIX_APPROVAL_CONTENT_MAX_BYTES = 28_000;
+
+/** Prompt options: the chat kind, and the target's chat id (for its answer link, on an approval). */
+export type MatrixPromptOptions = ChatOptions & { lead?: string; late?: boolean; targetChat?: string };
 
 /** The poll events' types and keys as Element and the other clients send them today (MSC3381's unstable names). */
 export const MATRIX_POLL_START = "org.matrix.msc3381.poll.start";
@@ -106,10 +118,57 @@ function numberedText(record: QuestionRecord, options: ChatOptions & { lead?: st
 }
 
 /** The prompt: a poll for one single-select question (the numbered text as its fallback), else numbered text. */
-export function renderMatrixPrompt(record: QuestionRecord, options: ChatOptions & { lead?: string; late?: boolean } = {}): MatrixPrompt {
+export function renderMatrixPrompt(record: QuestionRecord, options: MatrixPromptOptions = {}): MatrixPrompt {
+  if (record.approval && chooseLayout(record.questions, "matrix") === "buttons") return { type: "m.room.message", content: approvalContent(record, options) };
   const text = numberedText(record, options);
   if (chooseLayout(record.questions, "matrix") === "text") return { type: "m.room.message", content: matrixMessage(text, "m.text") };
   return { type: MATRIX_POLL_START, content: poll(record, pollQuestion(record, options.lead), text, options.late === true) };
+}
+
+const HTML_ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
+const escapeHtml = (text: string): string => text.replace(/[&<>"']/gu, (c) => HTML_ESCAPES[c]!);
+
+/**
+ * An approval's copy is an `m.room.message`, not a poll: a poll's question holds 340 characters, no code block. Its
+ * options are numbered lines answered by a typed reply (Matrix has no buttons, and so no URL button: Review…'s link
+ * is a line of the text and an `<a>` of the HTML). The subject is a `<pre><code>` block, HTML-escaped (no tag, pill
+ * or entity can form), and the same text in `body`. A cut copy lists only `2. Deny` (a typed `2` is Deny everywhere).
+ */
+function approvalParts(record: QuestionRecord, options: MatrixPromptOptions, block: string, note: string | undefined, reviewUrl: string | undefined, buttons: PromptButton[]): MatrixMessageContent {
+  const question = record.questions[0]!;
+  const late = options.late === true;
+  const frame = promptTextParts(record.questions, { layout: "text", replyHint: replyHint("matrix", options), late });
+  const headText = [options.lead, `${question.header}\n${question.question}`].filter((p) => p).join("\n\n");
+  const head = cutToFit(headText, MATRIX_TEXT_MAX / 8, toMatrixText);
+  const optionLines = buttons.flatMap((b) => (b.action.kind === "choice" ? [`${b.action.optionIndex + 1}. ${b.text}`] : [])).join("\n");
+  const shown = toMatrixText(block);
+  const noteLines = note === undefined ? [] : note.split("\n");
+  // The link's line (the note's last, with a link) is an <a> in the HTML.
+  const noteHtml = noteLines.map((line, i) => (reviewUrl && i === noteLines.length - 1 ? `<a href="${escapeHtml(reviewUrl)}">${escapeHtml(REVIEW_BUTTON_TEXT)}</a>` : toMatrixHtml(line))).join("<br>");
+  const rest = toMatrixText([optionLines, ...(note === undefined ? [] : [note]), frame.footer].join("\n\n"));
+  const body = [head, shown, rest].filter((p) => p).join("\n\n");
+  const html = [
+    `<p>${toMatrixHtml(head)}</p>`,
+    shown ? `<pre><code>${escapeHtml(shown)}</code></pre>` : "",
+    `<p>${toMatrixHtml(optionLines)}</p>`,
+    noteHtml ? `<p>${noteHtml}</p>` : "",
+    `<p>${toMatrixHtml(frame.footer)}</p>`,
+  ].join("");
+  return { msgtype: "m.text", body, format: MATRIX_HTML_FORMAT, formatted_body: html, "m.mentions": {} };
+}
+
+const fitsMatrix = (content: MatrixMessageContent): boolean => content.body.length <= MATRIX_TEXT_MAX && new TextEncoder().encode(JSON.stringify(content)).length <= MATRIX_APPROVAL_CONTENT_MAX_BYTES;
+
+/** What an approval's copy shows and offers on Matrix (the very computation `matrixApprovalShownWhole` reads). */
+export function matrixApprovalParts(record: QuestionRecord, options: MatrixPromptOptions = {}): ApprovalPromptParts {
+  const link = answerLinkOf(record, "matrix", options.targetChat);
+  const all = promptButtons(record, { late: options.late === true });
+  return approvalPromptParts(record, (block, note) => fitsMatrix(approvalParts(record, options, block, note, link, all)), { ...(link ? { link } : {}), late: options.late === true, linkInText: true });
+}
+
+function approvalContent(record: QuestionRecord, options: MatrixPromptOptions): MatrixMessageContent {
+  const parts = matrixApprovalParts(record, options);
+  return approvalParts(record, options, parts.view.text, parts.note, parts.reviewUrl, parts.buttons);
 }
 
 /** The follow-up asking only for the missing questions of a partial reply. */
@@ -122,11 +181,12 @@ export function renderMatrixMissingPrompt(record: QuestionRecord, missingIds: re
  * once terminal the summary, and a poll ended. A poll stays a poll (an edit keeps its event type): its question and
  * fallback become the summary.
  */
-export function renderMatrixSummary(record: QuestionRecord, options: ChatOptions = {}): MatrixCopy {
+export function renderMatrixSummary(record: QuestionRecord, options: ChatOptions & { targetChat?: string } = {}): MatrixCopy {
   if (record.status === "pending") return { prompt: renderMatrixPrompt(record, options), pollEnded: false };
   if (acceptsLateAnswer(record, options.nowMs ?? Date.now())) return { prompt: renderMatrixPrompt(record, { ...options, lead: LATE_OPEN_SUMMARY, late: true }), pollEnded: false };
   const summary = cutToFit(renderSummary(record, options.nowMs), MATRIX_TEXT_MAX, toMatrixText);
-  if (chooseLayout(record.questions, "matrix") === "text") return { prompt: { type: "m.room.message", content: matrixMessage(summary, "m.text") }, pollEnded: false };
+  // An approval's copy is a message, never a poll (see approvalContent): an edit keeps the event's type.
+  if (chooseLayout(record.questions, "matrix") === "text" || record.approval) return { prompt: { type: "m.room.message", content: matrixMessage(summary, "m.text") }, pollEnded: false };
   return { prompt: { type: MATRIX_POLL_START, content: poll(record, cutToFit(summary, MATRIX_POLL_TEXT_MAX, toMatrixText), summary) }, pollEnded: true };
 }
 

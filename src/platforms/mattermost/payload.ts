@@ -15,6 +15,10 @@ import { replyHint, type ChatOptions } from "../../render/reply-hint.ts";
 import { encodeMattermostCallback } from "./callback-data.ts";
 import { toMattermostText } from "./escaping.ts";
 import { MATTERMOST_BUTTON_TEXT_MAX, MATTERMOST_MESSAGE_MAX } from "./platform.ts";
+import { answerLinkOf, approvalPromptParts, type ApprovalPromptParts } from "../../render/approval-prompt.ts";
+import { REVIEW_BUTTON_TEXT } from "../../render/approval.ts";
+import type { PromptText } from "../../render/text-width.ts";
+import { ZWSP } from "../kit/escaping.ts";
 
 /** The post prop that names the question a prompt asks: the bot checks a pressed post by it. */
 export const MATTERMOST_QUESTION_PROP = "ask_user_question";
@@ -63,7 +67,8 @@ export interface MattermostActionSigning {
 /** For a fingerprint only (what a copy shows): no URL, no signature. */
 export const UNSIGNED: MattermostActionSigning = { url: "", context: (d) => ({ d, c: "", s: "" }) };
 
-export type MattermostRenderOptions = ChatOptions & { lead?: string; late?: boolean; actions?: MattermostActionSigning };
+/** `targetChat`: the target's chat id, for its answer link on an approval. */
+export type MattermostRenderOptions = ChatOptions & { lead?: string; late?: boolean; actions?: MattermostActionSigning; targetChat?: string };
 
 const plainText = (text: string) => text;
 
@@ -90,6 +95,7 @@ const post = (record: QuestionRecord, message: string, attachments: MattermostAt
 /** The prompt: the text, plus ONE attachment of actions for one single-select question. */
 export function renderMattermostPrompt(record: QuestionRecord, options: MattermostRenderOptions = {}): MattermostPost {
   const layout = chooseLayout(record.questions, "mattermost");
+  if (record.approval && layout === "buttons") return approvalPrompt(record, options);
   const parts = promptTextParts(record.questions, { layout, replyHint: replyHint("mattermost", options), ...(options.lead ? { lead: options.lead } : {}), late: options.late === true });
   const text = fitPromptText(parts, MATTERMOST_MESSAGE_MAX, toMattermostText);
   if (layout === "text") return post(record, text);
@@ -97,6 +103,46 @@ export function renderMattermostPrompt(record: QuestionRecord, options: Mattermo
   const buttons = promptButtons(record, { late: options.late === true });
   const fallback = buttons.map((b) => b.text).join(" · ");
   return post(record, text, [{ fallback, actions: buttons.map((b) => toAction(record, b, signing)) }]);
+}
+
+/**
+ * An approval's subject as a ``` block: a zero-width space between two backticks (the subject's own are already
+ * labelled marks), so no fence can close it; an `@` that starts a word is broken as in toMattermostText. Markdown does
+ * not render in a code block, so nothing else is escaped there.
+ */
+export function mattermostCodeBlock(text: string): string {
+  const inner = text.replace(/`(?=`)/gu, `\`${ZWSP}`).replace(/(?<![\p{L}\p{N}_])@(?=[\p{L}\p{N}._-])/gu, `@${ZWSP}`);
+  return `\`\`\`\n${inner}\n\`\`\``;
+}
+
+/**
+ * Mattermost's message attachments hold integration buttons only, never a URL button: Review… is a Markdown link in
+ * the text (the gateway's own http(s) URL; anything that could end the link is refused).
+ */
+const reviewLink = (url: string | undefined): string | undefined => (url && /^https?:\/\/[^\s()<>[\]\\]+$/u.test(url) ? `[${REVIEW_BUTTON_TEXT}](${url})` : undefined);
+
+function approvalFrame(record: QuestionRecord, options: MattermostRenderOptions): PromptText {
+  const parts = promptTextParts(record.questions, { layout: "buttons", replyHint: replyHint("mattermost", options), ...(options.lead ? { lead: options.lead } : {}), late: options.late === true });
+  return { body: cutToFit(parts.body, MATTERMOST_MESSAGE_MAX / 4, toMattermostText), footer: toMattermostText(parts.footer) };
+}
+
+const approvalMessage = (frame: PromptText, block: string, note: string | undefined, link: string | undefined): string =>
+  [frame.body, mattermostCodeBlock(block), note === undefined ? undefined : toMattermostText(note), note === undefined ? undefined : link, frame.footer].filter((p) => p).join("\n\n");
+
+/** What an approval's copy shows and offers on Mattermost (the very computation `mattermostApprovalShownWhole` reads). */
+export function mattermostApprovalParts(record: QuestionRecord, options: MattermostRenderOptions = {}): ApprovalPromptParts {
+  const frame = approvalFrame(record, options);
+  const url = answerLinkOf(record, "mattermost", options.targetChat);
+  const link = reviewLink(url) ? url : undefined;
+  return approvalPromptParts(record, (block, note) => approvalMessage(frame, block, note, reviewLink(link)).length <= MATTERMOST_MESSAGE_MAX, { ...(link ? { link } : {}), late: options.late === true });
+}
+
+/** An approval: the whole subject with its options, or a cut one with the Review… link in the text and Deny. */
+function approvalPrompt(record: QuestionRecord, options: MattermostRenderOptions): MattermostPost {
+  const parts = mattermostApprovalParts(record, options);
+  const text = approvalMessage(approvalFrame(record, options), parts.view.text, parts.note, reviewLink(parts.reviewUrl));
+  const signing = options.actions ?? UNSIGNED;
+  return post(record, text, [{ fallback: parts.buttons.map((b) => b.text).join(" · "), actions: parts.buttons.map((b) => toAction(record, b, signing)) }]);
 }
 
 /** The follow-up asking only for the missing questions of a partial reply (plain text, no actions). */

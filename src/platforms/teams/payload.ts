@@ -14,6 +14,8 @@ import { cutToFit, fitPromptText } from "../../render/text-width.ts";
 import { encodeTeamsSubmitData } from "./callback-data.ts";
 import { toTeamsCardText } from "./escaping.ts";
 import { TEAMS_ACTION_TITLE_MAX, teams } from "./platform.ts";
+import { answerLinkOf, approvalPromptParts, type ApprovalPromptParts } from "../../render/approval-prompt.ts";
+import { REVIEW_BUTTON_TEXT } from "../../render/approval.ts";
 
 /** The card's text, all lines together. Teams takes a message of about 28 KB; this leaves room for the card's JSON. */
 export const TEAMS_CARD_TEXT_MAX = 8_000;
@@ -32,8 +34,13 @@ export const TEAMS_GROUP_CHAT_HINT = "In this group, a typed answer counts only 
 /** Where a copy is: a personal chat, a group chat, or a channel. */
 export type TeamsChatKind = "personal" | "groupChat" | "channel";
 
+/** Teams takes a message activity of about 28 KB: an approval's card and its fallback text stay under this many bytes. */
+export const TEAMS_ACTIVITY_MAX_BYTES = 24_000;
+
 export interface TeamsCardOptions {
   kind?: TeamsChatKind;
+  /** The target's chat id, for its answer link on an approval. */
+  targetChat?: string;
   nowMs?: number;
   lead?: string;
   /** The copy of an expired question that still takes a late answer: no Skip. */
@@ -45,6 +52,15 @@ export interface TeamsTextBlock {
   text: string;
   wrap: true;
   spacing?: "None";
+  /** An approval's subject, one block per line. */
+  fontType?: "Monospace";
+}
+
+/** Review…: opens the answer page (Teams sends the bot nothing). */
+export interface TeamsOpenUrlAction {
+  type: "Action.OpenUrl";
+  title: string;
+  url: string;
 }
 
 export interface TeamsSubmitAction {
@@ -68,7 +84,7 @@ export interface TeamsShowCardAction {
   card: { type: "AdaptiveCard"; body: TeamsTextInput[]; actions: TeamsSubmitAction[] };
 }
 
-export type TeamsAction = TeamsSubmitAction | TeamsShowCardAction;
+export type TeamsAction = TeamsSubmitAction | TeamsShowCardAction | TeamsOpenUrlAction;
 
 export interface TeamsAdaptiveCard {
   type: "AdaptiveCard";
@@ -93,8 +109,11 @@ export function teamsChatKind(chat: string): TeamsChatKind {
 
 const hintFor = (kind: TeamsChatKind): string | undefined => (kind === "channel" ? teams.chats.replyHint : kind === "groupChat" ? TEAMS_GROUP_CHAT_HINT : undefined);
 
-function card(text: string, actions?: TeamsAction[]): TeamsAdaptiveCard {
-  const body = text.split("\n").map((line, i): TeamsTextBlock => ({ type: "TextBlock", text: line === "" ? " " : line, wrap: true, ...(i > 0 ? { spacing: "None" as const } : {}) }));
+/** One TextBlock per line (a TextBlock joins single line breaks); the first keeps the default spacing. */
+const textBlocks = (text: string, monospace = false): TeamsTextBlock[] =>
+  text.split("\n").map((line, i): TeamsTextBlock => ({ type: "TextBlock", text: line === "" ? " " : line, wrap: true, ...(i > 0 ? { spacing: "None" as const } : {}), ...(monospace ? { fontType: "Monospace" as const } : {}) }));
+
+function card(text: string, actions?: TeamsAction[], body: TeamsTextBlock[] = textBlocks(text)): TeamsAdaptiveCard {
   return { type: "AdaptiveCard", $schema: "http://adaptivecards.io/schemas/adaptive-card.json", version: TEAMS_CARD_VERSION, body, ...(actions ? { actions } : {}) };
 }
 
@@ -123,10 +142,47 @@ function toTeamsAction(record: QuestionRecord, button: PromptButton): TeamsActio
 /** The prompt card; actions only for one single-select question. */
 export function renderTeamsPrompt(record: QuestionRecord, options: TeamsCardOptions = {}): TeamsMessage {
   const layout = chooseLayout(record.questions, "teams");
+  if (record.approval && layout === "buttons") return approvalPrompt(record, options);
   const hint = hintFor(options.kind ?? "personal");
   const text = fitPromptText(promptTextParts(record.questions, { layout, ...(hint ? { replyHint: hint } : {}), ...(options.lead ? { lead: options.lead } : {}), late: options.late === true }), TEAMS_CARD_TEXT_MAX, toTeamsCardText);
   if (layout === "text") return { text, card: card(text) };
   return { text, card: card(text, promptButtons(record, { late: options.late === true }).map((b) => toTeamsAction(record, b))) };
+}
+
+/**
+ * An approval's card: the header and question, the subject in Monospace TextBlocks (one per line, the card's markdown
+ * escaped as everywhere, so nothing formats or links), the note, the footer. `text` is the same, for the fallback.
+ */
+function approvalMessage(record: QuestionRecord, options: TeamsCardOptions, block: string, note: string | undefined, actions: TeamsAction[]): TeamsMessage {
+  const hint = hintFor(options.kind ?? "personal");
+  const frame = promptTextParts(record.questions, { layout: "buttons", ...(hint ? { replyHint: hint } : {}), ...(options.lead ? { lead: options.lead } : {}), late: options.late === true });
+  const head = cutToFit(frame.body, TEAMS_CARD_TEXT_MAX / 4, toTeamsCardText);
+  const shown = toTeamsCardText(block);
+  const tail = toTeamsCardText(note === undefined ? frame.footer : `${note}\n\n${frame.footer}`);
+  const text = [head, shown, tail].filter((p) => p).join("\n\n");
+  return { text, card: card(text, actions, [...textBlocks(head), ...(shown ? textBlocks(shown, true) : []), ...textBlocks(tail)]) };
+}
+
+/** Whether an approval's message fits: its text, and the activity (card and fallback) in bytes. */
+const fitsTeams = (message: TeamsMessage): boolean =>
+  message.text.length <= TEAMS_CARD_TEXT_MAX && new TextEncoder().encode(JSON.stringify({ ...message.card, fallbackText: message.text })).length <= TEAMS_ACTIVITY_MAX_BYTES;
+
+/** The actions of a copy that shows the whole subject (the longest a copy has): the same the prompt has today. */
+const wholeActions = (record: QuestionRecord, late: boolean): TeamsAction[] => promptButtons(record, { late }).map((b) => toTeamsAction(record, b));
+
+/** What an approval's copy shows and offers in Teams (the very computation `teamsApprovalShownWhole` reads). */
+export function teamsApprovalParts(record: QuestionRecord, options: TeamsCardOptions = {}): ApprovalPromptParts {
+  const link = answerLinkOf(record, "teams", options.targetChat);
+  const actions = wholeActions(record, options.late === true);
+  return approvalPromptParts(record, (block, note) => fitsTeams(approvalMessage(record, options, block, note, actions)), { ...(link ? { link } : {}), late: options.late === true });
+}
+
+/** An approval: the whole subject with its options, or a cut one with Review… (Action.OpenUrl) and Deny. */
+function approvalPrompt(record: QuestionRecord, options: TeamsCardOptions): TeamsMessage {
+  const parts = teamsApprovalParts(record, options);
+  if (parts.note === undefined) return approvalMessage(record, options, parts.view.text, undefined, wholeActions(record, options.late === true));
+  const review: TeamsAction[] = parts.reviewUrl ? [{ type: "Action.OpenUrl", title: REVIEW_BUTTON_TEXT, url: parts.reviewUrl }] : [];
+  return approvalMessage(record, options, parts.view.text, parts.note, [...review, ...parts.buttons.map((b) => toTeamsAction(record, b))]);
 }
 
 /** The follow-up asking only for the missing questions of a partial reply (a card without actions). */

@@ -13,6 +13,10 @@ import { LATE_OPEN_SUMMARY, renderSummary } from "../../render/summary.ts";
 import { replyHint, type ChatOptions } from "../../render/reply-hint.ts";
 import { encodeWhatsAppRowId } from "./callback-data.ts";
 import { toWhatsAppText } from "./escaping.ts";
+import { answerLinkOf, approvalPromptParts, reviewLinkLine, type ApprovalPromptParts } from "../../render/approval-prompt.ts";
+import type { PromptButton } from "../../render/prompt-buttons.ts";
+import type { PromptText } from "../../render/text-width.ts";
+import { ZWSP } from "../kit/escaping.ts";
 import {
   WHATSAPP_INTERACTIVE_BODY_MAX,
   WHATSAPP_LIST_ROWS_MAX,
@@ -64,25 +68,60 @@ function row(id: string, label: string, description: string | undefined): WhatsA
   return { id, title, ...(more ? { description: cutToFit(more, WHATSAPP_ROW_DESCRIPTION_MAX, plain) } : {}) };
 }
 
+/** Prompt options: the chat kind, and the target's chat id (for its answer link, on an approval). */
+export type WhatsAppPromptOptions = ChatOptions & { lead?: string; late?: boolean; targetChat?: string };
+
 /** The prompt: a list message for the one single-select question, numbered text otherwise. */
-export function renderWhatsAppPrompt(record: QuestionRecord, options: ChatOptions & { lead?: string; late?: boolean } = {}): WhatsAppMessage {
+export function renderWhatsAppPrompt(record: QuestionRecord, options: WhatsAppPromptOptions = {}): WhatsAppMessage {
   const layout = chooseLayout(record.questions, "whatsapp");
+  if (record.approval && layout === "buttons") return approvalPrompt(record, options);
   const parts = promptTextParts(record.questions, { layout, replyHint: replyHint("whatsapp", options), ...(options.lead ? { lead: options.lead } : {}), late: options.late === true });
   if (layout === "text") return { type: "text", text: { body: fitPromptText(parts, WHATSAPP_TEXT_MAX, toWhatsAppText), preview_url: false } };
+  return listMessage(record, promptButtons(record, { late: options.late === true }), fitPromptText(parts, WHATSAPP_INTERACTIVE_BODY_MAX, toWhatsAppText));
+}
+
+/** A list message: `body` (already safe) and one row per button. */
+function listMessage(record: QuestionRecord, buttons: PromptButton[], body: string): WhatsAppListMessage {
   const question = record.questions[0]!;
-  const rows = promptButtons(record, { late: options.late === true }).map((button) => {
+  const rows = buttons.map((button) => {
     const option = button.action.kind === "choice" ? question.options[button.action.optionIndex] : undefined;
     return row(encodeWhatsAppRowId({ questionId: record.id, action: button.action }), button.text, option?.description);
   });
   if (rows.length > WHATSAPP_LIST_ROWS_MAX) throw new Error(`renderWhatsAppPrompt: ${rows.length} rows, over WhatsApp's ${WHATSAPP_LIST_ROWS_MAX}`);
-  return {
-    type: "interactive",
-    interactive: {
-      type: "list",
-      body: { text: fitPromptText(parts, WHATSAPP_INTERACTIVE_BODY_MAX, toWhatsAppText) },
-      action: { button: WHATSAPP_LIST_BUTTON, sections: [{ rows }] },
-    },
-  };
+  return { type: "interactive", interactive: { type: "list", body: { text: body }, action: { button: WHATSAPP_LIST_BUTTON, sections: [{ rows }] } } };
+}
+
+/**
+ * An approval's subject in ``` monospace: a zero-width space between two backticks (the subject's own are already
+ * labelled marks), so nothing closes it; WhatsApp applies no other formatting inside it.
+ */
+export function whatsappCodeBlock(text: string): string {
+  return `\`\`\`\n${text.replace(/`(?=`)/gu, `\`${ZWSP}`)}\n\`\`\``;
+}
+
+function approvalFrame(record: QuestionRecord, options: WhatsAppPromptOptions): PromptText {
+  const parts = promptTextParts(record.questions, { layout: "buttons", replyHint: replyHint("whatsapp", options), ...(options.lead ? { lead: options.lead } : {}), late: options.late === true });
+  return { body: cutToFit(parts.body, WHATSAPP_INTERACTIVE_BODY_MAX / 4, toWhatsAppText), footer: toWhatsAppText(parts.footer) };
+}
+
+/** The note, escaped, with the link's line as it is (escaping would break the URL: WhatsApp has no link markup). */
+const approvalBody = (frame: PromptText, block: string, note: string | undefined, link: string | undefined): string =>
+  [frame.body, whatsappCodeBlock(block), note === undefined ? undefined : [toWhatsAppText(note), ...(link ? [reviewLinkLine(link)] : [])].join("\n"), frame.footer].filter((p) => p).join("\n\n");
+
+/**
+ * What an approval's copy shows and offers on WhatsApp (the very computation `whatsappApprovalShownWhole` reads). The
+ * subject must fit the list message's body (1,024 characters). A list has no URL row: Review…'s link is in the body.
+ */
+export function whatsappApprovalParts(record: QuestionRecord, options: WhatsAppPromptOptions = {}): ApprovalPromptParts {
+  const frame = approvalFrame(record, options);
+  const link = answerLinkOf(record, "whatsapp", options.targetChat);
+  return approvalPromptParts(record, (block, note) => approvalBody(frame, block, note, link).length <= WHATSAPP_INTERACTIVE_BODY_MAX, { ...(link ? { link } : {}), late: options.late === true });
+}
+
+/** An approval: a list with the whole subject and its options, or a cut one with the link in the text and Deny. */
+function approvalPrompt(record: QuestionRecord, options: WhatsAppPromptOptions): WhatsAppListMessage {
+  const parts = whatsappApprovalParts(record, options);
+  return listMessage(record, parts.buttons, approvalBody(approvalFrame(record, options), parts.view.text, parts.note, parts.reviewUrl));
 }
 
 /** The follow-up asking only for the missing questions of a partial reply. */
@@ -95,7 +134,7 @@ export function renderWhatsAppMissingPrompt(record: QuestionRecord, missingIds: 
  * text. A pending record renders its prompt; an expired one still taking a late answer, its prompt again under a
  * line that says so (a fresh list, since the first cannot be edited; its rows still work too).
  */
-export function renderWhatsAppSummary(record: QuestionRecord, options: ChatOptions = {}): WhatsAppMessage {
+export function renderWhatsAppSummary(record: QuestionRecord, options: ChatOptions & { targetChat?: string } = {}): WhatsAppMessage {
   if (record.status === "pending") return renderWhatsAppPrompt(record, options);
   if (acceptsLateAnswer(record, options.nowMs ?? Date.now())) return renderWhatsAppPrompt(record, { ...options, lead: LATE_OPEN_SUMMARY, late: true });
   return { type: "text", text: { body: cutToFit(renderSummary(record, options.nowMs), WHATSAPP_TEXT_MAX, toWhatsAppText), preview_url: false } };

@@ -11,7 +11,7 @@ import type { MemoryButton, MemoryPlatform } from "./memory-platform.ts";
 export const chatOf = (chat: string): ChatOptions => ({ chat: chat.startsWith("-") ? "group" : "direct" });
 
 const buttonsOf = (payload: TelegramMessage): MemoryButton[] =>
-  (payload.reply_markup?.inline_keyboard ?? []).flat().map((b) => ({ label: b.text, data: b.callback_data }));
+  (payload.reply_markup?.inline_keyboard ?? []).flat().map((b) => ({ label: b.text, data: b.callback_data ?? `url:${b.url}` }));
 
 export const toMemoryText = (text: string) => cutToFit(text, TELEGRAM_TEXT_MAX, toTelegramText);
 

@@ -48,7 +48,7 @@ describe("teams: Adaptive Card renderers", () => {
     expect(card.actions).toHaveLength(TEAMS_CARD_ACTIONS_MAX);
     for (const action of card.actions!) {
       expect(action.title.length).toBeLessThanOrEqual(TEAMS_ACTION_TITLE_MAX);
-      const data = action.type === "Action.Submit" ? action.data.ask_user : action.card.actions[0]!.data.ask_user;
+      const data = action.type === "Action.Submit" ? action.data.ask_user : action.type === "Action.ShowCard" ? action.card.actions[0]!.data.ask_user : "";
       expect(data.length).toBeLessThanOrEqual(TEAMS_SUBMIT_DATA_MAX);
     }
     expect(card.actions![0]!.title).toBe(`${"A".repeat(TEAMS_ACTION_TITLE_MAX - 1)}…`);
