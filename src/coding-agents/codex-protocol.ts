@@ -68,11 +68,15 @@ export const fileChangeApprovalParams = z.object({ ...threadFields, reason: opti
 
 const changeKind = z.enum(["add", "delete", "update"]);
 
-/** One file of a change: what the approval question names. */
+/** A diff or a file's content: long, but bounded (an approval's whole subject is at most 256 KiB). */
+const patchText = z.string().max(512 * 1024);
+
+/** One file of a change: what the approval question shows (its diff, when Codex sent one). */
 export interface FileChangeSummary {
   path: string;
   kind: z.infer<typeof changeKind>;
   movePath?: string;
+  diff?: string;
 }
 
 /** The `fileChange` item of `item/started`, which carries the files that `item/fileChange/requestApproval` lacks. */
@@ -81,7 +85,7 @@ export const fileChangeItem = z.object({
     type: z.literal("fileChange"),
     id: z.string().max(256),
     changes: z
-      .array(z.object({ path: text, kind: z.object({ type: changeKind, move_path: optionalText }) }))
+      .array(z.object({ path: text, kind: z.object({ type: changeKind, move_path: optionalText }), diff: patchText.nullish() }))
       .max(MAX_CHANGES),
   }),
 });
@@ -96,7 +100,7 @@ export const legacyCommandApprovalParams = z.object({
 export const legacyPatchApprovalParams = z.object({
   conversationId: z.string().max(256),
   fileChanges: z
-    .record(text, z.object({ type: changeKind, move_path: optionalText }))
+    .record(text, z.object({ type: changeKind, move_path: optionalText, content: patchText.nullish(), unified_diff: patchText.nullish() }))
     .refine((changes) => Object.keys(changes).length <= MAX_CHANGES, "too many file changes"),
   reason: optionalText,
   grantRoot: optionalText,

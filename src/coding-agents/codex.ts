@@ -75,7 +75,7 @@ export function createCodexServerRequestHandler(options: CodexHandlerOptions): C
       if (!parsed.ok) return { result: { decision: decide(approvalDecision({ status: "delivery_failed", reason: `Codex sent params that could not be read (${parsed.message})` })) } };
       const [request, threadId] = read(parsed.data);
       const result = await ask(approvalInput(request, options.timeoutSeconds), method, threadId, signal);
-      return { result: { decision: decide(approvalDecision(result)) } };
+      return { result: { decision: decide(approvalDecision(result, request.approval?.grants)) } };
     };
 
   const routes: Record<string, Route> = {

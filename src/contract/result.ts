@@ -40,6 +40,8 @@ export const answeredResultSchema = z.looseObject({
   status: z.literal("answered"),
   answers: z.looseObject({ answers: z.record(z.string(), z.array(z.string()).min(1)) }),
   answeredBy: answeredBySchema.optional(),
+  /** An approval allowed with changes (issue 35 §3): the input as the person edited it, to run instead. */
+  approvalEdit: z.looseObject({ input: z.unknown() }).optional(),
 });
 
 export const noAnswerResultSchema = z.looseObject({

@@ -25,7 +25,7 @@ export function createCanUseTool(options: ClaudeCodeOptions): CanUseTool {
   const asker = createClaudeCodeAsker(options);
   return async (toolName, input, { signal, suggestions }) => {
     try {
-      const decision = await asker.approve(toolName, input, { signal, ...(suggestions ? { suggestions } : {}) });
+      const decision = await asker.approve(toolName, input, { signal, cwd: options.cwd ?? process.cwd(), ...(suggestions ? { suggestions } : {}) });
       return toPermissionResult(decision ?? { behavior: "deny", message: APPROVALS_OFF });
     } catch (error) {
       const why = error instanceof GatewayError ? `${error.code}: ${error.message}` : String((error as Error)?.message ?? error);

@@ -109,7 +109,7 @@ export async function startGateway(
   let ownUrl = localGatewayUrl(config.GATEWAY_HOST, config.GATEWAY_PORT);
   let links: AnswerLinks;
   try {
-    links = createAnswerLinks({ key: await loadLinkKey(store), baseUrl: () => config.GATEWAY_PUBLIC_URL ?? ownUrl });
+    links = createAnswerLinks({ key: await loadLinkKey(store), baseUrl: () => config.GATEWAY_PUBLIC_URL ?? ownUrl, reachable: () => config.GATEWAY_PUBLIC_URL !== undefined });
   } catch (error) {
     await closeStores();
     throw error;

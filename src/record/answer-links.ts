@@ -22,12 +22,15 @@ export function optionLinkUrl(url: string, questionId: string, optionIndex: numb
 }
 
 /** What the link rule reads of a record. */
-type LinkFields = Pick<QuestionRecord, "targets" | "linksRequested">;
+type LinkFields = Pick<QuestionRecord, "targets" | "linksRequested" | "approval">;
 
 /**
- * The indexes in `targets` that get a link: all of them when the request asked for links, else those on a surface
- * that always has them (`surfacesWithLinks`: the descriptors with `answerLinks`).
+ * The indexes in `targets` that get a link: all of them when the request asked for links, or when the record is an
+ * approval and the links can reach a phone (`approvalLinks`: GATEWAY_PUBLIC_URL is set), since a chat that cannot
+ * show the whole request offers Review… instead of Allow; else those on a surface that always has them
+ * (`surfacesWithLinks`: the descriptors with `answerLinks`).
  */
-export function linkedTargetIndexes(record: LinkFields, surfacesWithLinks: ReadonlySet<string>): number[] {
-  return record.targets.flatMap((target, index) => (record.linksRequested || surfacesWithLinks.has(target.surface) ? [index] : []));
+export function linkedTargetIndexes(record: LinkFields, surfacesWithLinks: ReadonlySet<string>, approvalLinks = false): number[] {
+  const all = record.linksRequested || (approvalLinks && record.approval !== undefined);
+  return record.targets.flatMap((target, index) => (all || surfacesWithLinks.has(target.surface) ? [index] : []));
 }

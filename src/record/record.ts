@@ -217,10 +217,11 @@ export function recordToResult(record: QuestionRecord): AskUserResult | undefine
       return undefined;
     case "answered": {
       const by = record.by;
-      return answeredResult(
+      const result = answeredResult(
         record.answers ?? {},
         by ? withOwnWords({ surface: by.surface, via: by.via, ...(by.user ? { user: by.user } : {}), ...(by.chat ? { chat: by.chat } : {}) }, record.questions, record.answers ?? {}) : undefined,
       );
+      return record.approvalEdit ? { ...result, approvalEdit: { input: record.approvalEdit.input } } : result;
     }
     case "expired":
       return noAnswerResult("expired");

@@ -10,6 +10,7 @@ import { acceptsLateAnswer } from "../record/late-window.ts";
 import { ellipsize, graphemes } from "../kernel/text.ts";
 import { whereAnswered } from "../platforms/surfaces.ts";
 import { renderPromptText } from "./prompt-text.ts";
+import { ALLOW, APPROVAL_QUESTION_ID } from "./approval.ts";
 
 /** The person's own words are quoted and cut to this many graphemes (ellipsis included). */
 export const OWN_WORDS_SUMMARY_MAX = 80;
@@ -100,10 +101,14 @@ function outcome(kind: SummaryKind, words: string, by?: string): RecordSummary {
   return by ? { kind, icon: SUMMARY_ICONS[kind], text: `${words} ${by}`, by } : { kind, icon: SUMMARY_ICONS[kind], text: words };
 }
 
+/** An approval allowed with an edited input (issue 35 §3), on every surface's summary. */
+export const ALLOWED_WITH_CHANGES = "Allowed with changes";
+
 function answerSummaries(record: QuestionRecord, given: Record<string, string[]> | undefined): AnswerSummary[] {
   return record.questions.map((q) => {
     const values = (given && Object.hasOwn(given, q.id) ? given[q.id] : undefined) ?? [];
-    const text = values.length > 0 ? values.map((v) => formatAnswerValue(q, v)).join(", ") : "(no answer)";
+    const edited = record.approvalEdit !== undefined && q.id === APPROVAL_QUESTION_ID && values[0] === ALLOW;
+    const text = edited ? ALLOWED_WITH_CHANGES : values.length > 0 ? values.map((v) => formatAnswerValue(q, v)).join(", ") : "(no answer)";
     return { header: q.header, question: q.question, text };
   });
 }

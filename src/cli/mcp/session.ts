@@ -225,7 +225,9 @@ export function createMcpSession(options: McpSessionOptions): McpSession {
     }
     try {
       const asker = createClaudeCodeAsker({ client: await gateway(), ...(targets ? { targets } : {}) });
-      return decide((await asker.approve(parsed.data.tool_name, parsed.data.input, { signal: extra.signal }))!);
+      const suggestions = parsed.data.permission_suggestions;
+      // Claude Code runs this server in the session's folder: Write and Edit are diffed against the files there.
+      return decide((await asker.approve(parsed.data.tool_name, parsed.data.input, { signal: extra.signal, cwd: process.cwd(), ...(suggestions?.length ? { suggestions } : {}) }))!);
     } catch (error) {
       const why = error instanceof GatewayError ? `${error.code}: ${error.message}` : (error as Error).message;
       return decide({ behavior: "deny", message: `The person could not be asked (${why}), so this was not approved. Continue without it.` });

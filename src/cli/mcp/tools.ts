@@ -25,6 +25,8 @@ export const approveToolUseInputSchema = z.looseObject({
   tool_name: z.string().min(1).max(200).describe("The tool Claude Code wants to use (Bash, Write, an mcp__ tool …)."),
   input: z.record(z.string(), z.unknown()).describe("The tool's input, as Claude Code would run it."),
   tool_use_id: z.string().max(200).optional(),
+  /** The grants Claude Code suggests (read, narrowed and shown as options; never passed on unread). */
+  permission_suggestions: z.array(z.unknown()).max(50).optional(),
 });
 
 const APPROVE_TOOL_USE_DESCRIPTION = [

@@ -24,19 +24,24 @@ export function visibleTo<R extends Pick<QuestionRecord, "id" | "askedBy" | "tar
 
 /**
  * What a caller is shown of a record it may see. A bot sees the answer links of its own surface's targets only: a link
- * answers as its target, so another surface's link would let that bot answer as that surface. Every other caller sees
- * the record as it is.
+ * answers as its target, so another surface's link would let that bot answer as that surface. An agent never sees the
+ * links of an approval (issue 35): with one it could allow its own request as the person. Every other caller sees the
+ * record as it is.
  */
 export function shownTo(principal: Principal, record: QuestionRecord): QuestionRecord {
-  if (principal.kind !== "bot" || !record.links) return record;
-  const own = record.links.filter((link) => link.target.split(":", 1)[0] === principal.surface);
+  if (!record.links || !hidesLinks(principal)) return record;
+  if (principal.kind === "agent" && record.approval === undefined) return record;
+  const own = principal.kind === "bot" ? record.links.filter((link) => link.target.split(":", 1)[0] === principal.surface) : [];
   const { links: _all, ...rest } = record;
   return own.length > 0 ? { ...rest, links: own } : rest;
 }
 
+/** Callers shown fewer links than a record has: bots (their own surface's) and agents (none of an approval). */
+const hidesLinks = (principal: Principal): boolean => principal.kind === "bot" || principal.kind === "agent";
+
 /** A method's payload as `shownTo` shows it: a record, a list page's `questions`, or an outcome's `record`. */
 export function payloadShownTo(principal: Principal, payload: unknown): unknown {
-  if (principal.kind !== "bot" || typeof payload !== "object" || payload === null) return payload;
+  if (!hidesLinks(principal) || typeof payload !== "object" || payload === null) return payload;
   if (isRecord(payload)) return shownTo(principal, payload);
   const { record, questions } = payload as { record?: unknown; questions?: unknown };
   if (isRecord(record)) return { ...payload, record: shownTo(principal, record) };

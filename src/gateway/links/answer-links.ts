@@ -26,12 +26,13 @@ export type AnswerLinks = ReturnType<typeof createAnswerLinks>;
  * Makes and checks answer links with one key. `baseUrl` is read each time (GATEWAY_PUBLIC_URL, else the gateway's
  * own URL, known once it listens).
  */
-export function createAnswerLinks({ key, baseUrl }: { key: Buffer; baseUrl: () => string }) {
+export function createAnswerLinks({ key, baseUrl, reachable = () => false }: { key: Buffer; baseUrl: () => string; /** GATEWAY_PUBLIC_URL is set: links reach a phone. */ reachable?: () => boolean }) {
   const base = () => baseUrl().replace(/\/+$/u, "");
+  const linked = (record: QuestionRecord) => linkedTargetIndexes(record, ALWAYS_LINKED, reachable());
   return {
     /** The record's links (see QuestionRecord.links), or undefined when no target has one. */
     linksFor(record: QuestionRecord): AnswerLink[] | undefined {
-      const indexes = linkedTargetIndexes(record, ALWAYS_LINKED);
+      const indexes = linked(record);
       if (indexes.length === 0) return undefined;
       return indexes.map((index) => ({
         target: formatTarget(record.targets[index]!),
@@ -43,7 +44,7 @@ export function createAnswerLinks({ key, baseUrl }: { key: Buffer; baseUrl: () =
     verify: (token: unknown): LinkSubject | undefined => decodeLinkToken(key, token),
 
     /** True when the record gives that target a link now (a token for a target without one opens nothing). */
-    isLinked: (record: QuestionRecord, targetIndex: number): boolean => linkedTargetIndexes(record, ALWAYS_LINKED).includes(targetIndex),
+    isLinked: (record: QuestionRecord, targetIndex: number): boolean => linked(record).includes(targetIndex),
 
     csrfToken: (linkToken: string, nonce: string): string => csrfToken(key, linkToken, nonce),
     checkCsrf: (linkToken: string, nonce: unknown, presented: unknown): boolean => checkCsrfToken(key, linkToken, nonce, presented),

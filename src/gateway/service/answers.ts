@@ -1,7 +1,8 @@
 import { GatewayError } from "../../kernel/errors.ts";
 import { INVALID_MESSAGES, parseReply } from "../../parse/index.ts";
 import type { MethodParams, ReplyOutcome } from "../../protocol/index.ts";
-import type { QuestionRecord } from "../../record/record.ts";
+import type { QuestionRecord, ResolvedBy } from "../../record/record.ts";
+import { checkApprovalAnswer } from "./approvals.ts";
 import type { ServiceContext } from "./context.ts";
 import { createLateAnswers } from "./late-answers.ts";
 import { createReplyKeys } from "./reply-keys.ts";
@@ -43,7 +44,8 @@ export function createAnswers({ store, now, log, events, holdsKnownSecret, waite
    */
   async function resolveKnown(params: MethodParams<"question.resolve">): Promise<QuestionRecord | undefined> {
     const question = known.get(params.id);
-    if (!question || now() >= question.expiresAtMs) return undefined;
+    // An approval's answer is checked against its subject, which only the record has.
+    if (!question || question.approval || ("edit" in params && params.edit) || now() >= question.expiresAtMs) return undefined;
     const by = params.by ?? { surface: "api", via: "api" as const };
     let answers: Record<string, string[]> | undefined;
     if ("answers" in params) {
@@ -63,6 +65,13 @@ export function createAnswers({ store, now, log, events, holdsKnownSecret, waite
     return outcome.record;
   }
 
+  /** The compare-and-set of an answer, checked first (and, for an approval, against its subject and the edit). */
+  function answer(record: QuestionRecord, params: Extract<MethodParams<"question.resolve">, { answers: unknown }>, by: ResolvedBy) {
+    const answers = validateAnswers(record.questions, params.answers, holdsKnownSecret);
+    const approvalEdit = checkApprovalAnswer(record, answers, by, params.edit);
+    return store.resolve(record.id, { status: "answered", answers, by, resolvedAtMs: now(), ...(approvalEdit ? { approvalEdit } : {}) });
+  }
+
   async function resolveQuestion(params: MethodParams<"question.resolve">): Promise<QuestionRecord> {
     const resolved = await resolveKnown(params);
     if (resolved) return resolved;
@@ -74,11 +83,7 @@ export function createAnswers({ store, now, log, events, holdsKnownSecret, waite
     }
     if (record.status !== "pending") throw refusal(record);
     await refuseIfExpired(record);
-    const outcome = await stored(
-      "cancel" in params
-        ? store.resolve(record.id, { status: "cancelled", reason: params.reason, by, resolvedAtMs: now() })
-        : store.resolve(record.id, { status: "answered", answers: validateAnswers(record.questions, params.answers, holdsKnownSecret), by, resolvedAtMs: now() }),
-    );
+    const outcome = await stored("cancel" in params ? store.resolve(record.id, { status: "cancelled", reason: params.reason, by, resolvedAtMs: now() }) : answer(record, params, by));
     if (!outcome.ok) {
       throw new GatewayError(outcome.code, outcome.code === "QUESTION_NOT_FOUND" ? `no question with id ${params.id}` : `question ${params.id} is already terminal`);
     }

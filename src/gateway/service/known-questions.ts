@@ -1,7 +1,7 @@
 import type { QuestionRecord } from "../../record/record.ts";
 
 /** What an answer to a pending question is checked against: its questions never change, its expiry neither. */
-export type KnownQuestion = Pick<QuestionRecord, "questions" | "expiresAtMs">;
+export type KnownQuestion = Pick<QuestionRecord, "questions" | "expiresAtMs"> & { /** An approval: its answers take the full path. */ approval?: true };
 
 /**
  * The questions of pending records this instance created or heard of (a shared store's change carrying the record),
@@ -15,7 +15,7 @@ export function createKnownQuestions(max = 10_000) {
     remember(record: QuestionRecord): void {
       if (record.status !== "pending") return;
       if (known.size >= max && !known.has(record.id)) known.delete(known.keys().next().value!);
-      known.set(record.id, { questions: record.questions, expiresAtMs: record.expiresAtMs });
+      known.set(record.id, { questions: record.questions, expiresAtMs: record.expiresAtMs, ...(record.approval ? { approval: true as const } : {}) });
     },
     get(id: string): KnownQuestion | undefined {
       return known.get(id);

@@ -3,7 +3,9 @@ import { normalizeAskUserInput } from "../../contract/normalize.ts";
 import { GatewayError } from "../../kernel/errors.ts";
 import { formatIssues } from "../../kernel/issues.ts";
 import type { MethodParams } from "../../protocol/index.ts";
-import type { QuestionRecord, Target } from "../../record/record.ts";
+import type { ApprovalSubject, QuestionRecord, Target } from "../../record/record.ts";
+import { APPROVAL_LABEL_MAX_GRAPHEMES } from "../../protocol/methods.ts";
+import { approvalQuestionIssues } from "./approvals.ts";
 import { formatTarget } from "../../record/targets.ts";
 import { ADMIN, type Principal } from "../credentials/principal.ts";
 import { nextFollowUpMs } from "../store/kit/follow-ups.ts";
@@ -63,15 +65,18 @@ export function createRequests({ options, store, now, deadlines, events, finishe
 
   return {
     async request(params: MethodParams<"question.request">, asker: Principal = ADMIN): Promise<{ id: string; expiresAtMs: number; record: QuestionRecord }> {
-      const { runId, sessionKey, targets, waitMs: _waitMs, reminders: _reminders, escalate: _escalate, lateAnswerSeconds: _late, links, ...input } = params;
-      const normalized = normalizeAskUserInput(
-        input,
-        options.minTimeoutSeconds === undefined ? {} : { minTimeoutSeconds: options.minTimeoutSeconds },
-      );
+      const { runId, sessionKey, targets, waitMs: _waitMs, reminders: _reminders, escalate: _escalate, lateAnswerSeconds: _late, links, approval, ...input } = params;
+      const normalized = normalizeAskUserInput(input, {
+        ...(options.minTimeoutSeconds === undefined ? {} : { minTimeoutSeconds: options.minTimeoutSeconds }),
+        // A grant's label names its rule and the file it is saved in ("Always allow `Bash(git push *)` here (…)").
+        ...(approval ? { labelMaxGraphemes: APPROVAL_LABEL_MAX_GRAPHEMES } : {}),
+      });
       if (!normalized.ok) {
         const lines = formatIssues(normalized.issues, "; ");
         throw new GatewayError("INVALID_PARAMS", `invalid ask_user input: ${lines}`, { issues: normalized.issues });
       }
+      const approvalIssues = approval ? approvalQuestionIssues(normalized.value.questions, approval) : [];
+      if (approvalIssues.length > 0) throw new GatewayError("INVALID_PARAMS", `invalid approval: ${formatIssues(approvalIssues, "; ")}`, { issues: approvalIssues });
       const chosenTargets = targets ?? defaultTargets;
       checkAllowedTargets(chosenTargets);
       const policy = followUpPolicy(params, normalized.value.timeoutSeconds, options.followUpDefaults ?? {}, allowedTargetIssues);
@@ -88,11 +93,13 @@ export function createRequests({ options, store, now, deadlines, events, finishe
         deliveries: [],
         reminders: policy.reminders,
         ...(policy.escalate ? { escalate: policy.escalate } : {}),
-        ...(policy.lateAnswerSeconds > 0 ? { lateAnswerSeconds: policy.lateAnswerSeconds } : {}),
+        // An approval takes no late answer: once it expires the agent has gone on without it.
+        ...(policy.lateAnswerSeconds > 0 && !approval ? { lateAnswerSeconds: policy.lateAnswerSeconds } : {}),
         ...(runId ? { runId } : {}),
         ...(sessionKey ? { sessionKey } : {}),
         ...(askedBy ? { askedBy } : {}),
         ...(links ? { linksRequested: true as const } : {}),
+        ...(approval ? { approval: approval as ApprovalSubject } : {}),
       };
       // The store refuses a second pending question for one session (SessionBusyError), and a scoped agent's
       // question past its quotas (QuotaExceededError, counted and inserted under one lock), across instances too.

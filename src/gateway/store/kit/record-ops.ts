@@ -16,6 +16,7 @@ export function applyResolution(record: QuestionRecord, resolution: Resolution):
   if (resolution.status === "answered") {
     next.answers = resolution.answers;
     next.by = resolution.by;
+    if (resolution.approvalEdit !== undefined) next.approvalEdit = resolution.approvalEdit;
     return next;
   }
   next.reason = resolution.reason;

@@ -1,4 +1,4 @@
-import type { Delivery, EscalationStep, LateAnswer, QuestionRecord, QuestionStatus, RecordReason, ResolvedBy, Target, TargetState } from "../../../record/record.ts";
+import type { ApprovalEdit, ApprovalSubject, Delivery, EscalationStep, LateAnswer, QuestionRecord, QuestionStatus, RecordReason, ResolvedBy, Target, TargetState } from "../../../record/record.ts";
 import { nextFollowUpMs } from "./follow-ups.ts";
 import type { AskUserQuestion } from "../../../contract/schema.ts";
 import type { Surface } from "../../../contract/result.ts";
@@ -72,7 +72,7 @@ export function recordToParams(record: QuestionRecord): QuestionRow {
     detail: record.detail ?? null,
     questions_json: JSON.stringify(record.questions),
     answers_json: record.answers === undefined ? null : JSON.stringify(record.answers),
-    by_json: record.by === undefined ? null : JSON.stringify(record.by),
+    by_json: byJson(record.by, record.approvalEdit),
     targets_json: JSON.stringify(record.targets),
     partial_json: record.partialAnswers === undefined ? null : JSON.stringify(record.partialAnswers),
     ...followUpParams(record),
@@ -82,13 +82,26 @@ export function recordToParams(record: QuestionRecord): QuestionRow {
   };
 }
 
-/** The follow-up policy as stored (`policy_json`). */
+/**
+ * What the request asked besides its questions, as stored (`policy_json`): the follow-up policy, `links`, and an
+ * approval's subject (written once, with the record; every later write of the column carries it on unchanged).
+ */
 export function policyJson(record: QuestionRecord): string {
   return JSON.stringify({
     reminders: record.reminders ?? [],
     ...(record.escalate ? { escalate: record.escalate } : {}),
     ...(record.linksRequested ? { links: true } : {}),
+    ...(record.approval ? { approval: record.approval } : {}),
   });
+}
+
+/**
+ * Who resolved, as stored (`by_json`); an approval allowed with changes keeps the edited input beside it
+ * (`approvalEdit`), since both are written by the one resolution and read back together.
+ */
+function byJson(by: ResolvedBy | undefined, approvalEdit: ApprovalEdit | undefined): string | null {
+  if (by === undefined) return null;
+  return JSON.stringify(approvalEdit === undefined ? by : { ...by, approvalEdit });
 }
 
 /** What followed up so far (`progress_json`), null when nothing has. */
@@ -125,7 +138,7 @@ export function resolutionToParams(id: string, resolution: Resolution): Record<s
     status: resolution.status,
     resolved_at_ms: resolution.resolvedAtMs,
     answers_json: resolution.status === "answered" ? JSON.stringify(resolution.answers) : null,
-    by_json: resolution.status !== "expired" && resolution.by ? JSON.stringify(resolution.by) : null,
+    by_json: resolution.status !== "expired" && resolution.by ? byJson(resolution.by, resolution.status === "answered" ? resolution.approvalEdit : undefined) : null,
     reason: resolution.status === "answered" ? null : resolution.reason,
     detail: resolution.status === "cancelled" ? (resolution.detail ?? null) : null,
   };
@@ -189,13 +202,18 @@ export function rowToRecord(row: QuestionRow, deliveries: DeliveryRow[]): Questi
   if (row.answers_json !== null) record.answers = parseColumn(row.id, "answers_json", row.answers_json, isObject);
   if (row.reason !== null) record.reason = row.reason as RecordReason;
   if (row.detail !== null) record.detail = row.detail;
-  if (row.by_json !== null) record.by = parseColumn<ResolvedBy>(row.id, "by_json", row.by_json, isObject);
+  if (row.by_json !== null) {
+    const { approvalEdit, ...by } = parseColumn<ResolvedBy & { approvalEdit?: ApprovalEdit }>(row.id, "by_json", row.by_json, isObject);
+    record.by = by;
+    if (isObject(approvalEdit)) record.approvalEdit = approvalEdit!;
+  }
   if (row.run_id !== null) record.runId = row.run_id;
   if (row.session_key !== null) record.sessionKey = row.session_key;
   if (row.asked_by !== null && row.asked_by !== undefined) record.askedBy = row.asked_by;
   if (row.partial_json !== null) record.partialAnswers = parseColumn(row.id, "partial_json", row.partial_json, isObject);
   if (row.policy_json !== null && row.policy_json !== undefined) {
-    const policy = parseColumn<{ reminders?: number[]; escalate?: EscalationStep[]; links?: unknown }>(row.id, "policy_json", row.policy_json, isObject);
+    const policy = parseColumn<{ reminders?: number[]; escalate?: EscalationStep[]; links?: unknown; approval?: ApprovalSubject }>(row.id, "policy_json", row.policy_json, isObject);
+    if (isObject(policy.approval)) record.approval = policy.approval!;
     record.reminders = Array.isArray(policy.reminders) ? policy.reminders : [];
     if (Array.isArray(policy.escalate)) record.escalate = policy.escalate;
     if (policy.links === true) record.linksRequested = true;

@@ -1,4 +1,4 @@
-import type { Delivery, LateAnswer, QuestionRecord, RecordReason, ReminderCopy, ResolvedBy, TargetState } from "../../../record/record.ts";
+import type { ApprovalEdit, Delivery, LateAnswer, QuestionRecord, RecordReason, ReminderCopy, ResolvedBy, TargetState } from "../../../record/record.ts";
 import type { LateRefusal } from "../../../record/late-window.ts";
 import type { ClaimOutcome } from "../../../protocol/claim.ts";
 import type { ListFilter } from "../../../protocol/list-filter.ts";
@@ -25,7 +25,7 @@ export interface PendingFilter {
 
 /** A terminal outcome, applied as a compare-and-set from `pending`. */
 export type Resolution =
-  | { status: "answered"; answers: Record<string, string[]>; by: ResolvedBy; resolvedAtMs: number }
+  | { status: "answered"; answers: Record<string, string[]>; by: ResolvedBy; resolvedAtMs: number; /** An approval allowed with changes. */ approvalEdit?: ApprovalEdit }
   | { status: "expired"; reason: "expired"; resolvedAtMs: number }
   | { status: "cancelled"; reason: Exclude<RecordReason, "expired">; by?: ResolvedBy; detail?: string; resolvedAtMs: number };
 
