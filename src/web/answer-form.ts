@@ -4,7 +4,7 @@ import { looksLikeCredential } from "../parse/index.ts";
 import type { ApprovalEdit, QuestionRecord } from "../record/record.ts";
 import { ALLOW_EDITED_ACTION, EDIT_FIELD } from "./answer-approval.ts";
 import type { FormChoices } from "./answer-render.ts";
-import { approvalAnswer, editableText } from "./approval-view.ts";
+import { approvalAnswer, editableText, editRefusal } from "./approval-view.ts";
 
 const NEEDS_ANSWER = "Choose an option, or type your own answer.";
 const NOT_AN_OPTION = "That choice is not one of this question's options.";
@@ -35,11 +35,9 @@ export function choicesFromForm(record: QuestionRecord, form: URLSearchParams): 
 
 /** A refused answer in the page's words, on its question when the service names it; undefined when it is no refusal. */
 export function refusalOf(record: QuestionRecord, error: GatewayError): { qid?: string; text: string } | undefined {
-  const editIssue = (error.issues ?? []).find((i) => typeof i.path === "string" && (i.path === "edit" || i.path.startsWith("edit.")));
-  if (editIssue && (error.code === "QUESTION_INVALID_ANSWER" || error.code === "INVALID_PARAMS")) {
-    const text = String(editIssue.message);
-    return { qid: EDIT_FIELD, text: `Your changes were not accepted: ${text}${/[.!?]$/u.test(text) ? "" : "."} Nothing was recorded.` };
-  }
+  const edit = editRefusal(error);
+  if (edit !== undefined) return { qid: EDIT_FIELD, text: edit };
+  if (error.code === "REVIEW_REQUIRED") return { text: error.message };
   if (error.code !== "QUESTION_INVALID_ANSWER" && error.code !== "CREDENTIAL_REFUSED") return undefined;
   const issue = (error.issues ?? []).find((i) => typeof i.path === "string" && i.path.startsWith("answers."));
   const q = issue && record.questions.find((question) => `answers.${question.id}` === issue.path);

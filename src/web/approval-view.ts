@@ -167,3 +167,12 @@ export function approvalAnswer(subject: ApprovalSubject, answers: Record<string,
   if (outcome.kind === "invalid") return { problem: outcome.text };
   return { answers: allowAnswers(), edit: { input: outcome.input } };
 }
+
+/** The gateway's refusal of an edit in the page's words (an issue on `edit`, or a message about it); else undefined. */
+export function editRefusal(error: { code: string; message: string; issues?: ReadonlyArray<{ path?: unknown; message?: unknown }> }): string | undefined {
+  if (error.code !== "QUESTION_INVALID_ANSWER" && error.code !== "INVALID_PARAMS") return undefined;
+  const issue = (error.issues ?? []).find((i) => typeof i.path === "string" && (i.path === "edit" || i.path.startsWith("edit.")));
+  const text = issue ? String(issue.message) : /^edit\b/u.test(error.message) ? error.message : undefined;
+  if (text === undefined) return undefined;
+  return `Your changes were not accepted (${text}). Nothing was recorded.`;
+}

@@ -16,6 +16,6 @@ export { listAll, listPages, type CallMethod } from "../client/list-pages.ts";
 export { GatewayError, type ErrorBody, type ErrorCode } from "../kernel/errors.ts";
 export type { ReadAs } from "../parse/index.ts";
 export { approvalSections, inputText, type ApprovalSection } from "../render/approval.ts";
-export { ALLOW_WITH_CHANGES, approvalAnswer, approvalHeading, DIFF_LINE_WORDS, diffLines, editableText, editLabel, textPieces, type ApprovalAnswer, type DiffLine, type TextPiece } from "./approval-view.ts";
+export { ALLOW_WITH_CHANGES, approvalAnswer, approvalHeading, DIFF_LINE_WORDS, diffLines, editableText, editLabel, editRefusal, textPieces, type ApprovalAnswer, type DiffLine, type TextPiece } from "./approval-view.ts";
 export type { ApprovalSubject, QuestionRecord, ResolvedBy } from "../record/record.ts";
 export type { AskUserOption, AskUserQuestion } from "../contract/schema.ts";

@@ -1,5 +1,5 @@
 import { EDIT_QID } from "./approval.js";
-import { approvalAnswer, recordedText } from "./shared.js";
+import { approvalAnswer, editRefusal, recordedText } from "./shared.js";
 import { answersOf, saveDraft } from "./drafts.js";
 import { toGatewayError } from "./gateway-link.js";
 import { addNote, answerableRecords, busy, composerRecord, draftFor, errors, forget, isAnswerable, isAnswered, records, setCollapsed, ui, upsert } from "./state.js";
@@ -214,8 +214,8 @@ export function createActions({ call, render }) {
    */
   function describeFailure(record, error) {
     if (error.code === "DISCONNECTED" || error.code === "TIMEOUT") return { text: NOT_CONNECTED };
-    const editIssue = (error.issues ?? []).find((i) => typeof i.path === "string" && (i.path === "edit" || i.path.startsWith("edit.")));
-    if (editIssue) return { qid: EDIT_QID, text: `Your changes were not accepted: ${editIssue.message}` };
+    const edit = editRefusal(error);
+    if (edit !== undefined) return { qid: EDIT_QID, text: edit };
     const issue = (error.issues ?? []).find((i) => typeof i.path === "string" && i.path.startsWith("answers."));
     const q = issue && record.questions.find((question) => `answers.${question.id}` === issue.path);
     if (!q) return { text: error.message };
