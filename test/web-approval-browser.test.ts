@@ -70,9 +70,9 @@ async function clearPending(): Promise<void> {
   for (const q of questions as Array<{ id: string }>) await rpcOk(gateway.url, "question.resolve", { id: q.id, cancel: true });
 }
 
-async function controlUi(): Promise<Page> {
+async function controlUi(viewport = { width: 1000, height: 760 }): Promise<Page> {
   await clearPending();
-  const context = await browser.newContext({ viewport: { width: 1000, height: 760 }, bypassCSP: true });
+  const context = await browser.newContext({ viewport, bypassCSP: true });
   context.setDefaultTimeout(8_000);
   const page = await context.newPage();
   await page.goto(`${gateway.url}/#token=${TOKEN}`);
@@ -256,6 +256,26 @@ describe("an approval in the Control UI", () => {
     await page.locator("#panel").getByRole("alert").filter({ hasText: "not valid JSON" }).waitFor();
     expect((await rpcOk(gateway.url, "question.get", { id: json.id })).status).toBe("pending");
     expect(await seriousViolations(page, "#panel")).toEqual([]);
+    await page.context().close();
+  });
+
+  it("on a phone: the card shows the whole subject and the edit box; answered, the timeline folds the request with the version allowed", async () => {
+    const page = await controlUi({ width: 375, height: 760 });
+    const asked = await rpcOk(gateway.url, "question.request", { ...FILES, approval: { ...FILES.approval, input: { command: `echo hi${TAIL}` }, editable: "command" } });
+    const card = page.locator(`.entry-card[data-id="${asked.id}"]`);
+    await card.getByRole("heading", { name: "Add /repo/src/new.ts" }).waitFor();
+    expect(await fullyShown(page, `.entry-card[data-id="${asked.id}"] pre.approval-command`, TAIL)).toBe(true);
+    expect(await seriousViolations(page)).toEqual([]);
+    await card.getByRole("textbox", { name: "Edit the command before allowing it" }).fill("echo hi");
+    await card.getByRole("radio", { name: "Allow" }).check();
+    // Allow chosen with the box changed: Submit sends the edited version too.
+    await card.getByRole("button", { name: "Submit" }).click();
+    await expect.poll(async () => (await rpcOk(gateway.url, "question.get", { id: asked.id })).status).toBe("answered");
+    expect((await rpcOk(gateway.url, "question.get", { id: asked.id })).approvalEdit).toEqual({ input: { command: "echo hi" } });
+    const entry = page.locator(`.entry[data-id="${asked.id}"]`);
+    await entry.locator("summary", { hasText: "The whole request" }).click();
+    expect(await entry.locator("pre.approval-edited-text").textContent()).toBe("echo hi");
+    expect(await seriousViolations(page)).toEqual([]);
     await page.context().close();
   });
 });
