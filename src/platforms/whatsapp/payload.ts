@@ -16,7 +16,7 @@ import { toWhatsAppText } from "./escaping.ts";
 import { answerLinkOf, approvalPromptParts, reviewLinkLine, type ApprovalPromptParts } from "../../render/approval-prompt.ts";
 import type { PromptButton } from "../../render/prompt-buttons.ts";
 import type { PromptText } from "../../render/text-width.ts";
-import { ZWSP } from "../kit/escaping.ts";
+import { neutralizeBroadcastMentions, ZWSP } from "../kit/escaping.ts";
 import {
   WHATSAPP_INTERACTIVE_BODY_MAX,
   WHATSAPP_LIST_ROWS_MAX,
@@ -93,10 +93,10 @@ function listMessage(record: QuestionRecord, buttons: PromptButton[], body: stri
 
 /**
  * An approval's subject in ``` monospace: a zero-width space between two backticks (the subject's own are already
- * labelled marks), so nothing closes it; WhatsApp applies no other formatting inside it.
+ * labelled marks), so nothing closes it; WhatsApp applies no other formatting inside it. `@everyone` is broken, as everywhere.
  */
 export function whatsappCodeBlock(text: string): string {
-  return `\`\`\`\n${text.replace(/`(?=`)/gu, `\`${ZWSP}`)}\n\`\`\``;
+  return `\`\`\`\n${neutralizeBroadcastMentions(text).replace(/`(?=`)/gu, `\`${ZWSP}`)}\n\`\`\``;
 }
 
 function approvalFrame(record: QuestionRecord, options: WhatsAppPromptOptions): PromptText {
