@@ -4,7 +4,7 @@ import type { QuestionRecord } from "../../record/record.ts";
 import { isMethodName, parseParams, type MethodName, type MethodParams } from "../../protocol/methods.ts";
 import { authorizeCall } from "../credentials/policy.ts";
 import { ADMIN, type Principal } from "../credentials/principal.ts";
-import { canSee, checkBotMayAct, payloadShownTo, visibleTo } from "../credentials/scope.ts";
+import { canSee, checkBotMayAct, payloadShownTo, shownTo, visibleTo } from "../credentials/scope.ts";
 import type { Cancellation, QuestionService } from "../service/service.ts";
 
 /** Who is calling, and what ends its waits. */
@@ -53,8 +53,9 @@ export function createDispatcher(service: QuestionService) {
       const { id, expiresAtMs, record } = await service.request(params, principal);
       // With waitMs the asker gets question.waitAnswer's payload (which carries the id) instead.
       if (params.waitMs !== undefined) return service.waitFor(record, params.waitMs, signal);
-      // The answer links, for callers that deliver them themselves (`ask --links`).
-      return record.links ? { id, expiresAtMs, links: record.links } : { id, expiresAtMs };
+      // The answer links, for callers that deliver them themselves (`ask --links`); never an approval's to its agent.
+      const { links } = shownTo(principal, record);
+      return links ? { id, expiresAtMs, links } : { id, expiresAtMs };
     },
     "question.waitAnswer": async ({ id, timeoutMs }, { signal, principal }) => {
       await guard(principal, id);
