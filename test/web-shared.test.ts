@@ -18,7 +18,8 @@ import * as bundle from "../src/web/static/shared.js";
 import { SUMMARY_CASES } from "./fixtures/summary-cases.ts";
 
 const BUNDLE = "shared.js";
-const BUNDLE_MAX_BYTES = 16 * 1024;
+/** 16 KB, and issue 35's approval view (marks, diff lines, the edit rule: about 9 KB). */
+const BUNDLE_MAX_BYTES = 26 * 1024;
 const bundleText = readFileSync(join(STATIC_DIR, BUNDLE), "utf8");
 const pageModules = readdirSync(STATIC_DIR).filter((name) => name.endsWith(".js") && name !== BUNDLE);
 
@@ -75,12 +76,22 @@ describe("the bundle", () => {
     expect(bundleText.split("\n", 1)[0]).toMatch(/^\/\/ Generated from src\/web\/browser-shared\.ts .* by scripts\/build\.mjs: do not edit\.$/);
     expect(bundleText).toMatch(/^\/\/ src\/render\/summary\.ts$/m);
     expect(Object.keys(bundle).sort()).toEqual([
+      "ALLOW_WITH_CHANGES",
+      "DIFF_LINE_WORDS",
       "GatewayError",
       "REMINDER_ICON",
       "SUMMARY_ICONS",
       "acceptsLateAnswer",
+      "approvalAnswer",
+      "approvalHeading",
+      "approvalSections",
       "backoffDelay",
       "createPendingCalls",
+      "diffLines",
+      "editLabel",
+      "editRefusal",
+      "editableText",
+      "inputText",
       "isStaleCopy",
       "listAll",
       "listPages",
@@ -89,6 +100,7 @@ describe("the bundle", () => {
       "recordedText",
       "reminderMarks",
       "summarizeRecord",
+      "textPieces",
     ]);
   });
 

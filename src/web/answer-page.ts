@@ -15,11 +15,10 @@ import { approvalFromForm, choicesFromForm, refusalOf } from "./answer-form.ts";
 import { MAX_APPROVAL_BYTES } from "../protocol/index.ts";
 import { noChoices, renderEndedPage, renderFormPage, renderMessagePage, type FormChoices } from "./answer-render.ts";
 
-/**
- * A form post is at most this big: three own-words answers of 4000 characters, escaped, and the rest; and an
- * approval's edit box, as large as its whole subject may be, percent-encoded (up to three bytes for one).
- */
-const MAX_FORM_BYTES = 64 * 1024 + 3 * MAX_APPROVAL_BYTES;
+/** A form post is at most this big: three own-words answers of 4000 characters, escaped, and the rest. */
+const MAX_FORM_BYTES = 64 * 1024;
+/** An editable approval's post may also carry its edit box, as large as the whole subject, percent-encoded (3 bytes each). */
+const MAX_APPROVAL_FORM_BYTES = MAX_FORM_BYTES + 3 * MAX_APPROVAL_BYTES;
 const CSS_PATH = `${ANSWER_LINK_PATH}answer.css`;
 /** How long the CSRF cookie lives: longer than any question (an hour) and its late window (7 days at most). */
 const NONCE_MAX_AGE_SECONDS = 8 * 24 * 60 * 60;
@@ -137,9 +136,12 @@ export function createAnswerPage({ links, questions, now = Date.now }: AnswerPag
       req.resume();
       return send(res, 404, HTML, INVALID);
     }
-    const body = await readBody(req, MAX_FORM_BYTES);
     const opened = await open(token);
-    if (!opened) return send(res, 404, HTML, INVALID);
+    if (!opened) {
+      req.resume();
+      return send(res, 404, HTML, INVALID);
+    }
+    const body = await readBody(req, opened.record.approval?.editable ? MAX_APPROVAL_FORM_BYTES : MAX_FORM_BYTES);
     if (body === undefined) return send(res, 413, HTML, renderMessagePage("This answer is too long", "Go back, shorten your own words and try again."));
     const form = new URLSearchParams(body);
     if (!isSameOrigin(req) || !links.checkCsrf(token, nonceOf(req), form.get("csrf"))) return send(res, 403, HTML, FORGED_POST);
