@@ -43,7 +43,7 @@ export interface ApprovalFitOptions {
   link?: string;
   /** The copy of an expired question that still takes a late answer: no Skip. */
   late?: boolean;
-  /** The surface has no URL button: the link goes in the note (WhatsApp's list, Matrix, Mattermost's attachments). */
+  /** The surface has no URL button: the link goes in the note, as a line of its own (`reviewLinkLine`). */
   linkInText?: boolean;
 }
 
@@ -77,7 +77,7 @@ function denyButtons(record: QuestionRecord, late: boolean): PromptButton[] {
 
 /**
  * The answer link the gateway made for the target in `chat` on `surface` (record.links), if any: the target's text
- * form is read back, so a chat id holding a colon (Matrix, Teams) is never taken for another. Only an http(s) URL is
+ * form is read back (with the chat patterns of the descriptors), so a chat id holding a colon is never taken for another. Only an http(s) URL is
  * used.
  */
 export function answerLinkOf(record: Pick<QuestionRecord, "links">, surface: Surface, chat: string | undefined): string | undefined {
