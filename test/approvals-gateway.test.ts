@@ -85,6 +85,18 @@ describe("approval questions at the gateway", () => {
     expect(web.status).toBe("answered");
   });
 
+  it("takes Allow from a chat target's answer page (its surface, via web), and never from a bot posing as that page", async () => {
+    const asked = await rpcOk(gateway.url, "question.request", await bash(longCommand));
+    const { token: secret } = newScopedToken();
+    await gateway.credentials.add({ id: "tg-bot", name: "tg", role: "bot:telegram", createdAtMs: Date.now() }, hashToken(secret));
+    const posing = await rpc(gateway.url, "question.resolve", { id: asked.id, answers: { approval: ["Allow"] }, by: { surface: "telegram", chat: CHAT, via: "web" } }, { token: secret });
+    expect(posing.body.ok).toBe(false);
+    // A bot's `by.via` is always one of its own (button, text, modal: credentials/policy.ts), so it is refused as a chat.
+    if (!posing.body.ok) expect(posing.body.error).toMatchObject({ code: "REVIEW_REQUIRED" });
+    const page = await rpcOk(gateway.url, "question.resolve", { id: asked.id, answers: { approval: ["Allow"] }, by: { surface: "telegram", chat: CHAT, via: "web" } });
+    expect(page.status).toBe("answered");
+  });
+
   it("records an Allow with changes, and the asker's result carries the edited input", async () => {
     const asked = await rpcOk(gateway.url, "question.request", await bash("rm -rf build"));
     const edited = { command: "rm -rf build/tmp", description: "Run it" };

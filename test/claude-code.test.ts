@@ -317,6 +317,7 @@ describe("Allow for this session, and requireApproval", () => {
   it("Allow for this session grants exactly the command shown, for this session only: nothing is saved to settings", async () => {
     const cwd = tempDir("aub-claude-project-");
     const twice = touch(cwd, "again.txt");
+    const command = `touch ${join(cwd, "again.txt")}`;
     const run = await runQuery([twice, { ...twice }], { canUseTool: canUseTool(), cwd });
     const prompt = await promptFor("Allow Claude Code to use Bash");
     // Allow and Deny first, always: a typed 2 is Deny.
@@ -326,12 +327,12 @@ describe("Allow for this session, and requireApproval", () => {
     const results = run.model.toolResults();
     expect(results).toHaveLength(2);
     expect(results.every((r) => !r.is_error)).toBe(true);
-    const asked = (await client.list({})).filter((r) => (r.approval?.input as { command?: string } | undefined)?.command === twice.input.command);
+    const asked = (await client.list({})).filter((r) => (r.approval?.input as { command?: string } | undefined)?.command === command);
     expect(asked).toHaveLength(1);
     // What went back to Claude Code is the exact command as a session rule, whatever it suggested (a localSettings
     // rule for `touch *`): the record keeps it, and no settings file was written.
     const grant = asked[0]!.approval!.grants!.find((g) => g.label === "Allow for this session")!;
-    expect(grant.rules).toEqual([{ type: "addRules", rules: [{ toolName: "Bash", ruleContent: twice.input.command }], behavior: "allow", destination: "session" }]);
+    expect(grant.rules).toEqual([{ type: "addRules", rules: [{ toolName: "Bash", ruleContent: command }], behavior: "allow", destination: "session" }]);
     expect(existsSync(join(cwd, ".claude", "settings.local.json"))).toBe(false);
     await run.model.close();
   }, 120_000);

@@ -44,12 +44,15 @@ export function checkApprovalAnswer(record: Pick<QuestionRecord, "id" | "questio
     return undefined;
   }
   const value = answers[APPROVAL_QUESTION_ID]?.[0];
-  if (value !== undefined && approvingLabels(subject).includes(value) && CHAT_SURFACES.has(by.surface) && !approvalShownWhole(record as QuestionRecord, by.surface as never)) {
+  // The answer page (a chat target's Review… link: its surface, `via: "web"`) and the Control UI show it all; a
+  // chat shows what its copy could carry.
+  const inChat = CHAT_SURFACES.has(by.surface) && by.via !== "web";
+  if (value !== undefined && approvingLabels(subject).includes(value) && inChat && !approvalShownWhole(record as QuestionRecord, by.surface as never)) {
     throw new GatewayError("REVIEW_REQUIRED", REVIEW_FIRST_REPLY);
   }
   if (edit === undefined) return undefined;
   if (value !== ALLOW) throw new GatewayError("INVALID_PARAMS", `edit: only an Allow takes an edited input (the answer is ${JSON.stringify(value ?? "")})`);
-  if (CHAT_SURFACES.has(by.surface)) throw new GatewayError("INVALID_PARAMS", `edit: an edited input is approved on the answer page or the Control UI, not from ${by.surface}`);
+  if (inChat) throw new GatewayError("INVALID_PARAMS", `edit: an edited input is approved on the answer page or the Control UI, not from ${by.surface}`);
   return editedInput(subject, edit);
 }
 
