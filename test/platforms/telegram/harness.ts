@@ -24,11 +24,13 @@ export interface TelegramHarness extends BotHarness {
   fake: FakeTelegram;
 }
 
-export async function createTelegramHarness(): Promise<TelegramHarness> {
+/** `publicUrl`: the gateway gets GATEWAY_PUBLIC_URL at its own address, so its answer links (Review…) reach "a phone". */
+export async function createTelegramHarness({ publicUrl = false }: { publicUrl?: boolean } = {}): Promise<TelegramHarness> {
   const fake = await startFakeTelegram();
   const dataDir = tempDir("aub-tg-");
   const port = await freePort();
-  let gateway: TestGateway = await startTestGateway({ dataDir, GATEWAY_PORT: port, DELIVERY_TIMEOUT_SECONDS: 30 });
+  const gatewayOptions = { dataDir, GATEWAY_PORT: port, DELIVERY_TIMEOUT_SECONDS: 30, ...(publicUrl ? { GATEWAY_PUBLIC_URL: `http://127.0.0.1:${port}` } : {}) };
+  let gateway: TestGateway = await startTestGateway(gatewayOptions);
   const people = { person: { id: "101", name: "Ada" }, colleague: { id: "102", name: "Grace" }, stranger: { id: "666", name: "Mallory" } };
   const config = loadConfig({
     GATEWAY_URL: gateway.url,
@@ -128,7 +130,7 @@ export async function createTelegramHarness(): Promise<TelegramHarness> {
     },
     async restartGateway() {
       await gateway.close();
-      gateway = await startTestGateway({ dataDir, GATEWAY_PORT: port, DELIVERY_TIMEOUT_SECONDS: 30 });
+      gateway = await startTestGateway(gatewayOptions);
       await sleep(100); // let fetch's pool notice the old server's sockets are gone
     },
     async close() {
