@@ -68,7 +68,7 @@ describe("telegram: Review… → the answer page → Allow", () => {
     expect(review?.url).toMatch(new RegExp(`^${h.gatewayUrl()}/a/`));
     const page = await allowOnPage(review!.url!);
     expect(page.html).toContain(end.replaceAll("&", "&amp;").replaceAll(">", "&gt;"));
-    await status(id, "answered");
+    expect(await status(id)).toBe("answered");
     const answered = await record(id);
     expect(answered.answers).toEqual({ approval: ["Allow"] });
     expect(answered.by).toMatchObject({ surface: "telegram", chat: h.person.id, via: "web" });
@@ -78,7 +78,7 @@ describe("telegram: Review… → the answer page → Allow", () => {
     const id = await ask(tool, input);
     const link = (await record(id)).links.find((l: { target: string }) => l.target === `telegram:${h.person.id}`);
     await allowOnPage(link.url);
-    await status(id, "answered");
+    expect(await status(id)).toBe("answered");
   });
 
   it("a short command shows whole in the chat, so Allow is pressed there", async () => {
@@ -86,7 +86,7 @@ describe("telegram: Review… → the answer page → Allow", () => {
     const copy = await promptOf(id, h.person.id);
     expect(copy.buttons.slice(0, 2)).toEqual(["Allow", "Deny"]);
     await h.press(copy, 0, h.person);
-    await status(id, "answered");
+    expect(await status(id)).toBe("answered");
     expect((await record(id)).answers).toEqual({ approval: ["Allow"] });
   });
 });
