@@ -13,7 +13,7 @@ import { approvalInput } from "../../../src/coding-agents/approval.ts";
 import { claudeApprovalRequest } from "../../../src/coding-agents/claude-approval.ts";
 import { REVIEW_BUTTON_TEXT } from "../../../src/render/approval.ts";
 import { rpcOk } from "../../helpers/gateway.ts";
-import { scenarioTools } from "../../scenarios/tools.ts";
+import { scenarioTools, waitUntil } from "../../scenarios/tools.ts";
 import { createTelegramHarness, type TelegramHarness } from "./harness.ts";
 
 /** A browser's visit to an answer page: its HTML, CSRF token and cookie. */
@@ -86,7 +86,7 @@ describe("telegram: Review… → the answer page → Allow", () => {
     const copy = await promptOf(id, h.person.id);
     expect(copy.buttons.slice(0, 2)).toEqual(["Allow", "Deny"]);
     await h.press(copy, 0, h.person);
-    expect(await status(id)).toBe("answered");
+    await waitUntil(async () => (await status(id)) === "answered", "the Allow pressed in Telegram");
     expect((await record(id)).answers).toEqual({ approval: ["Allow"] });
   });
 });
