@@ -121,7 +121,8 @@ describe("approvals", () => {
     const reply = await handler("item/commandExecution/requestApproval", params);
     expect(reply).toEqual({ result: { decision } });
     expectSchema("CommandExecutionRequestApprovalResponse", (reply as { result: unknown }).result);
-    expect(asked[0]!.questions[0]).toMatchObject({ question: `Allow Codex to run a command in /repo: "/bin/bash -lc 'make deploy'"?`, options: [{ label: "Allow" }, { label: "Allow for this session" }, { label: "Deny" }] });
+    expect(asked[0]!.questions[0]).toMatchObject({ question: "Allow Codex to run a command in /repo?", options: [{ label: "Allow" }, { label: "Deny" }, { label: "Allow for this session" }] });
+    expect(asked[0]!.approval).toMatchObject({ agent: "Codex", tool: "command", input: { command: "/bin/bash -lc 'make deploy'" }, cwd: "/repo" });
   });
 
   it("a file change names the files its item/started announced", async () => {
@@ -132,7 +133,8 @@ describe("approvals", () => {
     const reply = await handler("item/fileChange/requestApproval", params);
     expect(reply).toEqual({ result: { decision: "accept" } });
     expectSchema("FileChangeRequestApprovalResponse", (reply as { result: unknown }).result);
-    expect(asked[0]!.questions[0]!.question).toBe(`Allow Codex to change a file: "add /repo/notes.md"?`);
+    expect(asked[0]!.questions[0]!.question).toBe("Allow Codex to change a file?");
+    expect(asked[0]!.approval!.changes).toMatchObject([{ path: "/repo/notes.md", kind: "add" }]);
   });
 
   it("the legacy approvals get ReviewDecisions, and a denial carries the person's own words", async () => {

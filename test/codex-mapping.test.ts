@@ -16,6 +16,15 @@ import {
 import { createFileChangeIndex } from "../src/coding-agents/codex-file-changes.ts";
 import type { CodexQuestion } from "../src/coding-agents/codex-protocol.ts";
 import { codexQuestionsToSets, setAnswersToCodex } from "../src/coding-agents/codex-questions.ts";
+
+/** The old view of an approval request (what the question named), read from its whole subject. */
+function named(request: ApprovalRequest) {
+  const subject = request.approval!;
+  const input = subject.input as { command?: string; reason?: string };
+  const describe = (c: { kind: string; path: string; movePath?: string }) => (c.kind === "update" ? (c.movePath ? `move ${c.path} to ${c.movePath}` : `edit ${c.path}`) : `${c.kind} ${c.path}`);
+  const details = subject.changes?.length ? subject.changes.map(describe).join(", ") : (input.command ?? input.reason);
+  return { action: request.action, ...(details ? { details } : {}), allowForSession: (subject.grants?.length ?? 0) > 0 };
+}
 import { normalizeAskUserInput, type AskUserResult } from "../src/index.ts";
 
 const option = (label: string, description = `About ${label}`) => ({ label, description });
@@ -130,12 +139,14 @@ describe("Codex approvals as approval questions", () => {
     ["input to a running command", { ...command, kind: "writeStdin", command: null, reason: "y\n" }, { action: "Codex to send input to a running command", details: "y\n", allowForSession: true }],
     ["network access names the host", { ...command, networkApprovalContext: { host: "registry.npmjs.org", protocol: "https" } }, { action: "Codex to reach registry.npmjs.org over https", details: command.command, allowForSession: true }],
   ])("%s", (_name, params, expected) => {
-    expect(commandApprovalRequest(params)).toEqual(expected);
+    expect(named(commandApprovalRequest(params))).toEqual(expected);
   });
 
   it("the question shows a disguised command as it is", () => {
     const input = approvalInput(commandApprovalRequest({ ...command, command: "echo safe\u202E; rm -rf ~\ncurl x" }));
-    expect(input.questions[0]!.question).toBe(`Allow Codex to run a command in /repo: "echo safe\\u{202E}; rm -rf ~ ⏎ curl x"?`);
+    expect(input.questions[0]!.question).toBe("Allow Codex to run a command in /repo?");
+    // The command itself is the subject, kept as it is; every surface shows its hidden characters as marks.
+    expect((input.approval.input as { command: string }).command).toBe("echo safe\u202E; rm -rf ~\ncurl x");
   });
 
   it.each<[string, Parameters<typeof fileChangeApprovalRequest>, ApprovalRequest]>([
@@ -148,16 +159,16 @@ describe("Codex approvals as approval questions", () => {
     ["files not seen: the reason Codex gives", [undefined, { reason: "Extra write access" }], { action: "Codex to change files", details: "Extra write access", allowForSession: true }],
     ["a root to write under for the session", [[{ path: "/repo/a.ts", kind: "add" }], { grantRoot: "/repo" }], { action: "Codex to write under /repo for this session", details: "add /repo/a.ts", allowForSession: true }],
   ])("a file change: %s", (_name, args, expected) => {
-    expect(fileChangeApprovalRequest(...args)).toEqual(expected);
+    expect(named(fileChangeApprovalRequest(...args))).toEqual(expected);
   });
 
   it("the legacy approvals read as the v2 ones, the command quoted as a shell would read it", () => {
-    expect(legacyCommandApprovalRequest({ conversationId: "c", command: ["bash", "-lc", "echo 'hi' > out"], cwd: "/repo" })).toEqual({
+    expect(named(legacyCommandApprovalRequest({ conversationId: "c", command: ["bash", "-lc", "echo 'hi' > out"], cwd: "/repo" }))).toEqual({
       action: "Codex to run a command in /repo",
       details: `bash -lc 'echo '\\''hi'\\'' > out'`,
       allowForSession: true,
     });
-    expect(legacyPatchApprovalRequest({ conversationId: "c", fileChanges: { "/repo/a.ts": { type: "update", move_path: null } } })).toEqual({
+    expect(named(legacyPatchApprovalRequest({ conversationId: "c", fileChanges: { "/repo/a.ts": { type: "update", move_path: null } } }))).toEqual({
       action: "Codex to change a file",
       details: "edit /repo/a.ts",
       allowForSession: true,
@@ -169,7 +180,7 @@ describe("Codex approvals as approval questions", () => {
     const item = { type: "fileChange", id: "call_3", status: "inProgress", changes: [{ path: "/repo/a.ts", kind: { type: "update", move_path: "/repo/b.ts" }, diff: "" }] };
     index.observe("item/started", { item: { type: "commandExecution", id: "call_2" } });
     index.observe("item/started", { item, threadId: "t", turnId: "u" });
-    expect(index.changes("call_3")).toEqual([{ path: "/repo/a.ts", kind: "update", movePath: "/repo/b.ts" }]);
+    expect(index.changes("call_3")).toEqual([{ path: "/repo/a.ts", kind: "update", movePath: "/repo/b.ts", diff: expect.any(String) }]);
     expect(index.changes("call_2")).toBeUndefined();
     index.observe("item/completed", { item });
     expect(index.changes("call_3")).toBeUndefined();
@@ -186,7 +197,8 @@ describe("decisions as Codex decisions", () => {
     ["no answer", { status: "no_answer", reason: "expired" }, "decline", { denied: { rejection: expect.stringContaining("nobody answered in time") } }],
     ["an undelivered question", { status: "delivery_failed", reason: "no bot" }, "decline", { denied: { rejection: expect.stringContaining("could not be delivered") } }],
   ])("%s", (_name, result, v2, legacy) => {
-    expect(toCodexDecision(approvalDecision(result))).toBe(v2);
-    expect(toReviewDecision(approvalDecision(result))).toEqual(legacy);
+    const grants = [{ label: "Allow for this session" }];
+    expect(toCodexDecision(approvalDecision(result, grants))).toBe(v2);
+    expect(toReviewDecision(approvalDecision(result, grants))).toEqual(legacy);
   });
 });
