@@ -8,7 +8,11 @@ import { describe, expect, it } from "vitest";
 import { hashToken, newScopedToken } from "../src/gateway/credentials/principal.ts";
 import { approvalInput } from "../src/coding-agents/approval.ts";
 import { claudeApprovalRequest } from "../src/coding-agents/claude-approval.ts";
-import { freePort, rpc, rpcOk, startTestGateway, useTestGateway } from "./helpers/gateway.ts";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { freePort, rpc, rpcOk, spawnCli, startTestGateway, TOKEN, useTestGateway } from "./helpers/gateway.ts";
+import { waitUntil } from "./scenarios/tools.ts";
 
 const gateway = useTestGateway();
 const CHAT = "4242";
@@ -151,5 +155,50 @@ describe("answer links of an approval", () => {
     const asked = await rpcOk(gateway.url, "question.request", await bash(longCommand));
     expect(asked.links).toBeUndefined();
     expect((await rpcOk(gateway.url, "question.get", { id: asked.id })).links).toBeUndefined();
+  });
+});
+
+describe("the hook process (hook claude-code)", () => {
+  /** Runs the real hook with one event on stdin; the person answers the question it asks with `answer`. */
+  async function hook(event: Record<string, unknown>, answer: (record: any) => Record<string, unknown>) {
+    const before = new Set((await rpcOk(gateway.url, "question.list", {})).questions.map((r: { id: string }) => r.id));
+    const run = spawnCli(["hook", "claude-code", "--to", "web"], { GATEWAY_URL: gateway.url, GATEWAY_TOKEN: TOKEN }, { input: JSON.stringify(event) });
+    const record = await waitUntil(async () => (await rpcOk(gateway.url, "question.list", { status: "pending" })).questions.find((r: { id: string }) => !before.has(r.id)), "the hook's question");
+    await rpcOk(gateway.url, "question.resolve", { id: record.id, by: { surface: "web", via: "web", user: "ada" }, ...answer(record) });
+    const done = await run.exited;
+    expect(done.code, done.stderr).toBe(0);
+    return { record, output: JSON.parse(done.stdout) };
+  }
+
+  it("PermissionRequest: a Write is diffed against the file on disk, and Allow with changes goes back as updatedInput", async () => {
+    const cwd = mkdtempSync(join(tmpdir(), "aub-hook-"));
+    writeFileSync(join(cwd, "a.txt"), "old\n");
+    const input = { file_path: join(cwd, "a.txt"), content: "new\n" };
+    const edited = { ...input, content: "newer\n" };
+    const { record, output } = await hook(
+      { hook_event_name: "PermissionRequest", tool_name: "Write", tool_input: input, cwd, session_id: "s1", permission_suggestions: [{ type: "setMode", mode: "acceptEdits", destination: "session" }] },
+      () => ({ answers: { approval: ["Allow"] }, edit: { input: edited } }),
+    );
+    expect(record.approval.changes).toEqual([{ path: join(cwd, "a.txt"), kind: "update", diff: expect.stringContaining("-old\n+new") }]);
+    // Claude Code suggested accepting every edit this session; what is offered is this one file, for this session.
+    expect(record.approval.grants).toEqual([
+      { label: "Allow for this session", rules: [{ type: "addRules", rules: [{ toolName: "Edit", ruleContent: `/${join(cwd, "a.txt")}` }], behavior: "allow", destination: "session" }] },
+    ]);
+    expect(output).toEqual({ hookSpecificOutput: { hookEventName: "PermissionRequest", decision: { behavior: "allow", updatedInput: edited } } });
+  });
+
+  it("PermissionRequest: the persistent grant passes back exactly the rule its label names", async () => {
+    const suggestion = { type: "addRules", rules: [{ toolName: "Bash", ruleContent: "git push *" }], behavior: "allow", destination: "localSettings" };
+    const { output } = await hook(
+      { hook_event_name: "PermissionRequest", tool_name: "Bash", tool_input: { command: "git push origin main" }, session_id: "s2", permission_suggestions: [suggestion] },
+      (r) => ({ answers: { approval: [r.questions[0].options[3].label] } }),
+    );
+    expect(output.hookSpecificOutput.decision).toEqual({ behavior: "allow", updatedInput: { command: "git push origin main" }, updatedPermissions: [suggestion] });
+  });
+
+  it("PreToolUse matched to Bash asks it as an approval with no grants; a typed 2 denies", async () => {
+    const { record, output } = await hook({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "rm -rf build" }, session_id: "s3" }, () => ({ answers: { approval: ["Deny"] } }));
+    expect(record.questions[0].options.map((o: { label: string }) => o.label)).toEqual(["Allow", "Deny"]);
+    expect(output.hookSpecificOutput).toMatchObject({ hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: expect.stringContaining("denied") });
   });
 });

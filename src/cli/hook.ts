@@ -22,7 +22,8 @@ It reads the hook event JSON on stdin and prints the hook output JSON on stdout:
                                    allow with exactly the rule it names; Deny, Skip, no answer or the person's own
                                    words: deny (the words reach the model). A request over 256 KiB is left to
                                    Claude Code's own prompt
-Any other event or tool prints nothing. When the gateway cannot be reached it prints nothing (Claude Code then asks
+PreToolUse for another tool (a matcher you add yourself, e.g. "Bash") asks it as an approval, like
+PermissionRequest but with no grants to offer. Any other event prints nothing. When the gateway cannot be reached it prints nothing (Claude Code then asks
 in the terminal as usual) and says why on stderr. Connects like the other commands (GATEWAY_URL, GATEWAY_TOKEN,
 DATA_DIR, from the environment or .env).
 
@@ -100,7 +101,7 @@ export async function runHook(argv: string[], config: Config, io: CliIO): Promis
     return 0;
   }
   const name = event.hook_event_name;
-  const forUs = (name === "PreToolUse" && event.tool_name === ASK_USER_QUESTION_TOOL) || (name === "PermissionRequest" && event.tool_name !== undefined);
+  const forUs = (name === "PreToolUse" || name === "PermissionRequest") && event.tool_name !== undefined;
   if (!forUs) return 0;
 
   let client;
@@ -118,10 +119,12 @@ export async function runHook(argv: string[], config: Config, io: CliIO): Promis
       ...(event.session_id ? { runId: `claude-code:${event.session_id}` } : {}),
     });
     const input = typeof event.tool_input === "object" && event.tool_input !== null ? (event.tool_input as Record<string, unknown>) : {};
-    const decision =
-      name === "PreToolUse"
-        ? await asker.askQuestions(event.tool_input)
-        : await asker.approve(event.tool_name!, input, { ...(event.permission_suggestions ? { suggestions: event.permission_suggestions } : {}), ...(event.cwd ? { cwd: event.cwd } : {}) });
+    // AskUserQuestion is asked (approve routes it there); any other tool is an approval, from PermissionRequest, or
+    // from a PreToolUse hook the person matched to it themselves (it has no suggestions, so it offers no grants).
+    const decision = await asker.approve(event.tool_name!, input, {
+      ...(name === "PermissionRequest" && event.permission_suggestions ? { suggestions: event.permission_suggestions } : {}),
+      ...(event.cwd ? { cwd: event.cwd } : {}),
+    });
     if (decision) io.out(JSON.stringify(hookOutput(name, decision)));
     return 0;
   } catch (error) {
