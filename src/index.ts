@@ -46,7 +46,7 @@ export {
   type LateAnsweredRecord,
 } from "./client/index.ts";
 export { askUser, createGatewayAsk, type AskUserOptions } from "./client/sdk.ts";
-export { requireApproval, type ApprovalRequest, type RequireApprovalOptions } from "./coding-agents/approval.ts";
+export { requireApproval, type ApprovalRequest, type GrantOption, type RequireApprovalOptions } from "./coding-agents/approval.ts";
 export { GatewayError, type ErrorCode } from "./kernel/errors.ts";
 export { parseTarget, parseTargetList, formatTarget } from "./record/targets.ts";
 export { loadConfig, ConfigError, type Config } from "./runtime/config.ts";
@@ -62,6 +62,10 @@ export {
   type ReminderSent,
   type ReminderCopy,
   type LateAnswer,
+  type ApprovalSubject,
+  type ApprovalChange,
+  type ApprovalGrant,
+  type ApprovalEdit,
 } from "./record/record.ts";
 export { optionLinkUrl, OPTION_LINK_PARAMS, type AnswerLink } from "./record/answer-links.ts";
 export { createBridge, type Bridge, type InboundEvent, type BridgeResponse, type SurfaceAdapter } from "./bridge/index.ts";
