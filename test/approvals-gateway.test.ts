@@ -13,6 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort, rpc, rpcOk, spawnCli, startTestGateway, TOKEN, useTestGateway } from "./helpers/gateway.ts";
 import { waitUntil } from "./scenarios/tools.ts";
+import { connectGateway, requireApproval } from "../src/index.ts";
 
 const gateway = useTestGateway();
 const CHAT = "4242";
@@ -200,5 +201,25 @@ describe("the hook process (hook claude-code)", () => {
     const { record, output } = await hook({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "rm -rf build" }, session_id: "s3" }, () => ({ answers: { approval: ["Deny"] } }));
     expect(record.questions[0].options.map((o: { label: string }) => o.label)).toEqual(["Allow", "Deny"]);
     expect(output.hookSpecificOutput).toMatchObject({ hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: expect.stringContaining("denied") });
+  });
+});
+
+describe("requireApproval with a subject", () => {
+  it("shows the subject whole and hands back the person's edit and the grant chosen", async () => {
+    const client = await connectGateway({ url: gateway.url, token: TOKEN });
+    try {
+      const approval = { agent: "deploy-bot", tool: "psql", input: { command: "psql -f migrate.sql", database: "prod" }, editable: "command" as const, grants: [{ label: "Allow for this session" }] };
+      const pending = requireApproval(client, { action: "the migration", approval, targets: [{ surface: "web" }] });
+      const record = await waitUntil(async () => (await rpcOk(gateway.url, "question.list", { status: "pending" })).questions.find((r: any) => r.approval?.agent === "deploy-bot"), "the approval");
+      expect(record.approval).toEqual(approval);
+      await rpcOk(gateway.url, "question.resolve", { id: record.id, answers: { approval: ["Allow"] }, edit: { input: { command: "psql -f migrate.sql --single-transaction", database: "prod" } }, by: { surface: "web", via: "web" } });
+      expect(await pending).toEqual({ approved: true, editedInput: { command: "psql -f migrate.sql --single-transaction", database: "prod" } });
+      const again = requireApproval(client, { action: "the migration", approval, targets: [{ surface: "web" }] });
+      const second = await waitUntil(async () => (await rpcOk(gateway.url, "question.list", { status: "pending" })).questions.find((r: any) => r.approval?.agent === "deploy-bot"), "the second approval");
+      await rpcOk(gateway.url, "question.resolve", { id: second.id, answers: { approval: ["Allow for this session"] } });
+      expect(await again).toEqual({ approved: true, grant: "Allow for this session" });
+    } finally {
+      client.close();
+    }
   });
 });
