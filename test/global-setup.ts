@@ -10,7 +10,7 @@
  * bundle never looks newer than dist/; a missing bundle is rebuilt too.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { TestProject } from "vitest/node";
@@ -44,6 +44,10 @@ function warnAboutLeftTempFolders(before: Set<string>): void {
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const foldersBefore = tempFolders();
+  // Every `start` and `gateway` the tests run records itself for clients in $XDG_CONFIG_HOME (gateway-registry.ts):
+  // a folder of this run's own, never the user's ~/.config, and inherited by the test processes and their children.
+  const configHome = mkdtempSync(join(tmpdir(), `${TEMP_PREFIX}xdg-`));
+  process.env.XDG_CONFIG_HOME = configHome;
   let postgresUrl = process.env.TEST_DATABASE_URL;
   let stopPostgres = async (): Promise<void> => undefined;
   if (!postgresUrl) {
@@ -61,6 +65,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   }
   return async () => {
     await stopPostgres();
+    rmSync(configHome, { recursive: true, force: true });
     warnAboutLeftTempFolders(foldersBefore);
   };
 }

@@ -6,7 +6,7 @@ import { parseTarget } from "../record/targets.ts";
 import { EXAMPLE_TARGETS } from "../platforms/descriptors.ts";
 import type { Target } from "../record/record.ts";
 import { parseCommandArgs, UsageError } from "./args.ts";
-import { connectFromConfig, gatewayUrl } from "../client/from-config.ts";
+import { connectFromConfig, gatewayEndpoint } from "../client/from-config.ts";
 import { createAskProgress } from "./ask-progress.ts";
 import { parseEscalateFlags, parseLateAnswerSeconds, parseRemindFlags } from "./follow-up-flags.ts";
 import type { CliIO } from "./io.ts";
@@ -133,7 +133,7 @@ export async function runAsk(argv: string[], config: Config, io: CliIO): Promise
   if (problems.length > 0) throw new UsageError(problems.length === 1 ? problems[0]! : `the question is invalid: ${problems.join("; ")}`);
 
   const client = await connectFromConfig(config);
-  const progress = io.tty?.err ? createAskProgress({ client, gatewayUrl: config.GATEWAY_PUBLIC_URL ?? gatewayUrl(config), err: io.err }) : undefined;
+  const progress = io.tty?.err ? createAskProgress({ client, gatewayUrl: config.GATEWAY_PUBLIC_URL ?? gatewayEndpoint(config).url, err: io.err }) : undefined;
   const controller = new AbortController();
   const onSignal = () => controller.abort();
   process.once("SIGINT", onSignal);

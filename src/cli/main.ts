@@ -85,6 +85,26 @@ function printLine(text: string): void {
 }
 
 /**
+ * `--gateway NAME` (or `--gateway=NAME`) on any command: the recorded gateway it records itself as (`start`,
+ * `gateway`) or uses (every client), as GATEWAY_NAME. Taken out before the command reads its own flags.
+ */
+function takeGatewayFlag(argv: readonly string[]): { args: string[]; gateway?: string } {
+  const args: string[] = [];
+  let gateway: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === "--") {
+      args.push(...argv.slice(i));
+      break;
+    }
+    if (arg === "--gateway" && i + 1 < argv.length) gateway = argv[++i]!;
+    else if (arg.startsWith("--gateway=")) gateway = arg.slice("--gateway=".length);
+    else args.push(arg);
+  }
+  return gateway === undefined ? { args } : { args, gateway };
+}
+
+/**
  * Runs one CLI command; returns the exit code. Reports errors in one place. `env` may be a loader (the CLI entry
  * reads .env through it), called only when a command runs, so `--help` and `--version` skip it.
  */
@@ -119,8 +139,9 @@ export async function main(
   let config: Config | undefined;
   try {
     const command = await loadCommand(bots);
-    config = rest.includes("--help") || rest.includes("-h") ? loadConfig({}) : loadConfig(typeof env === "function" ? await env() : env);
-    return await command(rest, config, io);
+    const { args, gateway } = takeGatewayFlag(rest);
+    config = args.includes("--help") || args.includes("-h") ? loadConfig({}) : loadConfig({ ...(typeof env === "function" ? await env() : env), ...(gateway === undefined ? {} : { GATEWAY_NAME: gateway }) });
+    return await command(args, config, io);
   } catch (error) {
     const expected = expectedErrorLine(error, config);
     if (expected) io.err(expected);

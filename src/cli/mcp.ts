@@ -7,7 +7,7 @@ import type { Target } from "../record/record.ts";
 import { formatTarget, parseTarget } from "../record/targets.ts";
 import { EXAMPLE_TARGETS } from "../platforms/descriptors.ts";
 import { parseCommandArgs, UsageError } from "./args.ts";
-import { connectFromConfig, gatewayToken, gatewayUrl } from "../client/from-config.ts";
+import { connectFromConfig, gatewayToken, gatewayEndpoint } from "../client/from-config.ts";
 import { DEFAULT_TASK_POLL_INTERVAL_MS } from "./mcp/ask-task.ts";
 import { DEFAULT_PROGRESS_INTERVAL_MS } from "./mcp/progress.ts";
 import { createMcpServer } from "./mcp/server.ts";
@@ -140,7 +140,7 @@ export async function runMcp(
   try {
     await server.connect(new StdioServerTransport(stdin, stdout));
     const where = targets ? targets.map(formatTarget).join(", ") : "the gateway's default targets";
-    log(`ready (session ${sessionKey}; ${await gatewayCheck(gatewayUrl(config))}; asking ${where})`);
+    log(`ready (session ${sessionKey}; ${await gatewayCheck(gatewayEndpoint(config).url)}; asking ${where})`);
     await closed;
     log("client disconnected; cancelling any pending question");
     taskStore.abortAll();

@@ -13,6 +13,8 @@ import { hashToken, newScopedToken } from "../gateway/credentials/principal.ts";
 import type { CredentialStore } from "../gateway/credentials/store.ts";
 import type { CliIO } from "./io.ts";
 import { selfCommand, shellQuote } from "./self-command.ts";
+import { DEFAULT_GATEWAY_NAME, recordGateway } from "../runtime/gateway-registry.ts";
+import { TOKEN_FILE_NAME } from "../runtime/token-file.ts";
 
 type IO = CliIO;
 
@@ -118,12 +120,33 @@ function firstQuestionHint(config: Config, gatewayUrl: string, say: ReturnType<t
   say(`Ask a first question from another terminal${where}:\n  ${command}`, { command });
 }
 
+/**
+ * Records this gateway for the clients of this user (gateway-registry.ts): its URL, and the generated token's file
+ * when the token is that file's. A failure to write it is a warning: the gateway runs all the same.
+ */
+function recordForClients(gateway: Pick<RunningGateway, "url">, config: Config, logger: Pick<Logger, "debug" | "warn">): void {
+  const name = config.GATEWAY_NAME ?? DEFAULT_GATEWAY_NAME;
+  try {
+    const path = recordGateway(name, {
+      url: config.GATEWAY_URL?.replace(/\/+$/u, "") ?? gateway.url,
+      ...(config.GATEWAY_TOKEN ? {} : { tokenFile: resolve(config.DATA_DIR, TOKEN_FILE_NAME) }),
+      cwd: process.cwd(),
+      pid: process.pid,
+      startedAtMs: Date.now(),
+    });
+    logger.debug({ registry: path, name }, `recorded as gateway "${name}" for clients in any folder`);
+  } catch (error) {
+    logger.warn({ err: (error as Error).message }, "could not record this gateway for clients in other folders; they need GATEWAY_URL and GATEWAY_TOKEN or DATA_DIR");
+  }
+}
+
 export async function runGateway(argv: string[], config: Config, io: IO): Promise<number> {
   const { values } = parseCommandArgs(argv, {});
   if (values.help) return io.out(GATEWAY_HELP), 0;
   const logger = createLogger("gateway", { level: config.LOG_LEVEL, secrets: deploymentSecrets(config) });
   const gateway = await startGateway(config, { webApp: controlUi(config), answerPage: createAnswerPage, logger });
   banner(gateway, config, io, logger);
+  recordForClients(gateway, config, logger);
   const signal = await untilSignal();
   exitWithin(0);
   logger.info({ signal }, "shutting down");
@@ -137,6 +160,7 @@ export async function runStart(argv: string[], config: Config, io: IO): Promise<
   const logger = createLogger("gateway", { level: config.LOG_LEVEL, secrets: deploymentSecrets(config) });
   const gateway = await startGateway(config, { webApp: controlUi(config), answerPage: createAnswerPage, logger });
   banner(gateway, config, io, logger);
+  recordForClients(gateway, config, logger);
   const say = bannerWriter(io, logger);
   const children: Array<ReturnType<typeof superviseChild>> = [];
   const botNames = BOT_NAMES.filter((name) => {

@@ -86,6 +86,15 @@ export const configSchema = z.object({
   GATEWAY_MAX_CONNECTIONS: z.coerce.number().int().min(1).max(1_000_000).default(1_000),
   GATEWAY_MAX_CONNECTIONS_PER_CREDENTIAL: z.coerce.number().int().min(1).max(1_000_000).default(100),
   GATEWAY_URL: url,
+  /**
+   * Which recorded gateway (`$XDG_CONFIG_HOME/ask-user-bridge/gateway.json`) `start`/`gateway` record themselves as,
+   * and clients use when nothing else says where the gateway is; `--gateway NAME` on any command sets it.
+   */
+  GATEWAY_NAME: z
+    .string()
+    .trim()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/u, "must be a name of letters, digits, `.`, `_` or `-` (at most 64)")
+    .optional(),
   /** The address people open the Control UI at when it is not localhost (a proxy, a LAN name); its host is accepted besides localhost. */
   GATEWAY_PUBLIC_URL: z
     .string()

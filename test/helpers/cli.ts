@@ -29,7 +29,8 @@ export function spawnCli(args: string[], env: Record<string, string> = {}, { inp
   cwdDirs.push(cwd);
   const child = spawn(process.execPath, [BIN, ...args], {
     cwd,
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env },
+    // XDG_CONFIG_HOME: this run's own (test/global-setup.ts), where a `start` records itself for clients.
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...(process.env.XDG_CONFIG_HOME ? { XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME } : {}), ...env },
     stdio: ["pipe", "pipe", "pipe"],
   });
   children.add(child);
