@@ -184,7 +184,8 @@ describe("installed in a fresh project", () => {
     expect(command).toMatch(/node_modules\/(\.bin\/ask-user-bridge|ask-user-bridge\/dist\/bin\/ask-user-bridge\.js) hook claude-code --to telegram:123456789$/);
     expect(command).not.toContain("npx");
     // The pasted command, run by a shell as Claude Code runs it: an event it does not handle prints nothing; a
-    // question with no gateway to ask prints nothing either (Claude Code then asks in its terminal), and says why.
+    // question with no gateway to ask decides nothing (Claude Code then asks in its terminal), and says why where the
+    // person sees it (a systemMessage) and on stderr.
     const hook = (event: object) =>
       new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
         const child = execFile("/bin/sh", ["-c", command], { cwd: dir, env: cleanEnv({ GATEWAY_URL: "http://127.0.0.1:9", GATEWAY_TOKEN: "t".repeat(32) }) }, (error, stdout, stderr) =>
@@ -194,7 +195,8 @@ describe("installed in a fresh project", () => {
       });
     expect(await hook({ hook_event_name: "Stop", session_id: "s" })).toEqual({ code: 0, stdout: "", stderr: "" });
     const unreachable = await hook({ hook_event_name: "PreToolUse", tool_name: "AskUserQuestion", tool_input: { questions: [] }, session_id: "s" });
-    expect(unreachable).toMatchObject({ code: 0, stdout: "" });
+    expect(unreachable.code).toBe(0);
+    expect(JSON.parse(unreachable.stdout)).toEqual({ systemMessage: expect.stringMatching(/^ask-user-bridge could not (reach its gateway|ask this on your phone) \(.*cannot reach the gateway.*Claude Code asks here instead\.$/u) });
     expect(unreachable.stderr).toMatch(/cannot reach the gateway/);
 
     const entries = await nodeIn(`

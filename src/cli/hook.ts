@@ -1,4 +1,5 @@
-import { readFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 import { z } from "zod";
 import type { Config } from "../runtime/config.ts";
 import { connectFromConfig } from "../client/from-config.ts";
@@ -11,6 +12,8 @@ import { shellQuote } from "./self-command.ts";
 
 export const HOOK_HELP = `Usage: ask-user-bridge hook claude-code [--to TARGET]... [--timeout SECONDS]
        ask-user-bridge hook claude-code --print-settings [--to TARGET]... [--timeout SECONDS]
+       ask-user-bridge hook claude-code --install [--project DIR] [--to TARGET]... [--timeout SECONDS]
+       ask-user-bridge hook claude-code --test [--to TARGET]... [--timeout SECONDS]
 
 A Claude Code command hook: Claude Code's own questions (AskUserQuestion) and permission prompts are asked of the
 person through the gateway, wherever the targets say, and their answer goes back to Claude Code.
@@ -23,13 +26,19 @@ It reads the hook event JSON on stdin and prints the hook output JSON on stdout:
                                    words: deny (the words reach the model). A request over 256 KiB is left to
                                    Claude Code's own prompt
 PreToolUse for another tool (a matcher you add yourself, e.g. "Bash") asks it as an approval, like
-PermissionRequest but with no grants to offer. Any other event prints nothing. When the gateway cannot be reached it prints nothing (Claude Code then asks
-in the terminal as usual) and says why on stderr. Connects like the other commands (GATEWAY_URL, GATEWAY_TOKEN,
-DATA_DIR, from the environment or .env).
+PermissionRequest but with no grants to offer. Any other event prints nothing. When the gateway cannot be reached
+it decides nothing (Claude Code then asks in the terminal as usual) and says why where the person sees it (Claude
+Code's systemMessage) and on stderr. Connects like the other commands (GATEWAY_URL, GATEWAY_TOKEN, DATA_DIR from
+the environment or .env; else the gateway this user started last, from any folder, or the one --gateway NAME
+names).
 
   --to TARGET        where to ask; repeatable (default: ASK_DEFAULT_TARGETS)
   --timeout SECONDS  how long the person has for each question (default 900, clamped to 30-3600)
-  --print-settings   print the .claude/settings.json block to paste (hook timeouts longer than the question's)`;
+  --print-settings   print the .claude/settings.json block to paste (hook timeouts longer than the question's)
+  --install          merge that block into DIR/.claude/settings.json (--project DIR; default: this folder): keeps
+                     what is there, replaces an earlier ask-user-bridge hook, backs the file up first
+  --test             ask a sample permission request (a harmless Bash command) through the gateway, wait for the
+                     answer and print the decision Claude Code would get: the whole path, without a model`;
 
 /** The hook event fields we read; Claude Code sends more (session_id, cwd, transcript_path …). */
 const hookEventSchema = z.looseObject({
@@ -72,7 +81,7 @@ function hookOutput(event: "PreToolUse" | "PermissionRequest", decision: ClaudeD
 export async function runHook(argv: string[], config: Config, io: CliIO): Promise<number> {
   const { values, positionals } = parseCommandArgs(
     argv,
-    { to: { type: "string", multiple: true }, timeout: { type: "string" }, "print-settings": { type: "boolean" } },
+    { to: { type: "string", multiple: true }, timeout: { type: "string" }, "print-settings": { type: "boolean" }, install: { type: "boolean" }, project: { type: "string" }, test: { type: "boolean" } },
     true,
   );
   if (values.help) {
@@ -87,11 +96,19 @@ export async function runHook(argv: string[], config: Config, io: CliIO): Promis
   });
   const timeoutSeconds = values.timeout === undefined ? undefined : Number(values.timeout);
   if (timeoutSeconds !== undefined && !(Number.isInteger(timeoutSeconds) && timeoutSeconds > 0)) throw new UsageError(`--timeout: "${values.timeout}" is not a whole number of seconds`);
+  const flags = [...(values.to ?? []).flatMap((t) => ["--to", t]), ...(values.timeout ? ["--timeout", values.timeout] : []), ...(config.GATEWAY_NAME ? ["--gateway", config.GATEWAY_NAME] : [])];
+  const settings = () => claudeSettings(flags, Math.min(timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS, 3600));
+  if (values.project !== undefined && !values.install) throw new UsageError("--project goes with --install");
   if (values["print-settings"]) {
-    const flags = [...(values.to ?? []).flatMap((t) => ["--to", t]), ...(values.timeout ? ["--timeout", values.timeout] : [])];
-    io.out(JSON.stringify(claudeSettings(flags, Math.min(timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS, 3600)), null, 2));
+    io.out(JSON.stringify(settings(), null, 2));
     return 0;
   }
+  if (values.install) {
+    const { file, backup, changed } = installClaudeSettings(resolve(values.project ?? "."), settings());
+    io.out(changed ? `Installed the ask-user-bridge hooks in ${file}${backup ? ` (the previous file is in ${backup})` : ""}.` : `${file} already has these hooks; nothing changed.`);
+    return 0;
+  }
+  if (values.test) return testHook(config, io, { targets, timeoutSeconds: timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS });
 
   let event;
   try {
@@ -108,7 +125,10 @@ export async function runHook(argv: string[], config: Config, io: CliIO): Promis
   try {
     client = await connectFromConfig(config);
   } catch (error) {
-    io.err(`hook claude-code: cannot reach the gateway (${(error as Error).message}); Claude Code asks in the terminal instead`);
+    // Never silence: Claude Code shows a systemMessage to the person, and still asks in its own prompt.
+    const why = `ask-user-bridge could not reach its gateway (${(error as Error).message}), so this was not sent to your phone; Claude Code asks here instead.`;
+    io.out(JSON.stringify({ systemMessage: why }));
+    io.err(`hook claude-code: ${why}`);
     return 0;
   }
   try {
@@ -128,8 +148,67 @@ export async function runHook(argv: string[], config: Config, io: CliIO): Promis
     if (decision) io.out(JSON.stringify(hookOutput(name, decision)));
     return 0;
   } catch (error) {
-    io.err(`hook claude-code: the question could not be asked (${(error as Error).message}); Claude Code asks in the terminal instead`);
+    const why = `ask-user-bridge could not ask this on your phone (${(error as Error).message}); Claude Code asks here instead.`;
+    io.out(JSON.stringify({ systemMessage: why }));
+    io.err(`hook claude-code: ${why}`);
     return 0;
+  } finally {
+    client.close();
+  }
+}
+
+/** Our hooks' commands, known by the subcommand they run (an earlier install's, whatever its path or flags). */
+const OURS = /\bhook claude-code\b/u;
+
+type HookEntry = { matcher?: string; hooks?: Array<{ command?: string }> };
+
+/**
+ * Merges the hooks block into `<dir>/.claude/settings.json`: every other setting and hook is kept, an earlier
+ * ask-user-bridge hook is replaced (so a second install changes nothing), and an existing file is copied to
+ * `settings.json.bak` before it is rewritten.
+ */
+export function installClaudeSettings(dir: string, block: object): { file: string; backup?: string; changed: boolean } {
+  const file = join(dir, ".claude", "settings.json");
+  const before = existsSync(file) ? readFileSync(file, "utf8") : undefined;
+  let current: Record<string, unknown> = {};
+  if (before !== undefined && before.trim() !== "") {
+    try {
+      const parsed: unknown = JSON.parse(before);
+      if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw new Error("it is not a JSON object");
+      current = parsed as Record<string, unknown>;
+    } catch (error) {
+      throw new UsageError(`${file} cannot be read as JSON (${(error as Error).message}); fix it, or paste the block from --print-settings yourself`);
+    }
+  }
+  const hooks = { ...((current.hooks as Record<string, HookEntry[]> | undefined) ?? {}) };
+  for (const [event, entries] of Object.entries((block as { hooks: Record<string, HookEntry[]> }).hooks)) {
+    const kept = (Array.isArray(hooks[event]) ? hooks[event]! : []).flatMap((entry) => {
+      const others = (entry.hooks ?? []).filter((hook) => !OURS.test(hook.command ?? ""));
+      return others.length > 0 ? [{ ...entry, hooks: others }] : entry.hooks?.length ? [] : [entry];
+    });
+    hooks[event] = [...kept, ...entries];
+  }
+  const next = `${JSON.stringify({ ...current, hooks }, null, 2)}\n`;
+  if (next === before) return { file, changed: false };
+  mkdirSync(dirname(file), { recursive: true });
+  let backup: string | undefined;
+  if (before !== undefined) {
+    backup = `${file}.bak`;
+    copyFileSync(file, backup);
+  }
+  writeFileSync(file, next);
+  return { file, ...(backup ? { backup } : {}), changed: true };
+}
+
+/** `--test`: a sample permission request, asked as the hook asks it; the decision Claude Code would get, printed. */
+async function testHook(config: Config, io: CliIO, options: { targets: Target[]; timeoutSeconds: number }): Promise<number> {
+  const client = await connectFromConfig(config);
+  try {
+    const asker = createClaudeCodeAsker({ client, ...(options.targets.length ? { targets: options.targets } : {}), timeoutSeconds: options.timeoutSeconds });
+    io.err("hook claude-code --test: asked a sample permission request (Bash: echo hello from ask-user-bridge); answer it where your targets are");
+    const decision = (await asker.approve("Bash", { command: "echo hello from ask-user-bridge", description: "A test of the ask-user-bridge hook" }, { cwd: process.cwd() }))!;
+    io.out(JSON.stringify(hookOutput("PermissionRequest", decision)));
+    return decision.behavior === "allow" ? 0 : 3;
   } finally {
     client.close();
   }
