@@ -110,9 +110,9 @@ describe("Codex approvals through the gateway", () => {
   it("README: a file change the person allows for the session is written, and Codex reports it", async () => {
     const url = gateway.url;
     const token = TOKEN;
-    let allowedIn: string | undefined;
+    let allowedIn: QuestionRecord | undefined;
     const off = person.on("question.requested", (record) => {
-      allowedIn = record.questions[0]!.question;
+      allowedIn = record;
       void person.resolve({ id: record.id, answers: { approval: ["Allow for this session"] }, by: { surface: "web", via: "web" } });
     });
 
@@ -132,18 +132,22 @@ describe("Codex approvals through the gateway", () => {
     appServer.close();
     codex.kill();
     client.close();
-    expect(allowedIn).toBe(`Allow Codex to change a file: "add ${join(projectDir, "CHANGELOG.md")}"?`);
+    expect(allowedIn?.questions[0]!.question).toBe("Allow Codex to change a file?");
+    // The file and its content, as Codex's item/started announced them: the person saw what they allowed.
+    expect(allowedIn?.approval?.changes).toEqual([{ path: join(projectDir, "CHANGELOG.md"), kind: "add", diff: expect.any(String) }]);
+    expect(allowedIn!.approval!.changes![0]!.diff).not.toBe("(Codex sent no diff for this file)");
     expect(existsSync(join(projectDir, "CHANGELOG.md"))).toBe(true);
     expect(await model.outputOf(model.calls.at(-1)!.callId)).toContain("Success. Updated the following files");
     const [record] = await person.list({ runId: thread.id });
-    expect(labels(record)).toEqual(["Allow", "Allow for this session", "Deny"]);
+    expect(labels(record)).toEqual(["Allow", "Deny", "Allow for this session"]);
     expect(record).toMatchObject({ status: "answered", answers: { approval: ["Allow for this session"] } });
   });
 
   it("a command the person allows runs, named in full in the question", async () => {
     const marker = join(projectDir, "allowed");
     const { asked, output } = await runTurn(command(`touch ${marker}`), [{ approval: ["Allow"] }]);
-    expect(asked[0]!.questions[0]!.question).toBe(`Allow Codex to run a command in ${projectDir}: "/bin/bash -lc 'touch ${marker}'"?`);
+    expect(asked[0]!.questions[0]!.question).toBe(`Allow Codex to run a command in ${projectDir}?`);
+    expect(asked[0]!.approval).toMatchObject({ agent: "Codex", tool: "command", input: { command: `/bin/bash -lc 'touch ${marker}'` }, cwd: projectDir });
     // Codex 0.171 offers no acceptForSession for an escalated command, so neither does the question.
     expect(labels(asked[0])).toEqual(["Allow", "Deny"]);
     expect(output).toContain("Process exited with code 0");
