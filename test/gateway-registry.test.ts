@@ -8,6 +8,7 @@ import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { registryPath } from "../src/runtime/gateway-registry.ts";
+import { main } from "../src/cli/main.ts";
 import { cleanup, freePort, rpcOk, spawnCli, tempDir, TOKEN, waitForOutput, type CliRun } from "./helpers/gateway.ts";
 
 afterAll(cleanup);
@@ -101,6 +102,38 @@ describe("clients find the gateway from any folder", { timeout: 120_000 }, () =>
       expect(other.stderr).toMatch(/the recorded gateway is at http:\/\/127\.0\.0\.1:\d+, not GATEWAY_URL/u);
     } finally {
       await stop(run);
+    }
+  });
+});
+
+describe("ui-link prints the admin sign-in link again", () => {
+  async function run(argv: string[], env: Record<string, string>, tty: boolean) {
+    let stdout = "";
+    let stderr = "";
+    const code = await main(argv, env, { out: (t) => void (stdout += `${t}\n`), err: (t) => void (stderr += `${t}\n`), tty: { out: tty, err: tty } });
+    return { code, stdout, stderr };
+  }
+
+  it("to a terminal; elsewhere only with --force, since it holds the admin token", async () => {
+    const env = { GATEWAY_URL: "http://127.0.0.1:8787", GATEWAY_TOKEN: TOKEN };
+    expect(await run(["ui-link"], env, true)).toEqual({ code: 0, stdout: `http://127.0.0.1:8787/#token=${TOKEN}\n`, stderr: "" });
+    const piped = await run(["ui-link"], env, false);
+    expect(piped.code).toBe(1);
+    expect(piped.stdout).toBe("");
+    expect(piped.stderr).toMatch(/stdout is not a terminal: the link holds the admin token/u);
+    expect((await run(["ui-link", "--force"], { ...env, GATEWAY_PUBLIC_URL: "https://aub.example.com" }, false)).stdout).toBe(`https://aub.example.com/#token=${TOKEN}\n`);
+  });
+
+  it("of the gateway this user started, from any folder", { timeout: 60_000 }, async () => {
+    const xdg = tempDir("aub-reg-xdg-");
+    const { run: gateway, url } = await startGatewayProcess(xdg);
+    try {
+      const token = readFileSync(registry({ XDG_CONFIG_HOME: xdg }).gateways.default.tokenFile, "utf8").trim();
+      const printed = await spawnCli(["ui-link", "--force"], { XDG_CONFIG_HOME: xdg }).exited;
+      expect(printed.code, printed.stderr).toBe(0);
+      expect(printed.stdout.trim()).toBe(`${url}/#token=${token}`);
+    } finally {
+      await stop(gateway);
     }
   });
 });

@@ -23,6 +23,7 @@ Commands:
   hook claude-code           a Claude Code hook: its questions and permission prompts, asked through the gateway
   migrate                    bring the store's schema up to date (PostgreSQL at DATABASE_URL, else SQLite)
   token create|list|revoke   scoped credentials for agents and bots
+  ui-link                    print the Control UI's admin sign-in link again (to a terminal)
   --version                  print the version
 
 Run "ask-user-bridge <command> --help" for a command's options. Configuration comes from .env
@@ -44,6 +45,7 @@ const COMMANDS: Record<string, (bots: BotLoaders) => Promise<Command>> = {
   hook: async () => (await import("./hook.ts")).runHook,
   migrate: async () => (await import("./migrate.ts")).runMigrate,
   token: async () => (await import("./token.ts")).runToken,
+  "ui-link": async () => (await import("./ui-link.ts")).runUiLink,
   bot: async (bots) => (await import("./bot.ts")).createBotCommand(bots),
 };
 
