@@ -1,20 +1,22 @@
 /**
- * The README's framework snippets are the code the framework tests run: each test marks the block it shares with
- * the README (`// README: "<heading>"` … `// end README`), and this suite checks the two stay the same, statement
- * by statement. Only the gateway's address and token differ (the test's own gateway).
+ * The documentation's framework snippets are the code the framework tests run: each test marks the block it shares
+ * with the docs (`// README: "<heading>"` … `// end README`), and this suite checks the two stay the same, statement
+ * by statement. Only the gateway's address and token differ (the test's own gateway). The snippets moved from the
+ * README into docs/ (issue 36 §4); each is the first ts block under its heading in the page named below.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 
 const ROOT = join(import.meta.dirname, "..");
-const README = readFileSync(join(ROOT, "README.md"), "utf8");
 
-/** The statements of the first ts code block under `### heading`, without its imports. */
-function readmeSnippet(heading: string): string[] {
-  const section = README.split(`\n### ${heading}\n`)[1];
+/** The statements of the first ts code block under the heading `heading` (any level) of `page`, without its imports. */
+function docSnippet(page: string, heading: string): string[] {
+  const text = readFileSync(join(ROOT, page), "utf8");
+  const escaped = heading.replace(/[.*+?^$()|[\]\\{}]/g, "\\$&");
+  const section = text.split(new RegExp(`\\n#{1,6} ${escaped}\\n`))[1];
   const block = section?.match(/```ts\n([\s\S]*?)```/)?.[1];
-  if (!block) throw new Error(`README has no ts block under "### ${heading}"`);
+  if (!block) throw new Error(`${page} has no ts block under the heading "${heading}"`);
   return block
     .split("\n")
     .map((line) => line.trim())
@@ -33,14 +35,14 @@ function testBlock(file: string, heading: string): string[] {
     .filter(Boolean);
 }
 
-describe("README framework snippets", () => {
+describe("documentation framework snippets", () => {
   it.each([
-    ["Vercel AI SDK", "frameworks-ai.test.ts"],
-    ["LangChain.js", "frameworks-langchain.test.ts"],
-    ["OpenAI Agents SDK", "frameworks-openai-agents.test.ts"],
-    ["Codex", "codex-app-server.test.ts"],
-    ["Verifying the signature", "webhooks.test.ts"],
-  ])("%s is the code %s runs", (heading, file) => {
-    expect(readmeSnippet(heading)).toEqual(testBlock(file, heading));
+    ["Vercel AI SDK", "docs/sdk.md", "frameworks-ai.test.ts"],
+    ["LangChain.js", "docs/sdk.md", "frameworks-langchain.test.ts"],
+    ["OpenAI Agents SDK", "docs/sdk.md", "frameworks-openai-agents.test.ts"],
+    ["Codex", "docs/coding-agents.md", "codex-app-server.test.ts"],
+    ["Verifying the signature", "docs/webhooks.md", "webhooks.test.ts"],
+  ])("%s in %s is the code %s runs", (heading, page, file) => {
+    expect(docSnippet(page, heading)).toEqual(testBlock(file, heading));
   });
 });
