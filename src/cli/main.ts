@@ -24,6 +24,7 @@ Commands:
   migrate                    bring the store's schema up to date (PostgreSQL at DATABASE_URL, else SQLite)
   token create|list|revoke   scoped credentials for agents and bots
   ui-link                    print the Control UI's admin sign-in link again (to a terminal)
+  doctor                     check the set-up: gateway, store, bots, their credentials, links; what to fix
   --version                  print the version
 
 Run "ask-user-bridge <command> --help" for a command's options. Configuration comes from .env
@@ -46,6 +47,7 @@ const COMMANDS: Record<string, (bots: BotLoaders) => Promise<Command>> = {
   migrate: async () => (await import("./migrate.ts")).runMigrate,
   token: async () => (await import("./token.ts")).runToken,
   "ui-link": async () => (await import("./ui-link.ts")).runUiLink,
+  doctor: async () => (await import("./doctor.ts")).runDoctor,
   bot: async (bots) => (await import("./bot.ts")).createBotCommand(bots),
 };
 

@@ -1,6 +1,6 @@
 /** Discord, as the shared core knows it (the bot, on discord.js, is bots/discord). */
 import type { EnvKit } from "../kit/env.ts";
-import { definePlatform } from "../kit/descriptor.ts";
+import { definePlatform, field } from "../kit/descriptor.ts";
 import { discordSurface } from "./surface.ts";
 import { toDiscordContent } from "./escaping.ts";
 
@@ -43,5 +43,14 @@ export const discord = definePlatform({
       },
     ],
   },
+  // The bot user, as its token sees itself (discord.js adds /v10 to DISCORD_API_URL the same way).
+  credentialCheck: (env) =>
+    typeof env.DISCORD_BOT_TOKEN === "string" && env.DISCORD_BOT_TOKEN
+      ? {
+          url: `${String(env.DISCORD_API_URL ?? "https://discord.com/api").replace(/\/+$/u, "")}/v10/users/@me`,
+          headers: { authorization: `Bot ${env.DISCORD_BOT_TOKEN}` },
+          read: (status, body) => (status === 200 && field(body, "username") ? { who: field(body, "username")! } : { why: field(body, "message") ?? `HTTP ${status}` }),
+        }
+      : undefined,
   sdks: ["discord.js", "@discordjs/"],
 });

@@ -105,6 +105,29 @@ export interface PlatformDescriptor<
   answerLinks?: boolean;
   /** The SDK packages its bot uses: src/ may import none of them (test/boundary.test.ts). */
   sdks: readonly string[];
+  /**
+   * How `doctor` checks the credentials against the platform's API, with one plain HTTP call (no SDK): the request
+   * for this configuration (undefined when its variables are incomplete), and what the answer says (the bot's name,
+   * or why not). Absent: doctor says it cannot check this platform's credentials.
+   */
+  credentialCheck?: (env: Readonly<Record<string, unknown>>) => CredentialCheckRequest | undefined;
+}
+
+/** One call that proves a platform's credentials, and how to read its answer. */
+export interface CredentialCheckRequest {
+  url: string;
+  method?: "GET" | "POST";
+  headers?: Record<string, string>;
+  body?: string;
+  /** The answer read: `{ who }` (the bot as the platform names it) when the credentials work, else `{ why }`. */
+  read(status: number, body: unknown): { who: string } | { why: string };
+}
+
+/** The field `path` of a JSON answer as text, if it is one. */
+export function field(body: unknown, ...path: string[]): string | undefined {
+  let value: unknown = body;
+  for (const key of path) value = typeof value === "object" && value !== null ? (value as Record<string, unknown>)[key] : undefined;
+  return typeof value === "string" || typeof value === "number" ? String(value) : undefined;
 }
 
 /** Types a descriptor, keeping its literal name, its variables and which of them are its secrets and its token. */

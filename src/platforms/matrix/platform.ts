@@ -1,6 +1,6 @@
 /** Matrix, as the shared core knows it (the bot, on matrix-js-sdk, is bots/matrix). */
 import type { EnvKit } from "../kit/env.ts";
-import { definePlatform } from "../kit/descriptor.ts";
+import { definePlatform, field } from "../kit/descriptor.ts";
 import { matrixSurface } from "./surface.ts";
 import { toMatrixText } from "./escaping.ts";
 
@@ -67,5 +67,14 @@ export const matrix = definePlatform({
     ],
   },
   targetIds: { chat: `(?:${ROOM_ID}|${USER_ID})`, user: USER_ID },
+  // whoami: the user the access token belongs to.
+  credentialCheck: (env) =>
+    typeof env.MATRIX_ACCESS_TOKEN === "string" && env.MATRIX_ACCESS_TOKEN && typeof env.MATRIX_HOMESERVER_URL === "string"
+      ? {
+          url: `${env.MATRIX_HOMESERVER_URL.replace(/\/+$/u, "")}/_matrix/client/v3/account/whoami`,
+          headers: { authorization: `Bearer ${env.MATRIX_ACCESS_TOKEN}` },
+          read: (status, body) => (status === 200 && field(body, "user_id") ? { who: field(body, "user_id")! } : { why: field(body, "error") ?? `HTTP ${status}` }),
+        }
+      : undefined,
   sdks: ["matrix-js-sdk", "@matrix-org/", "matrix-events-sdk", "matrix-widget-api"],
 });

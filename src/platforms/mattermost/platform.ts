@@ -1,6 +1,6 @@
 /** Mattermost, as the shared core knows it (the bot, on @mattermost/client, is bots/mattermost). */
 import type { EnvKit } from "../kit/env.ts";
-import { definePlatform } from "../kit/descriptor.ts";
+import { definePlatform, field } from "../kit/descriptor.ts";
 import { mattermostSurface } from "./surface.ts";
 import { toMattermostText } from "./escaping.ts";
 
@@ -42,5 +42,14 @@ export const mattermost = definePlatform({
     known: [],
     split: [],
   },
+  // The bot account the token belongs to.
+  credentialCheck: (env) =>
+    typeof env.MATTERMOST_BOT_TOKEN === "string" && env.MATTERMOST_BOT_TOKEN && typeof env.MATTERMOST_URL === "string"
+      ? {
+          url: `${env.MATTERMOST_URL.replace(/\/+$/u, "")}/api/v4/users/me`,
+          headers: { authorization: `Bearer ${env.MATTERMOST_BOT_TOKEN}` },
+          read: (status, body) => (status === 200 && field(body, "username") ? { who: `@${field(body, "username")}` } : { why: field(body, "message") ?? `HTTP ${status}` }),
+        }
+      : undefined,
   sdks: ["@mattermost/client", "@mattermost/types"],
 });

@@ -1,6 +1,6 @@
 /** Slack, as the shared core knows it (the bot, on Bolt, is bots/slack). */
 import type { EnvKit } from "../kit/env.ts";
-import { definePlatform } from "../kit/descriptor.ts";
+import { definePlatform, field } from "../kit/descriptor.ts";
 import { slackSurface } from "./surface.ts";
 import { toSlackText } from "./escaping.ts";
 
@@ -45,5 +45,17 @@ export const slack = definePlatform({
       { before: "[A-Za-z0-9]", body: "hooks\\.slack\\.com\\/(?:services|workflows|triggers)\\/T[A-Z0-9]{6,32}\\/[A-Za-z0-9]{6,32}\\/[A-Za-z0-9]{6}", accept: "always" },
     ],
   },
+  // auth.test: the bot user and its workspace, if the token is one.
+  credentialCheck: (env) =>
+    typeof env.SLACK_BOT_TOKEN === "string" && env.SLACK_BOT_TOKEN
+      ? {
+          url: `${String(env.SLACK_API_URL ?? "https://slack.com/api").replace(/\/+$/u, "")}/auth.test`,
+          method: "POST",
+          headers: { authorization: `Bearer ${env.SLACK_BOT_TOKEN}`, "content-type": "application/x-www-form-urlencoded" },
+          body: "",
+          read: (status, body) =>
+            status === 200 && (body as { ok?: unknown } | null)?.ok === true ? { who: `${field(body, "user") ?? "?"} in ${field(body, "team") ?? "?"}` } : { why: field(body, "error") ?? `HTTP ${status}` },
+        }
+      : undefined,
   sdks: ["@slack/bolt", "@slack/web-api", "@slack/socket-mode"],
 });

@@ -1,6 +1,6 @@
 /** Telegram, as the shared core knows it (the bot, on grammY, is bots/telegram). */
 import type { EnvKit } from "../kit/env.ts";
-import { definePlatform } from "../kit/descriptor.ts";
+import { definePlatform, field } from "../kit/descriptor.ts";
 import { telegramSurface } from "./surface.ts";
 import { toTelegramText } from "./escaping.ts";
 
@@ -39,5 +39,20 @@ export const telegram = definePlatform({
     // Split: the secret part always starts with AA, so "12:30" followed by words never matches.
     split: [{ before: "[A-Za-z0-9_-]", body: "[0-9]{5,12}:AA[A-Za-z0-9_-]{33}", accept: "random" }],
   },
+  // getMe: the bot, if the token is one.
+  credentialCheck: (env) =>
+    typeof env.TELEGRAM_BOT_TOKEN === "string" && env.TELEGRAM_BOT_TOKEN
+      ? {
+          url: `${String(env.TELEGRAM_API_ROOT ?? "https://api.telegram.org").replace(/\/+$/u, "")}/bot${env.TELEGRAM_BOT_TOKEN}/getMe`,
+          // As grammY calls it: POST with a JSON body (the Bot API takes GET too).
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: "{}",
+          read: (status, body) => {
+            const name = field(body, "result", "username");
+            return status === 200 && name ? { who: `@${name}` } : { why: field(body, "description") ?? `HTTP ${status}` };
+          },
+        }
+      : undefined,
   sdks: ["grammy", "@grammyjs/"],
 });
