@@ -68,6 +68,10 @@ describe("the packed tarball", () => {
     expect(packedFiles).toContain("dist/src/index.js.map");
     expect(packedFiles).toContain("dist/src/web/static/index.html");
     expect(packedFiles).toContain(".env.example");
+    // The README's links and picture lead into docs/: they work in the package too.
+    expect(packedFiles).toContain("docs/coding-agents.md");
+    expect(packedFiles).toContain("docs/platforms/telegram.md");
+    expect(packedFiles).toContain("docs/control-ui-phone.png");
     const sources = packedFiles.filter((f) => /\.(ts|mts|cts)$/.test(f) && !/\.d\.ts$/.test(f));
     expect(sources).toEqual([]);
     expect(packedFiles.filter((f) => /^(test|bench|src|bots|bin|scripts)\//.test(f))).toEqual([]);

@@ -8,7 +8,7 @@ import type { Target } from "../record/record.ts";
 import { parseTarget } from "../record/targets.ts";
 import { parseCommandArgs, UsageError } from "./args.ts";
 import type { CliIO } from "./io.ts";
-import { shellQuote } from "./self-command.ts";
+import { selfEntry, shellQuote } from "./self-command.ts";
 
 export const HOOK_HELP = `Usage: ask-user-bridge hook claude-code [--to TARGET]... [--timeout SECONDS]
        ask-user-bridge hook claude-code --print-settings [--to TARGET]... [--timeout SECONDS]
@@ -58,7 +58,7 @@ const HOOK_TIMEOUT_MARGIN_SECONDS = 60;
 
 /** The settings.json block: both hooks, each running this same binary with these flags. */
 export function claudeSettings(args: string[], timeoutSeconds: number): object {
-  const command = [process.execPath, process.argv[1] ?? "ask-user-bridge", "hook", "claude-code", ...args].map(shellQuote).join(" ");
+  const command = [process.execPath, process.argv[1] ? selfEntry(process.argv[1]) : "ask-user-bridge", "hook", "claude-code", ...args].map(shellQuote).join(" ");
   const hook = { type: "command", command, timeout: timeoutSeconds + HOOK_TIMEOUT_MARGIN_SECONDS };
   return {
     hooks: {
