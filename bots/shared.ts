@@ -2,7 +2,7 @@ import { createBridge, type Bridge, type BridgeOptions, type SurfaceAdapter } fr
 import { connectGateway, type GatewayClient } from "../src/client/index.ts";
 import type { Config } from "../src/runtime/config.ts";
 import type { BotStopError } from "../src/kernel/errors.ts";
-import { gatewayToken, gatewayUrl } from "../src/client/from-config.ts";
+import { gatewayEndpoint } from "../src/client/from-config.ts";
 
 export type Log = (message: string, error?: unknown) => void;
 
@@ -18,7 +18,7 @@ export function createLog(name: string): Log {
 
 /** Bots keep running while the gateway is down: the first connection retries too. */
 export function connectBotToGateway(config: Config, log: Log, surface?: string): Promise<GatewayClient> {
-  return connectGateway({ url: gatewayUrl(config), token: gatewayToken(config), retryInitial: true, offlineWaitMs: 5_000, log, ...(surface ? { surface } : {}) });
+  return connectGateway({ ...gatewayEndpoint(config), retryInitial: true, offlineWaitMs: 5_000, log, ...(surface ? { surface } : {}) });
 }
 
 export interface RunningBot {
