@@ -3,7 +3,7 @@
  * diff, the tool's input), every invisible or direction-changing character made visible as a labelled mark, and how
  * much of it a surface with a size limit can carry. Pure; each platform puts the text in its own code block.
  */
-import type { ApprovalSubject, QuestionRecord } from "../record/record.ts";
+import type { ApprovalSubject } from "../record/record.ts";
 
 /** The approval question's id and its two fixed options, always first and in this order: a typed `2` is always Deny. */
 export const APPROVAL_QUESTION_ID = "approval";
@@ -199,11 +199,6 @@ export const NO_LINK_NOTE =
   "No answer link can reach this chat (the gateway has no GATEWAY_PUBLIC_URL), so it can only be denied here; the Control UI on the gateway's machine shows all of it.";
 /** What a typed "allow" is answered with, where the chat could not show the whole subject. */
 export const REVIEW_FIRST_REPLY = "Not allowed yet: this chat could not show the whole request. Review it first (Review…), and allow it there.";
-
-/** True for a record that is an approval (its subject is kept with it). */
-export function isApproval(record: Pick<QuestionRecord, "approval">): record is { approval: ApprovalSubject } {
-  return record.approval !== undefined;
-}
 
 /** The option labels that approve: Allow and every grant (options 3 and 4). Deny and own words never do. */
 export function approvingLabels(subject: ApprovalSubject): string[] {
