@@ -3,6 +3,7 @@ import { LOG_LEVELS } from "./log-level.ts";
 import { parseTargetList } from "../record/targets.ts";
 import { ENV_KIT } from "../platforms/kit/env.ts";
 import { PLATFORM_LIST, type PlatformEnvShape, type PlatformSecret } from "../platforms/descriptors.ts";
+import { GATEWAY_NAME_PATTERN } from "./gateway-registry.ts";
 
 const { port, url } = ENV_KIT;
 
@@ -93,7 +94,7 @@ export const configSchema = z.object({
   GATEWAY_NAME: z
     .string()
     .trim()
-    .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/u, "must be a name of letters, digits, `.`, `_` or `-` (at most 64)")
+    .regex(GATEWAY_NAME_PATTERN, "must be a name of letters, digits, `.`, `_` or `-` (at most 64)")
     .optional(),
   /** The address people open the Control UI at when it is not localhost (a proxy, a LAN name); its host is accepted besides localhost. */
   GATEWAY_PUBLIC_URL: z

@@ -13,7 +13,8 @@ import { readTokenFile } from "./token-file.ts";
 
 /** The name a gateway is recorded under when `--gateway NAME` does not name it. */
 export const DEFAULT_GATEWAY_NAME = "default";
-const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/u;
+/** A name `--gateway` and GATEWAY_NAME take. */
+export const GATEWAY_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/u;
 
 /** One recorded gateway. */
 export interface RecordedGateway {
@@ -36,11 +37,6 @@ interface Registry {
 export function registryPath(env: Record<string, string | undefined> = process.env): string {
   const base = env.XDG_CONFIG_HOME?.trim() || join(env.HOME?.trim() || homedir(), ".config");
   return join(base, "ask-user-bridge", "gateway.json");
-}
-
-/** True for a name `--gateway` takes. */
-export function isGatewayName(name: string): boolean {
-  return NAME.test(name);
 }
 
 function read(path: string): Registry {
