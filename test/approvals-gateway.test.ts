@@ -8,10 +8,9 @@ import { describe, expect, it } from "vitest";
 import { hashToken, newScopedToken } from "../src/gateway/credentials/principal.ts";
 import { approvalInput } from "../src/coding-agents/approval.ts";
 import { claudeApprovalRequest } from "../src/coding-agents/claude-approval.ts";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { freePort, rpc, rpcOk, spawnCli, startTestGateway, TOKEN, useTestGateway } from "./helpers/gateway.ts";
+import { freePort, rpc, rpcOk, spawnCli, startTestGateway, tempDir, TOKEN, useTestGateway } from "./helpers/gateway.ts";
 import { waitUntil } from "./scenarios/tools.ts";
 import { connectGateway, requireApproval } from "../src/index.ts";
 
@@ -172,7 +171,7 @@ describe("the hook process (hook claude-code)", () => {
   }
 
   it("PermissionRequest: a Write is diffed against the file on disk, and Allow with changes goes back as updatedInput", async () => {
-    const cwd = mkdtempSync(join(tmpdir(), "aub-hook-"));
+    const cwd = tempDir("aub-hook-");
     writeFileSync(join(cwd, "a.txt"), "old\n");
     const input = { file_path: join(cwd, "a.txt"), content: "new\n" };
     const edited = { ...input, content: "newer\n" };

@@ -6,7 +6,7 @@
  */
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { main } from "../src/cli/main.ts";
 import { cleanup, freePort, tempDir, TOKEN } from "./helpers/gateway.ts";
 import { createTelegramHarness, type TelegramHarness } from "./platforms/telegram/harness.ts";
@@ -89,7 +89,13 @@ describe("ask-user-bridge doctor", { timeout: 60_000 }, () => {
 
   it("--from DIR: whether a client started there finds the gateway", async () => {
     const project = tempDir("aub-doctor-project-");
-    const base = { GATEWAY_URL: h.gatewayUrl(), DATA_DIR: "./data", XDG_CONFIG_HOME: tempDir("aub-doctor-xdg-") };
+    const base = { GATEWAY_URL: h.gatewayUrl(), DATA_DIR: "./data" };
+    // The gateway record is this user's (the process's XDG_CONFIG_HOME, as the CLI has it): an empty one here.
+    const shared = process.env.XDG_CONFIG_HOME;
+    process.env.XDG_CONFIG_HOME = tempDir("aub-doctor-xdg-");
+    onTestFinished(() => {
+      process.env.XDG_CONFIG_HOME = shared;
+    });
     const lost = await doctor(["--from", project, "--json"], base);
     const check = (out: string) => (JSON.parse(out) as { checks: Array<{ name: string; status: string; detail: string }> }).checks.find((c) => c.name === `a client in ${project}`);
     expect(check(lost.stdout)).toMatchObject({ status: "fail", detail: expect.stringContaining("no gateway is recorded for this user") });

@@ -5,14 +5,13 @@
  * everything and takes the Allow, recorded as the Telegram target via the web. The same subjects answered from the
  * page directly, and an Allow pressed in Telegram where the copy did show everything.
  */
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { approvalInput } from "../../../src/coding-agents/approval.ts";
 import { claudeApprovalRequest } from "../../../src/coding-agents/claude-approval.ts";
 import { REVIEW_BUTTON_TEXT } from "../../../src/render/approval.ts";
-import { rpcOk } from "../../helpers/gateway.ts";
+import { rpcOk, tempDir } from "../../helpers/gateway.ts";
 import { scenarioTools, waitUntil } from "../../scenarios/tools.ts";
 import { createTelegramHarness, type TelegramHarness } from "./harness.ts";
 
@@ -35,7 +34,7 @@ async function allowOnPage(url: string) {
 
 describe("telegram: Review… → the answer page → Allow", () => {
   let h: TelegramHarness;
-  const project = mkdtempSync(join(tmpdir(), "aub-review-"));
+  const project = tempDir("aub-review-");
   beforeAll(async () => {
     h = await createTelegramHarness({ publicUrl: true });
   }, 60_000);
