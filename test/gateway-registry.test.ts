@@ -4,7 +4,7 @@
  * asks through it; `--gateway NAME` picks one of several; a stopped gateway's record is never used; a gateway on its
  * own GATEWAY_TOKEN is recorded without it, and its clients are told to set the same one.
  */
-import { readFileSync, statSync } from "node:fs";
+import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { registryPath } from "../src/runtime/gateway-registry.ts";
@@ -29,8 +29,8 @@ async function stop(run: CliRun): Promise<void> {
 }
 
 /** `ask` from another folder with nothing but XDG_CONFIG_HOME, answered through the gateway at `url`. */
-async function askAndAnswer(xdg: string, url: string, token: string, args: string[] = []): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const run = spawnCli(["ask", ...args, "--question", "Ship it?", "--option", "Yes", "--option", "No"], { XDG_CONFIG_HOME: xdg });
+async function askAndAnswer(xdg: string, url: string, token: string, args: string[] = [], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const run = spawnCli(["ask", ...args, "--question", "Ship it?", "--option", "Yes", "--option", "No"], { XDG_CONFIG_HOME: xdg, ...env });
   const [, id] = await waitForOutput(run, /Asked (q[0-9a-f]+)/u);
   const res = await fetch(`${url}/rpc/question.resolve`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify({ id, answers: { ship_it: ["Yes"] } }) });
   expect(res.status).toBe(200);
@@ -72,6 +72,11 @@ describe("clients find the gateway from any folder", { timeout: 120_000 }, () =>
       expect(named.code, named.stderr).toBe(0);
       const last = await askAndAnswer(xdg, second.url, tokenOf("home"), ["--id", "ship_it"]);
       expect(last.code, last.stderr).toBe(0);
+      // Named on purpose, it wins over a token that a DATA_DIR in the client's folder happens to hold.
+      const localData = tempDir("aub-reg-local-");
+      writeFileSync(join(localData, "gateway-token"), `${"l".repeat(32)}\n`, { mode: 0o600 });
+      const overLocal = await askAndAnswer(xdg, first.url, tokenOf("work"), ["--gateway", "work", "--id", "ship_it"], { DATA_DIR: localData });
+      expect(overLocal.code, overLocal.stderr).toBe(0);
       const unknown = await spawnCli(["list", "--gateway", "nope"], { XDG_CONFIG_HOME: xdg }).exited;
       expect(unknown.stderr).toMatch(/no gateway named "nope" is recorded/u);
     } finally {

@@ -20,11 +20,14 @@ export class MissingTokenError extends Error {
 
 /**
  * Where the gateway is and the token for it. The client's own settings first: GATEWAY_TOKEN, or the token a local
- * gateway saved under DATA_DIR, at GATEWAY_URL (or GATEWAY_HOST:GATEWAY_PORT). With neither token, the gateway this
- * user started (GATEWAY_NAME's, else the last: gateway-registry.ts), so a client in any folder finds it.
+ * gateway saved under DATA_DIR, at GATEWAY_URL (or GATEWAY_HOST:GATEWAY_PORT). With neither token, or with a gateway
+ * named (GATEWAY_NAME, --gateway), the gateway this user started (that one, else the last: gateway-registry.ts), so
+ * a client in any folder finds it.
  */
 export function gatewayEndpoint(config: Config): { url: string; token: string } {
-  const own = config.GATEWAY_TOKEN ?? readTokenFile(config.DATA_DIR);
+  // A gateway named on purpose (--gateway NAME) is that one, not the token a DATA_DIR in this folder happens to hold.
+  const named = config.GATEWAY_NAME !== undefined && !config.GATEWAY_URL;
+  const own = config.GATEWAY_TOKEN ?? (named ? undefined : readTokenFile(config.DATA_DIR));
   if (own) return { url: gatewayUrl(config), token: own };
   const recorded = findGateway(config.GATEWAY_NAME);
   // A gateway that has stopped is no place to ask; its record stays until the next start.
