@@ -85,7 +85,8 @@ function stateOf(record: QuestionRecord, nowMs: number): { open: boolean; late: 
  * target. A forged, tampered or unknown link gets the same 404, so it never tells whether a question exists.
  */
 export function createAnswerPage({ links, questions, now = Date.now }: AnswerPageContext & { now?: () => number }): HttpRoute[] {
-  const css = readFileSync(join(STATIC_DIR, "answer.css"));
+  // The page's own rules, then an approval's subject as the Control UI draws it too (one stylesheet for both).
+  const css = Buffer.concat([readFileSync(join(STATIC_DIR, "answer.css")), readFileSync(join(STATIC_DIR, "approval.css"))]);
 
   /** The record and target a token opens, or undefined: not signed by this gateway, no such question, no such link. */
   async function open(token: string): Promise<{ record: QuestionRecord; target: Target; targetIndex: number } | undefined> {
