@@ -72,7 +72,7 @@ export function editBoxHtml(record: QuestionRecord, typed: string | undefined, e
   return `<div class="approval-edit">
 <label for="${EDIT_FIELD}">${escapeHtml(editLabel(subject))}</label>
 <p class="hint" id="${EDIT_FIELD}-hint">${escapeHtml(ALLOW_WITH_CHANGES)} allows your version instead. Left as it is, it is a plain Allow. Invisible characters stay as they are (marked above).</p>
-<textarea id="${EDIT_FIELD}" name="${EDIT_FIELD}" rows="${rows}" spellcheck="false" autocapitalize="off" autocomplete="off" aria-describedby="${described}"${error ? ' aria-invalid="true"' : ""}>
+<textarea id="${EDIT_FIELD}" name="${EDIT_FIELD}" class="approval-edit-text" rows="${rows}" spellcheck="false" autocapitalize="off" autocomplete="off" aria-describedby="${described}"${error ? ' aria-invalid="true"' : ""}>
 ${escapeHtml(text)}</textarea>${errorHtml}
 </div>`;
 }
