@@ -8,6 +8,7 @@ import { readdirSync, statSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
 import { gatewayEndpoint } from "../client/from-config.ts";
 import { PLATFORM_LIST } from "../platforms/descriptors.ts";
+import { checkCredentials, networkReason } from "../platforms/kit/credential-check.ts";
 import type { Config } from "../runtime/config.ts";
 import { findGateway } from "../runtime/gateway-registry.ts";
 import { readTokenFile } from "../runtime/token-file.ts";
@@ -44,10 +45,7 @@ async function fetchWithin(url: string, init: RequestInit = {}): Promise<Respons
   return fetch(url, { ...init, signal: AbortSignal.timeout(CHECK_TIMEOUT_MS) });
 }
 
-const reason = (error: unknown): string => {
-  const cause = (error as { cause?: { code?: string; message?: string } })?.cause;
-  return cause?.code ?? cause?.message ?? (error as Error)?.message ?? String(error);
-};
+const reason = networkReason;
 
 /** DATA_DIR private to its user: the folder 0700, every file in it 0600 (a SQLite store only). */
 function dataDirCheck(config: Config): DoctorCheck {
@@ -115,24 +113,13 @@ async function platformChecks(config: Config, ready: Ready | undefined): Promise
           : fail(`${platform.surface} bot`, "not connected to the gateway", `\`ask-user-bridge start\` runs it with the gateway (or \`ask-user-bridge bot ${platform.surface}\` alone); its log says why it stopped`),
       );
     }
-    const request = platform.credentialCheck?.(env);
     const name = `${platform.surface} credentials`;
-    if (!platform.credentialCheck) {
-      checks.push(skipped(name, `doctor cannot check ${platform.title}'s credentials with one call; the bot's log says whether ${platform.apiName} takes them`));
-      continue;
-    }
-    if (!request) {
-      checks.push(fail(name, "incomplete", `set every variable the bot needs: ${platform.botHelp}`));
-      continue;
-    }
-    try {
-      const res = await fetchWithin(request.url, { method: request.method ?? "GET", ...(request.headers ? { headers: request.headers } : {}), ...(request.body !== undefined ? { body: request.body } : {}) });
-      const body: unknown = await res.json().catch(() => undefined);
-      const verdict = request.read(res.status, body);
-      checks.push("who" in verdict ? ok(name, `accepted by ${platform.apiName}: ${verdict.who}`) : fail(name, `refused by ${platform.apiName}: ${verdict.why}`, `check ${platform.tokenVar} (and the variables beside it: ${platform.botHelp})`));
-    } catch (error) {
-      checks.push(fail(name, `${platform.apiName} could not be reached (${reason(error)})`, "check this machine's network, or the API address variable"));
-    }
+    const verdict = await checkCredentials(platform, env, CHECK_TIMEOUT_MS);
+    if (verdict.status === "uncheckable") checks.push(skipped(name, `doctor cannot check ${platform.title}'s credentials with one call; the bot's log says whether ${platform.apiName} takes them`));
+    else if (verdict.status === "incomplete") checks.push(fail(name, "incomplete", `set every variable the bot needs: ${platform.botHelp}`));
+    else if (verdict.status === "ok") checks.push(ok(name, `accepted by ${platform.apiName}: ${verdict.who}`));
+    else if (verdict.status === "refused") checks.push(fail(name, `refused by ${platform.apiName}: ${verdict.why}`, `check ${platform.tokenVar} (and the variables beside it: ${platform.botHelp})`));
+    else checks.push(fail(name, `${platform.apiName} could not be reached (${verdict.why})`, "check this machine's network, or the API address variable"));
   }
   return checks;
 }
