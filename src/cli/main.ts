@@ -11,6 +11,7 @@ export const MAIN_HELP = `ask-user-bridge: let an AI agent ask a person structur
 Usage: ask-user-bridge <command> [options]
 
 Commands:
+  init                       set up a bot and yourself step by step: tokens checked, .env written, a test question
   start                      the gateway with the Control UI, and a bot for each platform whose token is set
   gateway                    the gateway alone
   ${BOT_COMMAND.length <= 26 ? `${BOT_COMMAND.padEnd(26)} one bot` : `${"bot PLATFORM".padEnd(26)} one bot: ${PLATFORM_NAMES.join(", ")}`}
@@ -36,6 +37,7 @@ type Command = (argv: string[], config: Config, io: CliIO) => Promise<number>;
 
 /** Each command's module loads only when that command runs, so `--help` and `--version` start fast. */
 const COMMANDS: Record<string, (bots: BotLoaders) => Promise<Command>> = {
+  init: async () => (await import("./init.ts")).runInit,
   start: async () => (await import("./serve.ts")).runStart,
   gateway: async () => (await import("./serve.ts")).runGateway,
   ask: async () => (await import("./ask.ts")).runAsk,

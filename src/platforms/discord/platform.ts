@@ -52,5 +52,18 @@ export const discord = definePlatform({
           read: (status, body) => (status === 200 && field(body, "username") ? { who: field(body, "username")! } : { why: field(body, "message") ?? `HTTP ${status}` }),
         }
       : undefined,
+  setup: {
+    vars: [{ name: "DISCORD_BOT_TOKEN", prompt: "Discord bot token (Developer Portal → your application → Bot → Reset Token)", secret: true }],
+    allowVar: "DISCORD_ALLOWED_USERS",
+    pairing: {
+      hello: "a direct message",
+      notCaptured: "Discord delivers messages only over its gateway WebSocket, which init does not open",
+      user: {
+        label: "your Discord user id",
+        where: "in Discord, User Settings → Advanced → turn on Developer Mode; then right-click your own name (or avatar) → Copy User ID. The question comes as a direct message, so share a server with the bot and allow DMs from its members",
+        pattern: "[0-9]{17,20}",
+      },
+    },
+  },
   sdks: ["discord.js", "@discordjs/"],
 });

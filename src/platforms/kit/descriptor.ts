@@ -111,6 +111,71 @@ export interface PlatformDescriptor<
    * or why not). Absent: doctor says it cannot check this platform's credentials.
    */
   credentialCheck?: (env: Readonly<Record<string, unknown>>) => CredentialCheckRequest | undefined;
+  /** How `init` sets this platform up (src/cli/init.ts); absent: init does not offer it yet. */
+  setup?: PlatformSetup<keyof E & string>;
+}
+
+/** One variable `init` asks for, in the order asked (the token first). */
+export interface SetupVar<K extends string = string> {
+  name: K;
+  /** The question: "Bot token (from @BotFather)". */
+  prompt: string;
+  /** Asked without echo, and never printed back. */
+  secret?: boolean;
+  /** Enter leaves it unset. */
+  optional?: boolean;
+}
+
+/** One id the person types, where init cannot learn it from the platform with plain HTTP. */
+export interface TypedId {
+  /** What it is: "your Discord user id". */
+  label: string;
+  /** Where they find it, precisely. */
+  where: string;
+  /** Its shape, a regular expression source without anchors. */
+  pattern: string;
+  /** The typed text as the id (a Mattermost username gets its `@`, a phone number loses its `+`). */
+  normalize?: (text: string) => string;
+}
+
+/**
+ * How `init` learns who the person is: their user id (for the allow-list) and the chat to ask them in (the default
+ * target). Captured from the first message they send the bot, with plain HTTP (no SDK), where the platform allows it;
+ * otherwise typed by them.
+ */
+export interface Pairing {
+  /** What the person sends the bot: "/start". */
+  hello: string;
+  /**
+   * One long-poll for that message, from `cursor` (undefined: from the start), waiting up to `waitSeconds`; undefined
+   * when the variables are incomplete. Absent: it cannot be captured with plain HTTP (`notCaptured` says why).
+   */
+  capture?: (env: Readonly<Record<string, unknown>>, cursor: string | undefined, waitSeconds: number) => PairingRequest | undefined;
+  /** Why the person types their id instead (Discord's messages come only over its gateway WebSocket). */
+  notCaptured?: string;
+  /** Their user id, typed (also what --<platform>-user takes). */
+  user: TypedId;
+  /** The chat to ask in, typed; absent: the user id is the chat (a direct message). */
+  chat?: TypedId;
+  /** With `chat`: a direct message's chat id is still the user id (Telegram's private chat), so the user id will do. */
+  chatDefaultsToUser?: boolean;
+}
+
+/** One poll call and how to read its answer: the hello when it came, where the next poll starts, or why it failed. */
+export interface PairingRequest {
+  url: string;
+  method?: "GET" | "POST";
+  headers?: Record<string, string>;
+  body?: string;
+  read(status: number, body: unknown): { hello?: { chat: string; user: string; name?: string }; cursor?: string } | { why: string; fix?: string };
+}
+
+/** Checked against the platform's own variables: a misspelt name fails `tsc`. */
+export interface PlatformSetup<K extends string = string> {
+  vars: readonly SetupVar<K>[];
+  /** The variable listing who may answer (`TELEGRAM_ALLOWED_USERS`). */
+  allowVar: K;
+  pairing: Pairing;
 }
 
 /** One call that proves a platform's credentials, and how to read its answer. */

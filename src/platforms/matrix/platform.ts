@@ -76,5 +76,22 @@ export const matrix = definePlatform({
           read: (status, body) => (status === 200 && field(body, "user_id") ? { who: field(body, "user_id")! } : { why: field(body, "error") ?? `HTTP ${status}` }),
         }
       : undefined,
+  setup: {
+    vars: [
+      { name: "MATRIX_HOMESERVER_URL", prompt: "The bot account's homeserver (https://matrix.example.org)" },
+      { name: "MATRIX_ACCESS_TOKEN", prompt: "The bot account's access token (Element, signed in as the bot: Settings → Help & About → Access Token)", secret: true },
+    ],
+    allowVar: "MATRIX_ALLOWED_USERS",
+    pairing: {
+      hello: "a direct message",
+      notCaptured: "init asks you for your Matrix id instead of syncing the bot's rooms",
+      user: {
+        label: "your Matrix user id (@name:server)",
+        where: "in Element, click your avatar (top left): the id under your name. The question comes as a direct message the bot opens",
+        pattern: USER_ID,
+        normalize: (text) => text.trim(),
+      },
+    },
+  },
   sdks: ["matrix-js-sdk", "@matrix-org/", "matrix-events-sdk", "matrix-widget-api"],
 });

@@ -51,5 +51,27 @@ export const mattermost = definePlatform({
           read: (status, body) => (status === 200 && field(body, "username") ? { who: `@${field(body, "username")}` } : { why: field(body, "message") ?? `HTTP ${status}` }),
         }
       : undefined,
+  setup: {
+    vars: [
+      { name: "MATTERMOST_URL", prompt: "Mattermost server address (https://mattermost.example.com)" },
+      { name: "MATTERMOST_BOT_TOKEN", prompt: "Mattermost bot access token (System Console → Integrations → Bot Accounts → Create new token)", secret: true },
+    ],
+    allowVar: "MATTERMOST_ALLOWED_USERS",
+    pairing: {
+      hello: "a direct message",
+      notCaptured: "init asks you for your ids instead of watching Mattermost for a message",
+      user: {
+        label: "your Mattermost user id (26 letters and digits)",
+        where: "in Mattermost, click your avatar → Profile → ⋮ → Copy ID",
+        pattern: "[a-z0-9]{26}",
+      },
+      chat: {
+        label: "your Mattermost username, for a direct message (@name)",
+        where: "shown under your name when you click your avatar",
+        pattern: "@[a-z0-9._-]{1,64}",
+        normalize: (text) => `@${text.trim().replace(/^@/u, "").toLowerCase()}`,
+      },
+    },
+  },
   sdks: ["@mattermost/client", "@mattermost/types"],
 });

@@ -57,5 +57,22 @@ export const slack = definePlatform({
             status === 200 && (body as { ok?: unknown } | null)?.ok === true ? { who: `${field(body, "user") ?? "?"} in ${field(body, "team") ?? "?"}` } : { why: field(body, "error") ?? `HTTP ${status}` },
         }
       : undefined,
+  setup: {
+    vars: [
+      { name: "SLACK_BOT_TOKEN", prompt: "Slack bot token, xoxb-… (api.slack.com/apps → your app → OAuth & Permissions)", secret: true },
+      { name: "SLACK_APP_TOKEN", prompt: "Slack app-level token, xapp-… for Socket Mode (Basic Information → App-Level Tokens; Enter to use HTTP mode instead)", secret: true, optional: true },
+      { name: "SLACK_SIGNING_SECRET", prompt: "Slack signing secret for HTTP mode (Basic Information → App Credentials; Enter to skip with Socket Mode)", secret: true, optional: true },
+    ],
+    allowVar: "SLACK_ALLOWED_USERS",
+    pairing: {
+      hello: "a direct message",
+      notCaptured: "Slack delivers messages only through Socket Mode or to your HTTP endpoint, which init does not run",
+      user: {
+        label: "your Slack member id (U…)",
+        where: "in Slack, click your profile picture → Profile → ⋮ (More) → Copy member ID. The question comes as a direct message from the app",
+        pattern: "[UW][A-Z0-9]{6,20}",
+      },
+    },
+  },
   sdks: ["@slack/bolt", "@slack/web-api", "@slack/socket-mode"],
 });

@@ -59,5 +59,23 @@ export const teams = definePlatform({
     // No split shape: it has no distinctive prefix to start a joined run (src/parse/split-credential.ts).
     split: [],
   },
+  setup: {
+    vars: [
+      { name: "TEAMS_APP_ID", prompt: "Microsoft App ID of the bot (Azure Bot resource → Configuration, a GUID)" },
+      { name: "TEAMS_APP_PASSWORD", prompt: "Its client secret (the app registration → Certificates & secrets)", secret: true },
+      { name: "TEAMS_TENANT_ID", prompt: "The app registration's tenant id (Overview → Directory (tenant) ID)" },
+    ],
+    allowVar: "TEAMS_ALLOWED_USERS",
+    pairing: {
+      hello: "a message",
+      notCaptured: "Teams delivers messages only to the bot's public messaging endpoint, which init does not run",
+      user: {
+        label: "your Microsoft Entra object id (a GUID)",
+        where: "Microsoft Entra admin center → Users → your name → Object ID (or Teams → your profile picture → … the same id in the admin center). The bot can write to you once the app is installed for you, or after you message it once",
+        pattern: "[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}",
+        normalize: (text) => text.trim().toLowerCase(),
+      },
+    },
+  },
   sdks: ["@microsoft/agents-hosting", "@microsoft/agents-activity"],
 });

@@ -54,5 +54,57 @@ export const telegram = definePlatform({
           },
         }
       : undefined,
+  setup: {
+    vars: [{ name: "TELEGRAM_BOT_TOKEN", prompt: "Telegram bot token (from @BotFather: /newbot)", secret: true }],
+    allowVar: "TELEGRAM_ALLOWED_USERS",
+    pairing: {
+      hello: "/start",
+      // getUpdates from `cursor`: the first /start (or /start@bot) message names its chat and its sender.
+      capture: (env, cursor, waitSeconds) =>
+        typeof env.TELEGRAM_BOT_TOKEN === "string" && env.TELEGRAM_BOT_TOKEN
+          ? {
+              url: `${String(env.TELEGRAM_API_ROOT ?? "https://api.telegram.org").replace(/\/+$/u, "")}/bot${env.TELEGRAM_BOT_TOKEN}/getUpdates`,
+              method: "POST",
+              headers: { "content-type": "application/json" },
+              body: JSON.stringify({ ...(cursor ? { offset: Number(cursor) } : {}), timeout: waitSeconds, allowed_updates: ["message"] }),
+              read: (status, body) => {
+                if (status === 409) {
+                  const description = field(body, "description") ?? "Conflict";
+                  return {
+                    why: description,
+                    fix: /webhook/iu.test(description)
+                      ? "the bot has a webhook set (TELEGRAM_WEBHOOK_URL): stop the bot that set it, or type the ids instead"
+                      : "another process is polling this bot: stop the running bot first (`ask-user-bridge start` or `bot telegram`, or any other program using this token), then try again",
+                  };
+                }
+                const updates = (body as { result?: unknown } | null)?.result;
+                if (status !== 200 || !Array.isArray(updates)) return { why: field(body, "description") ?? `HTTP ${status}` };
+                let next = cursor;
+                for (const update of updates as Array<{ update_id?: number; message?: { text?: string; chat?: { id?: number }; from?: { id?: number; username?: string; first_name?: string } } }>) {
+                  if (typeof update.update_id !== "number") continue;
+                  next = String(update.update_id + 1);
+                  const message = update.message;
+                  if (/^\/start(@\w+)?(\s|$)/u.test(message?.text ?? "") && message?.chat?.id !== undefined && message.from?.id !== undefined) {
+                    const name = message.from.username ? `@${message.from.username}` : message.from.first_name;
+                    return { hello: { chat: String(message.chat.id), user: String(message.from.id), ...(name ? { name } : {}) }, cursor: next };
+                  }
+                }
+                return next === undefined ? {} : { cursor: next };
+              },
+            }
+          : undefined,
+      user: {
+        label: "your Telegram user id",
+        where: "send /start to the bot while it runs (`ask-user-bridge start`): it answers with your chat id, which in a private chat is your user id; or ask @userinfobot",
+        pattern: "[0-9]{1,20}",
+      },
+      chat: {
+        label: "the chat to ask in (your user id for a private chat, or a group's -100… id)",
+        where: "send /start in that chat while the bot runs: it answers with the chat's id",
+        pattern: "-?[0-9]{1,20}",
+      },
+      chatDefaultsToUser: true,
+    },
+  },
   sdks: ["grammy", "@grammyjs/"],
 });

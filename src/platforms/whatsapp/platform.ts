@@ -55,5 +55,24 @@ export const whatsapp = definePlatform({
     split: [{ before: "[A-Za-z0-9]", body: "EAA[A-Za-z0-9]{40,512}", accept: "random" }],
   },
   // Plain `fetch`: no SDK (Meta's Node SDK is archived).
+  setup: {
+    vars: [
+      { name: "WHATSAPP_ACCESS_TOKEN", prompt: "WhatsApp access token (Meta for Developers → your app → WhatsApp → API Setup; a System User token for good)", secret: true },
+      { name: "WHATSAPP_PHONE_NUMBER_ID", prompt: "WhatsApp phone number id (API Setup → From: Phone number ID)" },
+      { name: "WHATSAPP_APP_SECRET", prompt: "App secret (App settings → Basic → App secret)", secret: true },
+      { name: "WHATSAPP_VERIFY_TOKEN", prompt: "Webhook verify token (any random text; the same in the app's Webhooks settings)", secret: true },
+    ],
+    allowVar: "WHATSAPP_ALLOWED_USERS",
+    pairing: {
+      hello: "a message",
+      notCaptured: "WhatsApp delivers messages only to a public webhook, which init does not run",
+      user: {
+        label: "your WhatsApp number, with its country code, digits only (e.g. 4915112345678)",
+        where: "the number of the phone that answers. Send the business number a message first: WhatsApp lets the bot write only within 24 hours of your last message, unless WHATSAPP_TEMPLATE is set",
+        pattern: "[0-9]{6,15}",
+        normalize: (text) => text.replace(/[\s+()-]/gu, ""),
+      },
+    },
+  },
   sdks: [],
 });
