@@ -29,6 +29,12 @@ export interface EmailInboundOptions {
   log: Log;
 }
 
+/**
+ * What became of a mail: an answer the bridge handled and replied to (taken, or refused with a reply that says why),
+ * a mail that is none ("dropped", logged), or one whose handling threw ("failed", logged).
+ */
+export type MailOutcome = "answer" | "dropped" | "failed";
+
 /** What a mail is: an answer's parts, or why it is none (for the log line). */
 type Verdict = { ok: true; sender: string; name?: string; replyTo: string; text: string; messageId: string; references: string[]; subject: string } | { ok: false; why: string };
 
@@ -87,32 +93,53 @@ export function createEmailInbound({ bridge, smtp, ids, ownAddress, allowedSende
     return { ok: true, sender, ...(from.name ? { name: from.name } : {}), replyTo, text, messageId, references: references.length ? references : [replyTo], subject: mail.subject ?? "" };
   }
 
-  async function handle({ raw, mailFrom, remoteAddress }: InboundMail): Promise<void> {
+  async function handle({ raw, mailFrom, remoteAddress }: InboundMail): Promise<MailOutcome> {
     let mail: ParsedMail;
     try {
       mail = await simpleParser(raw, { skipImageLinks: true, maxHtmlLengthToParse: 1024 * 1024 });
     } catch (error) {
-      return void log(`dropped a mail from ${remoteAddress} that does not parse`, error);
+      log(`dropped a mail from ${remoteAddress} that does not parse`, error);
+      return "dropped";
     }
     const verdict = judge(mail, mailFrom);
-    if (!verdict.ok) return void log(`dropped ${verdict.why}`);
+    if (!verdict.ok) {
+      log(`dropped ${verdict.why}`);
+      return "dropped";
+    }
     const { sender, name, replyTo, text, messageId, references, subject } = verdict;
     const response = await bridge.handle({ kind: "text", text, user: { id: sender, ...(name ? { name } : {}) }, chat: sender, direct: true, messageRef: messageId, replyToMessageRef: replyTo });
-    if (!response) return void log(`dropped a mail from ${sender}: it answers no question the bot knows`);
+    if (!response) {
+      // A question it does not name, or a mail the gateway had taken before (the same Message-ID, re-read).
+      log(`dropped a mail from ${sender}: it answers no question the bot knows`);
+      return "dropped";
+    }
     await applyEffects(response, emailOps({ smtp, ids, bridge, chat: sender, messageId, references, subject }));
+    return "answer";
+  }
+
+  /** Handles `mail` after the ones before it from the same sender; never rejects (a failure is logged: "failed"). */
+  function take(mail: InboundMail): Promise<MailOutcome> {
+    // The sender is known only once parsed; the envelope's is close enough to keep one person's mails in order.
+    const key = mail.mailFrom.toLowerCase();
+    const outcome = (chains.get(key) ?? Promise.resolve()).then(() => handle(mail)).catch((error): MailOutcome => {
+      log("could not handle a mail", error);
+      return "failed";
+    });
+    const next = outcome.then(() => {});
+    chains.set(key, next);
+    void next.then(() => {
+      if (chains.get(key) === next) chains.delete(key);
+    });
+    return outcome;
   }
 
   return {
     /** One mail the listener took: handled in the background, after the ones before it from the same sender. */
     onMail(mail: InboundMail): void {
-      // The sender is known only once parsed; the envelope's is close enough to keep one person's mails in order.
-      const key = mail.mailFrom.toLowerCase();
-      const next = (chains.get(key) ?? Promise.resolve()).then(() => handle(mail)).catch((error) => log("could not handle a mail", error));
-      chains.set(key, next);
-      void next.then(() => {
-        if (chains.get(key) === next) chains.delete(key);
-      });
+      void take(mail);
     },
+    /** One mail read from the mailbox (./imap.ts): resolves once it was handled, to what it was. */
+    take,
     /** Resolves once every mail taken so far was handled. */
     async idle(): Promise<void> {
       await Promise.all([...chains.values()]);

@@ -1,7 +1,9 @@
 import { ConfigError, requireConfig, type Config } from "../../src/runtime/config.ts";
-import { cutToFit, EMAIL_TEXT_MAX, toEmailText } from "../../src/render/index.ts";
+import { cutToFit, EMAIL_TEXT_MAX, parseImapUrl, toEmailText } from "../../src/render/index.ts";
 import { createLog, startBridgeBot, type Log, type RunningBot } from "../shared.ts";
 import { createEmailAdapter } from "./adapter.ts";
+import { startImapReader } from "./imap.ts";
+import { createImapCursorStore } from "./imap-cursor.ts";
 import { createEmailInbound } from "./inbound.ts";
 import { listenSmtp } from "./listener.ts";
 import { createMessageIds } from "./message-id.ts";
@@ -21,13 +23,18 @@ export function fromAddressOf(from: string): string {
 /**
  * The e-mail bot: prompts go out by SMTP with nodemailer (EMAIL_SMTP_URL, from EMAIL_FROM), and replies come in
  * through an SMTP listener (smtp-server) on EMAIL_INBOUND_HOST:EMAIL_INBOUND_PORT, which the mail relay forwards the
- * bot's address to. IMAP is not built yet.
+ * bot's address to, or are read from the mailbox of EMAIL_IMAP_URL (./imap.ts), or both. With EMAIL_IMAP_URL set, the
+ * listener runs only when EMAIL_INBOUND_HOST names where it binds: a mailbox reader opens no port it was not asked to.
  */
 export async function startEmailBot(config: Config, options: EmailBotOptions = {}): Promise<RunningBot> {
   const { EMAIL_SMTP_URL, EMAIL_FROM } = requireConfig(config, ["EMAIL_SMTP_URL", "EMAIL_FROM"]);
   // The value holds a password: the error never repeats it.
   if (!/^smtps?:\/\//iu.test(EMAIL_SMTP_URL)) throw new ConfigError(["EMAIL_SMTP_URL: must start with smtp:// or smtps://"]);
   const ownAddress = fromAddressOf(EMAIL_FROM);
+  // loadConfig checked it; the check again here is for a Config made another way.
+  const imap = config.EMAIL_IMAP_URL === undefined ? undefined : parseImapUrl(config.EMAIL_IMAP_URL);
+  if (typeof imap === "string") throw new ConfigError([`EMAIL_IMAP_URL: ${imap}`]);
+  const listens = !imap || config.EMAIL_INBOUND_HOST !== undefined;
   const log = options.log ?? createLog("email");
   const smtp = createSmtpSender({ url: EMAIL_SMTP_URL, from: EMAIL_FROM });
   // Message-IDs are signed with the SMTP URL (a secret every bot process of the deployment shares), so a reply's
@@ -48,24 +55,39 @@ export async function startEmailBot(config: Config, options: EmailBotOptions = {
       inbound = createEmailInbound({ bridge, smtp, ids, ownAddress, allowedSenders: config.EMAIL_ALLOWED_SENDERS, log });
     },
     async start(deliver) {
-      const listener = await listenSmtp({
-        host: config.EMAIL_INBOUND_HOST ?? config.GATEWAY_HOST,
-        port: config.EMAIL_INBOUND_PORT,
-        ...(config.EMAIL_INBOUND_AUTH ? { auth: config.EMAIL_INBOUND_AUTH } : {}),
-        log,
-        onMail: (mail) => inbound?.onMail(mail),
-      });
+      const listener = listens
+        ? await listenSmtp({
+            host: config.EMAIL_INBOUND_HOST ?? config.GATEWAY_HOST,
+            port: config.EMAIL_INBOUND_PORT,
+            ...(config.EMAIL_INBOUND_AUTH ? { auth: config.EMAIL_INBOUND_AUTH } : {}),
+            log,
+            onMail: (mail) => inbound?.onMail(mail),
+          })
+        : undefined;
       try {
         await deliver();
       } catch (error) {
-        await listener.stop();
+        await listener?.stop();
         smtp.close();
         throw error;
       }
-      log(`SMTP listener on port ${listener.port}`);
+      if (listener) log(`SMTP listener on port ${listener.port}`);
+      // After the first sync: an answer read from the mailbox finds the bridge knowing the questions.
+      const reader = imap
+        ? startImapReader({
+            mailbox: imap,
+            ...(config.EMAIL_IMAP_DONE_MAILBOX ? { doneMailbox: config.EMAIL_IMAP_DONE_MAILBOX } : {}),
+            pollMs: config.EMAIL_IMAP_POLL_SECONDS * 1000,
+            cursor: createImapCursorStore(config.DATA_DIR, `${imap.user}@${imap.host}:${imap.port}/${imap.mailbox}`),
+            take: (mail) => inbound!.take(mail),
+            log,
+            debug: config.LOG_LEVEL === "debug" || config.LOG_LEVEL === "trace",
+          })
+        : undefined;
       return {
         async stop() {
-          await listener.stop();
+          await reader?.stop();
+          await listener?.stop();
           // The mails being handled finish first (at most a few seconds), so none is half answered.
           await Promise.race([inbound?.idle(), new Promise((resolve) => setTimeout(resolve, 3_000).unref?.())]);
           smtp.close();

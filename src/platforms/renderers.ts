@@ -178,7 +178,7 @@ export {
   type TeamsTextInput,
 } from "./teams/payload.ts";
 export { toEmailText, toEmailHtml, escapeEmailHtml } from "./email/escaping.ts";
-export { EMAIL_SUBJECT_MAX, EMAIL_TEXT_MAX, EMAIL_INBOUND_MAX_BYTES, EMAIL_INBOUND_DEFAULT_PORT, normalizeAddress } from "./email/platform.ts";
+export { EMAIL_SUBJECT_MAX, EMAIL_TEXT_MAX, EMAIL_INBOUND_MAX_BYTES, EMAIL_INBOUND_DEFAULT_PORT, EMAIL_IMAP_DEFAULT_POLL_SECONDS, normalizeAddress, parseImapUrl, type ImapMailbox } from "./email/platform.ts";
 export {
   renderEmailPrompt,
   renderEmailReply,

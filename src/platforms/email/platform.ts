@@ -1,4 +1,4 @@
-/** E-mail, as the shared core knows it (the bot, nodemailer out and an smtp-server listener in, is bots/email). */
+/** E-mail, as the shared core knows it (the bot, nodemailer out, an smtp-server listener and an imapflow reader in, is bots/email). */
 import type { EnvKit } from "../kit/env.ts";
 import { definePlatform } from "../kit/descriptor.ts";
 import { emailSurface } from "./surface.ts";
@@ -12,6 +12,42 @@ export const EMAIL_TEXT_MAX = 32_000;
 export const EMAIL_INBOUND_MAX_BYTES = 1024 * 1024;
 /** The default port of the inbound SMTP listener (a relay forwards replies to it). */
 export const EMAIL_INBOUND_DEFAULT_PORT = 2525;
+
+/** How often the mailbox is read when the server has no IDLE (and, with IDLE, as a safety net), by default. */
+export const EMAIL_IMAP_DEFAULT_POLL_SECONDS = 60;
+
+/** EMAIL_IMAP_URL, taken apart: the server, the account and the mailbox the replies arrive in. */
+export interface ImapMailbox {
+  host: string;
+  port: number;
+  /** imaps:// (TLS from the start); imap:// uses STARTTLS when the server offers it. */
+  secure: boolean;
+  user: string;
+  pass: string;
+  mailbox: string;
+}
+
+/**
+ * `imap://user:pass@host[:port][/mailbox]` or `imaps://…` (ports 143 and 993 by default, mailbox INBOX), the user and
+ * password percent-encoded; a string saying what is wrong otherwise (it never repeats the value: it holds a password).
+ */
+export function parseImapUrl(value: string): ImapMailbox | string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return "is not a URL; use imap://user:password@host:143/INBOX or imaps://user:password@host:993/INBOX";
+  }
+  const secure = url.protocol === "imaps:";
+  if (!secure && url.protocol !== "imap:") return "must start with imap:// or imaps://";
+  if (!url.username || !url.password || !url.hostname) return "must name the user, the password and the host: imap://user:password@host/INBOX";
+  try {
+    const mailbox = decodeURIComponent(url.pathname.replace(/^\/+/u, "")) || "INBOX";
+    return { host: url.hostname.replace(/^\[(.*)\]$/u, "$1"), port: url.port ? Number(url.port) : secure ? 993 : 143, secure, user: decodeURIComponent(url.username), pass: decodeURIComponent(url.password), mailbox };
+  } catch {
+    return "holds a broken percent-encoding (write a % in the password as %25)";
+  }
+}
 
 /** An address as targets write it: a local part (case kept), the domain in lower case (normalised once, here). */
 const LOCAL_CHARS = "A-Za-z0-9._%'=!#$&*/?^`{|}~-";
@@ -48,6 +84,15 @@ export const email = definePlatform({
     EMAIL_INBOUND_PORT: port.default(EMAIL_INBOUND_DEFAULT_PORT),
     /** `user:password` the relay must give (SMTP AUTH) before it may hand over a mail; unset: no AUTH. */
     EMAIL_INBOUND_AUTH: optionalText.refine((v) => v === undefined || /^[^:]+:.+$/su.test(v), { message: "must be user:password" }),
+    /** The mailbox replies arrive in, read over IMAP (a secret): imap://user:pass@host:143/INBOX or imaps://…:993/…; unset: none. */
+    EMAIL_IMAP_URL: optionalText.superRefine((v, ctx) => {
+      const parsed = v === undefined ? undefined : parseImapUrl(v);
+      if (typeof parsed === "string") ctx.addIssue({ code: "custom", message: parsed });
+    }),
+    /** Where answered mail is moved to (made when missing); unset: it stays, marked \Seen and $AskUserBridgeDone. */
+    EMAIL_IMAP_DONE_MAILBOX: optionalText,
+    /** Seconds between reads of the mailbox when the server has no IDLE (and, with IDLE, as a safety net). */
+    EMAIL_IMAP_POLL_SECONDS: z.coerce.number().int().min(1).max(3_600).default(EMAIL_IMAP_DEFAULT_POLL_SECONDS),
     /** Who may answer at all: comma-separated addresses or `@domain`s; unset: anyone a question was mailed to. */
     EMAIL_ALLOWED_SENDERS: z
       .string()
@@ -59,10 +104,10 @@ export const email = definePlatform({
         return entries.map(normalizeAddress);
       }),
   }),
-  secrets: ["EMAIL_SMTP_URL", "EMAIL_INBOUND_AUTH"],
+  secrets: ["EMAIL_SMTP_URL", "EMAIL_INBOUND_AUTH", "EMAIL_IMAP_URL"],
   tokenVar: "EMAIL_SMTP_URL",
   portVars: ["EMAIL_INBOUND_PORT"],
-  botHelp: "EMAIL_SMTP_URL + EMAIL_FROM (replies through the SMTP listener on EMAIL_INBOUND_PORT; optional EMAIL_ALLOWED_SENDERS)",
+  botHelp: "EMAIL_SMTP_URL + EMAIL_FROM (replies through the SMTP listener on EMAIL_INBOUND_PORT, or from the mailbox of EMAIL_IMAP_URL; optional EMAIL_ALLOWED_SENDERS)",
   apiName: "the SMTP server",
   escapeText: toEmailText,
   // SMTP credentials have no shape of their own: the known shapes of the other platforms and the entropy check apply.
@@ -70,5 +115,5 @@ export const email = definePlatform({
   // `+` is part of many addresses (ada+ops@…), so targets write the chat with it: `email:ada+ops@example.com`.
   targetIds: { chat: `${CHAT_LOCAL}@${ADDRESS_DOMAIN}`, user: `${USER_LOCAL}@${ADDRESS_DOMAIN}` },
   answerLinks: true,
-  sdks: ["nodemailer", "smtp-server", "mailparser", "email-reply-parser"],
+  sdks: ["nodemailer", "smtp-server", "mailparser", "email-reply-parser", "imapflow"],
 });
