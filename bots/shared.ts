@@ -3,6 +3,7 @@ import { connectGateway, type GatewayClient } from "../src/client/index.ts";
 import type { Config } from "../src/runtime/config.ts";
 import type { BotStopError } from "../src/kernel/errors.ts";
 import { gatewayEndpoint } from "../src/client/from-config.ts";
+import { watchPlatform } from "./platform-watch.ts";
 
 export type Log = (message: string, error?: unknown) => void;
 
@@ -31,6 +32,8 @@ export interface RunningBot {
 export interface BridgeBot<Running extends RunningBot> {
   config: Config;
   log: Log;
+  /** The bot logs its platform connection's losses itself: the reachability check (platform-watch.ts) then only reports. */
+  logsConnection?: boolean;
   /** The platform's allow-list (`<PLATFORM>_ALLOWED_USERS`). */
   allowedUsers: readonly string[];
   otherOpens: BridgeOptions["otherOpens"];
@@ -57,16 +60,20 @@ export async function startBridgeBot<Running extends RunningBot>(bot: BridgeBot<
   const gateway = await connectBotToGateway(config, log, bot.adapter.surface);
   const bridge = createBridge({ client: gateway, adapter: bot.adapter, allowedUsers: bot.allowedUsers, otherOpens: bot.otherOpens, toPlatformText: bot.toPlatformText, log });
   bot.listen(bridge);
+  // Whether it reaches its platform's API, for the gateway's /readyz: from the start, while the platform connects.
+  const watch = watchPlatform({ config, surface: bot.adapter.surface, gateway, log: bot.logsConnection ? () => {} : log, everyMs: config.BOT_PLATFORM_CHECK_SECONDS * 1000 });
   let platform: Running;
   try {
     platform = await bot.start(() => bridge.start());
   } catch (error) {
+    watch.stop();
     gateway.close();
     throw error;
   }
   return {
     ...platform,
     async stop() {
+      watch.stop();
       await bridge.stop(); // while the gateway link is up: unsent copies' claims go back first
       await platform.stop();
       gateway.close();

@@ -42,8 +42,8 @@ describe("structured logs", () => {
     expect(text).not.toContain(secret);
     expect(text).toContain("[redacted]");
     const [warned] = out.records();
-    expect(warned).toMatchObject({ level: "warn", err: { type: "Error" } });
-    expect(String((warned!.err as { message: string }).message)).toContain("/bot[redacted]/sendMessage");
+    expect(warned).toMatchObject({ level: "warn", error: { type: "Error" } });
+    expect(String((warned!.error as { message: string }).message)).toContain("/bot[redacted]/sendMessage");
   });
 
   it("redacts a secret added after the logger was made (a generated token), in its children too, from then on", () => {
@@ -59,11 +59,25 @@ describe("structured logs", () => {
     logCallback(logger)("failed", new Error(`bad token ${generated}`));
     const [before, ...after] = out.records();
     expect(before!.msg).toBe(`before: ${generated}`);
-    expect(after).toHaveLength(3);
+    expect(after).toHaveLength(4); // the failure's warning, and the error in full at debug
     expect(JSON.stringify(after)).not.toContain(generated);
     expect(JSON.stringify(after)).not.toContain(configured);
     expect(after[0]).toMatchObject({ question: "the token is [redacted], or [redacted]" });
     expect(after[1]).toMatchObject({ child: "bot:slack", msg: "relayed [redacted]" });
+  });
+
+  it("logs a failure as one readable warning, with the stack only at debug (issue 36 §2)", () => {
+    const cause = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:9"), { code: "ECONNREFUSED" });
+    const error = new TypeError("fetch failed", { cause });
+    for (const level of ["info", "debug"] as const) {
+      const out = capture();
+      logCallback(createLogger("bot:slack", { destination: out.destination, level }))("cannot reach the Slack API; retrying", error);
+      const [warned, full] = out.records();
+      expect(warned).toMatchObject({ level: "warn", msg: "cannot reach the Slack API; retrying", error: { type: "TypeError", message: "fetch failed", code: "ECONNREFUSED", cause: "connect ECONNREFUSED 127.0.0.1:9" } });
+      expect(JSON.stringify(warned)).not.toContain("    at ");
+      if (level === "info") expect(full).toBeUndefined();
+      else expect(full).toMatchObject({ level: "debug", err: { type: "TypeError", stack: expect.stringContaining("    at ") } });
+    }
   });
 
   it("refuses an unknown LOG_LEVEL with the list", () => {

@@ -116,6 +116,8 @@ export async function startTelegramBot(config: Config, options: TelegramBotOptio
     log,
     allowedUsers: config.TELEGRAM_ALLOWED_USERS,
     otherOpens: "reply",
+    // connection.ts logs every loss and return of the Bot API already (with the address): the check only reports.
+    logsConnection: true,
     adapter: createTelegramAdapter(bot.api),
     toPlatformText: (text) => cutToFit(text, TELEGRAM_TEXT_MAX, toTelegramText),
     listen: (bridge) => registerTelegramInbound(bot, bridge, log),

@@ -158,16 +158,13 @@ export async function runStart(argv: string[], config: Config, io: IO): Promise<
   const { values } = parseCommandArgs(argv, {});
   if (values.help) return io.out(START_HELP), 0;
   const logger = createLogger("gateway", { level: config.LOG_LEVEL, secrets: deploymentSecrets(config) });
-  const gateway = await startGateway(config, { webApp: controlUi(config), answerPage: createAnswerPage, logger });
+  const botNames = BOT_NAMES.filter((name) => Boolean(config[PLATFORMS[name].tokenVar]));
+  const gateway = await startGateway(config, { webApp: controlUi(config), answerPage: createAnswerPage, logger, expectedBots: botNames });
   banner(gateway, config, io, logger);
   recordForClients(gateway, config, logger);
   const say = bannerWriter(io, logger);
   const children: Array<ReturnType<typeof superviseChild>> = [];
-  const botNames = BOT_NAMES.filter((name) => {
-    const { tokenVar } = PLATFORMS[name];
-    if (!config[tokenVar]) say(`${name} bot: off (set ${tokenVar} to turn it on)`);
-    return Boolean(config[tokenVar]);
-  });
+  for (const name of BOT_NAMES) if (!botNames.includes(name)) say(`${name} bot: off (set ${PLATFORMS[name].tokenVar} to turn it on)`);
   const botTokens = await botCredentials(gateway.credentials, botNames);
   for (const name of botNames) {
     say(`${name} bot: starting`);

@@ -81,6 +81,8 @@ export async function startGateway(
     webApp?: (ctx: WebAppContext) => GatewayWebApp;
     /** The answer links' page (`/a/<token>`), made once the links are (`start` and `gateway` hand in src/web/answer-page.ts). */
     answerPage?: (ctx: AnswerPageContext) => HttpRoute[];
+    /** The surfaces whose bots this deployment runs (`start`): /readyz waits for each to connect. */
+    expectedBots?: readonly string[];
     /** Tests: the webhook sender's clock, retry window, first retry wait and lease. */
     webhooks?: Pick<WebhookSenderOptions, "now" | "retryWindowMs" | "retryBaseMs" | "leaseMs">;
   } = {},
@@ -179,6 +181,7 @@ export async function startGateway(
       metricsTokens: [token, ...(config.METRICS_TOKEN ? [config.METRICS_TOKEN] : [])],
       metricsPublic: config.METRICS_PUBLIC === true,
       checkStore: () => store.list({ limit: 1 }),
+      ...(extras.expectedBots ? { expectedBots: extras.expectedBots } : {}),
     },
   });
   connectionSnapshots = server.connections;

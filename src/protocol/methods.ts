@@ -309,6 +309,20 @@ export function parseSubscribeParams(params: unknown): Array<(typeof EVENT_NAMES
   return [...new Set(parseWith(subscribeParams, "events.subscribe", params).events)];
 }
 
+/**
+ * `bot.status {platform}` (WebSocket only, a bot's connection): whether the bot reaches its platform's API, as it
+ * last found out. `reachable: null` when the bot cannot tell (no one-call check for that platform). The gateway keeps
+ * it on the connection for /readyz, which is not ready while a connected bot says it cannot reach its API.
+ */
+const botStatusParams = strict({
+  platform: strict({ reachable: z.boolean().nullable(), detail: z.string().max(300).optional() }),
+});
+export type BotPlatformStatus = z.infer<typeof botStatusParams>["platform"];
+
+export function parseBotStatusParams(params: unknown): BotPlatformStatus {
+  return parseWith(botStatusParams, "bot.status", params).platform;
+}
+
 /** A request frame: `{type:"req", id, method, params}`. */
 export const requestFrameSchema = z.object({
   type: z.literal("req"),

@@ -139,6 +139,8 @@ export const configSchema = z.object({
     .pipe(z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(", ")}` }))
     .default("info"),
   DELIVERY_TIMEOUT_SECONDS: z.coerce.number().positive().max(3600).default(30),
+  /** How often a bot checks that its platform's API answers (bots/platform-watch.ts), for /readyz. */
+  BOT_PLATFORM_CHECK_SECONDS: z.coerce.number().min(1).max(3600).default(60),
   ASK_DEFAULT_TARGETS: targetList,
   /** Every target a question may reach; empty: any target. */
   ASK_ALLOWED_TARGETS: targetList,

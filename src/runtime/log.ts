@@ -116,9 +116,31 @@ export function createLogger(name: string, options: LoggerOptions = {}): Logger 
 }
 
 /**
- * The `Log` callback over a logger: a line with an error is a warning carrying the error (`err`), else info.
- * Callers that know better use the logger's own levels.
+ * An error as one readable warning carries it: its type, its message and its network code (`ECONNREFUSED`), never
+ * its stack (nor its nested causes' stacks), which are for debugging.
+ */
+export function errorSummary(error: unknown): unknown {
+  if (!(error instanceof Error)) return error;
+  const inner = error as { code?: unknown; cause?: { code?: unknown; message?: unknown }; error?: { code?: unknown; message?: unknown } };
+  const code = inner.code ?? inner.cause?.code ?? inner.error?.code;
+  const detail = inner.cause?.message ?? inner.error?.message;
+  return {
+    type: error.constructor.name,
+    message: error.message,
+    ...(typeof code === "string" || typeof code === "number" ? { code } : {}),
+    ...(typeof detail === "string" && detail !== error.message ? { cause: detail } : {}),
+  };
+}
+
+/**
+ * The `Log` callback over a logger: a line with an error is one warning carrying the error's summary (`error`: type,
+ * message, code), with the whole error and its stack on a debug line of its own; else info. Callers that know better
+ * use the logger's own levels.
  */
 export function logCallback(logger: Logger): Log {
-  return (message, error) => (error === undefined ? logger.info(message) : logger.warn({ err: error }, message));
+  return (message, error) => {
+    if (error === undefined) return logger.info(message);
+    logger.warn({ error: errorSummary(error) }, message);
+    if (error instanceof Error && logger.isLevelEnabled("debug")) logger.debug({ err: error }, `${message} (the error in full)`);
+  };
 }

@@ -17,6 +17,8 @@ export interface HealthOptions {
   /** One real store query; throws when the store cannot answer. */
   checkStore?: () => Promise<unknown>;
   connections: () => ConnectionSnapshot[];
+  /** The surfaces whose bots this deployment runs (`start`): /readyz is not ready while one of them is not connected. */
+  expectedBots?: readonly string[];
   backoff: AuthBackoff;
 }
 
@@ -35,8 +37,9 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
 }
 
 /**
- * `/healthz` (liveness: the process answers), `/readyz` (readiness: the store answers a real query; the connected
- * bots, by surface, with how long ago each was last heard from) and `/metrics` (Prometheus text format, behind the
+ * `/healthz` (liveness: the process answers), `/readyz` (readiness: the store answers a real query, every bot this
+ * deployment runs is connected, and none says it cannot reach its platform's API; the connected bots, by surface, with
+ * how long ago each was last heard from and what it says of its platform) and `/metrics` (Prometheus text format, behind the
  * gateway token or METRICS_TOKEN unless METRICS_PUBLIC). /healthz and /readyz are public and hold no secret.
  */
 export function createHealthRoutes(options: HealthOptions) {
@@ -54,11 +57,28 @@ export function createHealthRoutes(options: HealthOptions) {
       store = { ok: false, ms: Math.round(performance.now() - started), error: "the store did not answer" };
     }
     const now = Date.now();
-    const bots = options
-      .connections()
-      .filter((connection) => connection.bot)
-      .map((connection) => ({ surface: connection.surface, connectedForMs: now - connection.connectedAtMs, lastSeenMsAgo: now - connection.lastSeenMs }));
-    sendJson(res, store.ok ? 200 : 503, { ready: store.ok, store, bots });
+    const connected = options.connections().filter((connection) => connection.bot);
+    const bots = connected.map(({ surface, connectedAtMs, lastSeenMs, platform }) => ({
+      surface,
+      connectedForMs: now - connectedAtMs,
+      lastSeenMsAgo: now - lastSeenMs,
+      // Whether it reaches its platform's API (null: it cannot tell), as the bot last said, and for how long.
+      ...(platform ? { platform: { reachable: platform.reachable, ...(platform.detail ? { detail: platform.detail } : {}), forMs: now - platform.sinceMs } } : {}),
+    }));
+    // A bot this deployment runs that is not connected yet (starting, restarting, or stopped on a rejected token).
+    const missing = (options.expectedBots ?? []).filter((surface) => !connected.some((connection) => connection.surface === surface));
+    // Not ready while a bot cannot reach its platform: questions for it would wait. One of several copies of the same
+    // bot that does reach it is enough.
+    const unreachable = [...new Set(connected.filter((c) => c.platform?.reachable === false).map((c) => c.surface))].filter(
+      (surface) => !connected.some((c) => c.surface === surface && c.platform?.reachable !== false),
+    );
+    const isReady = store.ok && missing.length === 0 && unreachable.length === 0;
+    sendJson(res, isReady ? 200 : 503, {
+      ready: isReady,
+      store,
+      bots: [...bots, ...missing.map((surface) => ({ surface, connected: false }))],
+      ...(isReady ? {} : { notReady: [...(store.ok ? [] : ["the store does not answer"]), ...missing.map((s) => `the ${s} bot is not connected`), ...unreachable.map((s) => `the ${s} bot cannot reach its platform's API`)] }),
+    });
   }
 
   async function metrics(req: IncomingMessage, res: ServerResponse, render: NonNullable<HealthOptions["metrics"]>): Promise<void> {

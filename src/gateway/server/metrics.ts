@@ -20,6 +20,8 @@ export interface ConnectionSnapshot {
   connectedAtMs: number;
   /** The last frame or pong received from it. */
   lastSeenMs: number;
+  /** A bot's last word on its platform's API (`bot.status`), with since when that has been so. */
+  platform?: { reachable: boolean | null; detail?: string; sinceMs: number };
 }
 
 const TIME_BUCKETS = [1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600, 7200, 21600, 86400];

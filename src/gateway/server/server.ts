@@ -149,7 +149,8 @@ export function createGatewayServer(options: GatewayServerOptions) {
       const role = principal?.kind ?? "unauthenticated";
       const bot = connection.botSurface;
       const surface = bot ?? (principal?.kind === "person" ? "web" : role);
-      return { role, surface, bot: bot !== undefined, ...times };
+      const platform = connection.platform;
+      return { role, surface, bot: bot !== undefined, ...times, ...(platform ? { platform } : {}) };
     });
   }
   /** Tells the service which chat surfaces have a bot connected here (issue 30: a target with no bot says so). */

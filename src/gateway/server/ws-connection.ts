@@ -1,8 +1,8 @@
 import type { WebSocket } from "ws";
 import { GatewayError, type ErrorBody } from "../../kernel/errors.ts";
 import { toErrorBody, type Dispatch } from "./dispatch.ts";
-import { isRequestFrame, parseSubscribeParams, requestFrameSchema } from "../../protocol/methods.ts";
-import type { GatewayEventName } from "../../protocol/methods.ts";
+import { isRequestFrame, parseBotStatusParams, parseSubscribeParams, requestFrameSchema } from "../../protocol/methods.ts";
+import type { BotPlatformStatus, GatewayEventName } from "../../protocol/methods.ts";
 import { lockoutMessage } from "../credentials/auth-backoff.ts";
 import { REVOKED_MESSAGE, type AuthVerdict } from "../credentials/check.ts";
 import type { Principal } from "../credentials/principal.ts";
@@ -76,6 +76,8 @@ export function createConnection({ socket, dispatch, checkToken, stillLive, onAu
   let seq = 0;
   /** The events this connection asked for with events.subscribe; all of them until it does. */
   let subscribed: ReadonlySet<GatewayEventName> | undefined;
+  /** What the bot on it last said of its platform (`bot.status`). */
+  let platform: (BotPlatformStatus & { sinceMs: number }) | undefined;
   let corked: Corkable | undefined;
   /** Waits (waitAnswer, request with waitMs) end when the connection closes. */
   const onClose = new Set<() => void>();
@@ -246,6 +248,18 @@ export function createConnection({ socket, dispatch, checkToken, stillLive, onAu
       }
       return;
     }
+    if (method === "bot.status") {
+      // Per connection, like events.subscribe: what /readyz says of this bot's platform.
+      try {
+        if (!(principal?.kind === "bot" ? principal.surface : declaredSurface)) throw new GatewayError("FORBIDDEN", "only a bot's connection reports its platform's status");
+        const status = parseBotStatusParams(params);
+        platform = { ...status, sinceMs: platform?.reachable === status.reachable ? platform.sinceMs : Date.now() };
+        respond(id, { payload: { ok: true } });
+      } catch (error) {
+        respond(id, { error: toErrorBody(error, log) });
+      }
+      return;
+    }
     if (tokenHash !== undefined && !(await stillLive?.(tokenHash) ?? true)) return revoke(id);
     try {
       respond(id, { payload: await dispatch(method, params, cancellation, principal) });
@@ -289,6 +303,10 @@ export function createConnection({ socket, dispatch, checkToken, stillLive, onAu
     get botSurface(): BotName | undefined {
       if (!authed) return undefined;
       return principal?.kind === "bot" ? principal.surface : declaredSurface;
+    },
+    /** What the bot on it last said of its platform's API (`bot.status`), with since when; undefined until it does. */
+    get platform(): (BotPlatformStatus & { sinceMs: number }) | undefined {
+      return platform;
     },
     /** The hash of the scoped token it authenticated with, if any: what the server re-checks. */
     get tokenHash(): string | undefined {
