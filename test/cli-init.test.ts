@@ -6,7 +6,7 @@ import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "dotenv";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { mergeEnvText, quoteEnvValue } from "../src/cli/env-file.ts";
+import { mergeEnvText, quoteEnvValue, readEnvFile } from "../src/cli/env-file.ts";
 import { SETUP_PLATFORMS } from "../src/cli/init-flags.ts";
 import { ENV_KIT } from "../src/platforms/kit/env.ts";
 import { killChildren, spawnCli } from "./helpers/cli.ts";
@@ -166,6 +166,12 @@ describe("the platforms' set-up facts", () => {
 describe(".env values and merging", () => {
   it.each(["plain", "a b", "with#hash", "it's", `say "hi"`, `both ' and "`, "back\\slash", "$HOME", ""])("%j reads back the same through dotenv", (value) => {
     expect(parse(`KEY=${quoteEnvValue(value)}\n`).KEY).toBe(value);
+  });
+
+  it("reads a file as dotenv does (init's own reader: src/ loads no dotenv)", () => {
+    const file = join(tempDir("aub-init-"), ".env");
+    writeFileSync(file, ['# c', 'A=1', 'export B = two words # note', "C='x # y'", 'D="a\\nb"', 'E=`q"r`', 'F="multi', 'line"', 'A=again', 'EMPTY=', ''].join("\n"));
+    expect(readEnvFile(file)).toEqual(parse(readFileSync(file)));
   });
 
   it("refuses a line break", () => {

@@ -3,7 +3,6 @@
  * other lines and comments kept, the keys set here replaced where they stand), backed up first, and private (0600).
  */
 import { chmodSync, copyFileSync, existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import { parse } from "dotenv";
 
 /** A value as dotenv reads it back: bare when it holds only safe characters, else in the first quotes that fit. */
 export function quoteEnvValue(value: string): string {
@@ -64,9 +63,28 @@ export function mergeEnvText(before: string, values: Readonly<Record<string, str
   return `${lines.join("\n")}\n`;
 }
 
-/** The values a .env file holds, as dotenv reads them (empty when there is no file). */
+/** An entry's value as dotenv reads it: quotes taken off (`\n` expanded in double quotes), else up to a ` #` comment. */
+function entryValue(lines: readonly string[]): string {
+  const first = ASSIGNMENT.exec(lines[0]!)![2]!;
+  const text = [first, ...lines.slice(1)].join("\n");
+  const quote = text[0];
+  if (quote === '"' || quote === "'" || quote === "`") {
+    const end = text.indexOf(quote, 1);
+    const inner = end === -1 ? text.slice(1) : text.slice(1, end);
+    return quote === '"' ? inner.replace(/\\n/gu, "\n").replace(/\\r/gu, "\r") : inner;
+  }
+  return text.replace(/\s+#.*$/u, "").replace(/^#.*$/u, "").trim();
+}
+
+/**
+ * The values a .env file holds, the last assignment of a key winning as in dotenv (empty when there is no file).
+ * Only the entry points load dotenv (test/boundary.test.ts), so this small reader matches the writer above.
+ */
 export function readEnvFile(file: string): Record<string, string> {
-  return existsSync(file) ? parse(readFileSync(file)) : {};
+  if (!existsSync(file)) return {};
+  const values: Record<string, string> = {};
+  for (const entry of entries(readFileSync(file, "utf8"))) if (entry.key !== undefined) values[entry.key] = entryValue(entry.lines);
+  return values;
 }
 
 /** Where the old file is copied: `.env.bak`, or `.env.bak.<time>` when that is taken. */

@@ -38,13 +38,14 @@ const platformLines = SETUP_PLATFORMS.map((p) => {
   const who = p.setup.pairing.chat ? `--${p.surface}-chat ID --${p.surface}-user ID` : `--${p.surface}-user ID`;
   return `  ${p.title.padEnd(16)} ${flags.map(({ flag }) => `--${flag}`).join(" ")}; ${who}`;
 });
+const captured = SETUP_PLATFORMS.filter((p) => p.setup.pairing.capture);
 const notOffered = PLATFORM_LIST.filter((p) => !p.setup).map((p) => p.title);
 
 export const INIT_HELP = `Usage: ask-user-bridge init [--platform NAME]... [flags] [--yes]
 
 Sets up a bot and the person it asks, on a terminal step by step: which platforms; each one's token, checked with
-the platform's API; who you are (send /start to a Telegram bot and init reads your chat and user id from it; on the
-other platforms you type your id, and init says where to find it); then writes .env (0600) with the tokens, the
+the platform's API; who you are (${captured.map((p) => `send ${p.setup.pairing.hello} to a ${p.title} bot`).join(", ")} and init reads your
+chat and user id from it; on the other platforms you type your id, and init says where to find it); then writes .env (0600) with the tokens, the
 allow-list (<PLATFORM>_ALLOWED_USERS) and ASK_DEFAULT_TARGETS, optionally installs the Claude Code hook, and ends
 with a test question to you: it starts the gateway with the new bot, asks, and prints your answer.
 
@@ -61,7 +62,7 @@ with a test question to you: it starts the gateway with the new bot, asks, and p
   --no-test            skip the test question at the end
   --test-timeout SECS  how long the test question waits for your answer (default 600)
 
-Each platform's values (its other variables have flags too, e.g. --telegram-api-root):
+Each platform's values (their other variables have flags too, named after them):
 ${platformLines.join("\n")}
 ${notOffered.length > 0 ? `Not set up by init yet: ${notOffered.join(", ")} (see docs/platforms/).\n` : ""}
 Tokens are never printed. Exit codes: 0 set up, 1 error (a token refused, the test unanswered), 130 stopped.`;

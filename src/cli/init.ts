@@ -73,7 +73,7 @@ export async function runInit(argv: string[], _config: Config, io: CliIO): Promi
   const testTimeout = flags["test-timeout"] === undefined ? DEFAULT_TEST_TIMEOUT_SECONDS : Number(flags["test-timeout"]);
   if (!Number.isInteger(testTimeout) || testTimeout < 30 || testTimeout > 3600) throw new UsageError(`--test-timeout: "${flags["test-timeout"]}" is not a whole number of seconds from 30 to 3600`);
   const terminal = Boolean(process.stdin.isTTY && process.stdout.isTTY);
-  if (!terminal && !flags.yes) throw new UsageError("asks its questions on a terminal; without one, give --yes and every value as a flag (e.g. --yes --telegram-token TOKEN --telegram-user ID)");
+  if (!terminal && !flags.yes) throw new UsageError(`asks its questions on a terminal; without one, give --yes and every value as a flag (e.g. --yes --${SETUP_PLATFORMS[0]!.surface}-token TOKEN --${SETUP_PLATFORMS[0]!.surface}-user ID)`);
   const prompts = flags.yes ? undefined : await loadPrompts();
 
   const envFile = resolve(flags.dotenv ?? ".env");
