@@ -5,37 +5,32 @@ import { parseCommandArgs, UsageError } from "./args.ts";
 import { EXIT_UNRECOVERABLE, exitWithin, stopWithin, untilSignal } from "./shutdown.ts";
 import { BOT_NAMES, type BotName } from "../platforms/surfaces.ts";
 import { PLATFORM_LIST } from "../platforms/descriptors.ts";
+import { runBotHost, type BotStarter, type StartedBot } from "./bot-host.ts";
 
 export type { BotName };
-/**
- * A running bot: `stop()`, and `failed`, which settles with a BotStopError when the bot cannot go on (a token
- * rejected later, another process polling with it).
- */
-export interface StartedBot {
-  stop(): Promise<void>;
-  failed?: Promise<BotStopError>;
-}
-export type BotStarter = (config: Config, options?: { log?: Log }) => Promise<StartedBot>;
+export type { BotStarter, StartedBot };
 /** Bot entry points live in bots/ (they import platform SDKs); the CLI entry hands them in. */
 export type BotLoaders = Partial<Record<BotName, () => Promise<BotStarter>>>;
 
-export const BOT_HELP = `Usage: ask-user-bridge bot ${BOT_NAMES.join("|")}
+export const BOT_HELP = `Usage: ask-user-bridge bot ${BOT_NAMES.join("|")} [more bots…]
 
 Runs one bot: it connects to the gateway (GATEWAY_URL, GATEWAY_TOKEN), delivers questions targeted at its
-platform, and turns button presses and replies into answers. Needs that platform's token:
+platform, and turns button presses and replies into answers. Several names run those bots in one process, each in an
+error boundary of its own (one that crashes is restarted alone, with backoff); \`start\` runs its bots that way.
+Needs each platform's token:
 ${PLATFORM_LIST.map((p) => `  ${p.surface.padEnd(Math.max(...PLATFORM_LIST.map((q) => q.surface.length)))} ${p.botHelp}`).join("\n")}`;
 
 export function createBotCommand(loaders: BotLoaders) {
   return async function runBot(argv: string[], config: Config, io: { out: (s: string) => void; err: (s: string) => void }): Promise<number> {
     const { values, positionals } = parseCommandArgs(argv, {}, true);
     if (values.help) return io.out(BOT_HELP), 0;
-    const name = positionals[0] as BotName | undefined;
-    if (positionals.length !== 1 || !name || !(BOT_NAMES as readonly string[]).includes(name)) {
-      throw new UsageError(`name one bot: ${BOT_NAMES.join(", ")}`);
-    }
-    const load = loaders[name];
-    if (!load) throw new UsageError(`the ${name} bot is not built yet`);
-    const start = await load();
+    const unknown = positionals.filter((name) => !(BOT_NAMES as readonly string[]).includes(name));
+    if (positionals.length === 0 || unknown.length > 0) throw new UsageError(`name one bot or several: ${BOT_NAMES.join(", ")}${unknown.length ? ` (not ${unknown.join(", ")})` : ""}`);
+    const names = [...new Set(positionals)] as BotName[];
+    for (const name of names) if (!loaders[name]) throw new UsageError(`the ${name} bot is not built yet`);
+    if (names.length > 1) return runSeveral(names, loaders, config);
+    const name = names[0]!;
+    const start = await loaders[name]!();
     const logger = createLogger(`bot:${name}`, { level: config.LOG_LEVEL, secrets: deploymentSecrets(config) });
     const exitFor = (error: BotStopError) => (error.unrecoverable ? EXIT_UNRECOVERABLE : 1);
     let bot: StartedBot;
@@ -55,4 +50,41 @@ export function createBotCommand(loaders: BotLoaders) {
     if ((await stopWithin(() => bot.stop())) === "timed out") logger.warn("the platform connection did not close in time; exiting anyway");
     return code;
   };
+}
+
+/**
+ * `bot a b …`: the bots in one process (bot-host.ts). `start` hands each its own bot-scoped gateway credential in
+ * ASK_BOT_GATEWAY_TOKENS (JSON, by bot name), read once and removed from the environment; else GATEWAY_TOKEN.
+ */
+async function runSeveral(names: readonly BotName[], loaders: BotLoaders, config: Config): Promise<number> {
+  const tokens = botTokensFromEnv(process.env.ASK_BOT_GATEWAY_TOKENS);
+  delete process.env.ASK_BOT_GATEWAY_TOKENS;
+  const secrets = [...deploymentSecrets(config), ...Object.values(tokens)];
+  const host = createLogger("bots", { level: config.LOG_LEVEL, secrets });
+  const bots = await Promise.all(
+    names.map(async (name) => ({
+      name,
+      start: await loaders[name]!(),
+      config: tokens[name] ? { ...config, GATEWAY_TOKEN: tokens[name] } : config,
+      logger: createLogger(`bot:${name}`, { level: config.LOG_LEVEL, secrets }),
+    })),
+  );
+  host.info({ bots: names }, `running ${names.join(", ")} in one process`);
+  const crash = process.env.ASK_TEST_CRASH_BOT as BotName | undefined;
+  return runBotHost(bots, host, crash ? { crashForTests: crash } : {});
+}
+
+function botTokensFromEnv(text: string | undefined): Partial<Record<BotName, string>> {
+  if (!text) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new UsageError("ASK_BOT_GATEWAY_TOKENS must be a JSON object of bot names to tokens (start sets it)");
+  }
+  const tokens: Partial<Record<BotName, string>> = {};
+  for (const [name, token] of Object.entries(parsed as Record<string, unknown>)) {
+    if ((BOT_NAMES as readonly string[]).includes(name) && typeof token === "string" && token) tokens[name as BotName] = token;
+  }
+  return tokens;
 }

@@ -25,8 +25,9 @@ and its HTTP mirror at POST /rpc/<method>. Binds GATEWAY_HOST:GATEWAY_PORT (127.
 
 export const START_HELP = `Usage: ask-user-bridge start
 
-Runs the gateway with the Control UI, and a child process for each bot whose token is set
-(${PLATFORM_LIST.map((p) => p.tokenVar).join(", ")}). A bot that crashes is restarted.`;
+Runs the gateway with the Control UI, and the bots whose tokens are set (${PLATFORM_LIST.map((p) => p.tokenVar).join(", ")})
+in one child process, each bot in an error boundary of its own. A bot that crashes is restarted alone, with backoff;
+the child, if it dies, is restarted too.`;
 
 /** A database URL without its password, for logs. */
 function redactUrl(url: string): string {
@@ -166,12 +167,17 @@ export async function runStart(argv: string[], config: Config, io: IO): Promise<
   const children: Array<ReturnType<typeof superviseChild>> = [];
   for (const name of BOT_NAMES) if (!botNames.includes(name)) say(`${name} bot: off (set ${PLATFORMS[name].tokenVar} to turn it on)`);
   const botTokens = await botCredentials(gateway.credentials, botNames);
-  for (const name of botNames) {
-    say(`${name} bot: starting`);
-    // The same CLI entry that runs `start`, started the same way (node flags included), runs each bot, with a
-    // credential that may act only as that bot's surface instead of the admin token.
-    const entry = [...process.execArgv, process.argv[1]!, "bot", name];
-    children.push(superviseChild(`bot:${name}`, process.execPath, entry, logger.child({ child: `bot:${name}` }), { ...process.env, GATEWAY_TOKEN: botTokens.get(name)! }));
+  // The same CLI entry that runs `start`, started the same way (node flags included), runs the bots, each with a
+  // credential that may act only as that bot's surface instead of the admin token: one bot as `bot <name>`; several
+  // in one process (`bot <a> <b> …`, each in an error boundary of its own, bot-host.ts), which is lighter than one each.
+  for (const name of botNames) say(`${name} bot: starting`);
+  const entry = [...process.execArgv, process.argv[1]!, "bot", ...botNames];
+  if (botNames.length === 1) {
+    const [name] = botNames;
+    children.push(superviseChild(`bot:${name}`, process.execPath, entry, logger.child({ child: `bot:${name}` }), { ...process.env, GATEWAY_TOKEN: botTokens.get(name!)! }));
+  } else if (botNames.length > 1) {
+    const tokens = JSON.stringify(Object.fromEntries(botTokens));
+    children.push(superviseChild("bots", process.execPath, entry, logger.child({ child: "bots" }), { ...process.env, ASK_BOT_GATEWAY_TOKENS: tokens }));
   }
   firstQuestionHint(config, gateway.url, say);
   const signal = await untilSignal();
