@@ -198,8 +198,6 @@ export function startImapReader({ mailbox, doneMailbox, pollMs, cursor, take, lo
 
   const running = run();
   return {
-    /** Reads the mailbox now (a test's nudge; new mail wakes it by itself). */
-    wake,
     /** Stops after the mail being handled (its mark and cursor written), and logs out. */
     async stop(): Promise<void> {
       stopped = true;

@@ -35,7 +35,7 @@ export interface DovecotOptions {
 
 /** Why no Dovecot can start on this machine, or undefined when one can. */
 export function dovecotMissing(): string | undefined {
-  if (!existsSync(DOVECOT_BINARY)) return `${DOVECOT_BINARY} is not installed (as root: apt-get install -y dovecot-imapd; .ci/run does it)`;
+  if (!existsSync(DOVECOT_BINARY)) return `${DOVECOT_BINARY} is not installed`;
   if (process.getuid?.() === 0 && spawnSync("id", ["dovecot"]).status !== 0) return "the dovecot user is missing (reinstall dovecot-core)";
   return undefined;
 }

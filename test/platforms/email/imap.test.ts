@@ -10,9 +10,10 @@ import { ImapFlow } from "imapflow";
 import MailComposer from "nodemailer/lib/mail-composer/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmailBot } from "../../../bots/email/index.ts";
-import { DONE_KEYWORD } from "../../../bots/email/imap.ts";
+import { DONE_KEYWORD, returnPathOf } from "../../../bots/email/imap.ts";
 import { createImapCursorStore } from "../../../bots/email/imap-cursor.ts";
-import { loadConfig } from "../../../src/runtime/config.ts";
+import { ConfigError, loadConfig } from "../../../src/runtime/config.ts";
+import { parseImapUrl } from "../../../src/render/index.ts";
 import type { RunningBot } from "../../../bots/shared.ts";
 import { dovecotMissing, IMAP_PASS, IMAP_USER, startDovecot, type TestDovecot } from "../../helpers/dovecot.ts";
 import { rpcOk, spawnCli, startTestGateway, tempDir, TOKEN, waitForOutput, type TestGateway } from "../../helpers/gateway.ts";
@@ -46,8 +47,8 @@ async function openMailbox(dovecot: TestDovecot) {
   const client = new ImapFlow({ host: dovecot.host, port: dovecot.port, secure: false, auth: { user: IMAP_USER, pass: IMAP_PASS }, logger: false });
   await client.connect();
   return {
-    async deliver(raw: Buffer | string): Promise<number> {
-      const appended = await client.append("INBOX", raw);
+    async deliver(raw: Buffer | string, flags: string[] = []): Promise<number> {
+      const appended = await client.append("INBOX", raw, flags);
       if (!appended || appended.uid === undefined) throw new Error("APPEND gave no UID");
       return appended.uid;
     },
@@ -137,6 +138,41 @@ async function setUp(dovecotOptions: Parameters<typeof startDovecot>[0] = {}): P
 
 const answerOf = async (gateway: TestGateway, id: string, timeoutMs = 5_000) => (await rpcOk(gateway.url, "question.waitAnswer", { id, timeoutMs })) as { status: string; answers?: { answers: Record<string, string[]> } };
 
+describe("EMAIL_IMAP_URL and the envelope sender", () => {
+  it.each([
+    ["imap://bot:pw@imap.example.com/INBOX", { host: "imap.example.com", port: 143, secure: false, user: "bot", pass: "pw", mailbox: "INBOX" }],
+    ["imaps://bot%40example.com:p%25w@imap.example.com", { host: "imap.example.com", port: 993, secure: true, user: "bot@example.com", pass: "p%w", mailbox: "INBOX" }],
+    ["imaps://bot:pw@[::1]:1993/Replies%2FBot", { host: "::1", port: 1993, secure: true, mailbox: "Replies/Bot" }],
+  ])("%s", (url, expected) => {
+    expect(parseImapUrl(url)).toMatchObject(expected);
+  });
+
+  it.each([
+    ["smtp://bot:pw@host", "EMAIL_IMAP_URL: must start with imap:// or imaps://"],
+    ["imap://host/INBOX", "EMAIL_IMAP_URL: must name the user, the password and the host: imap://user:password@host/INBOX"],
+    ["imap://bot:s3cret-pw%zz@host", "EMAIL_IMAP_URL: holds a broken percent-encoding (write a % in the password as %25)"],
+    ["not a url s3cret-pw", "EMAIL_IMAP_URL: is not a URL; use imap://user:password@host:143/INBOX or imaps://user:password@host:993/INBOX"],
+  ])("%s is refused by loadConfig, naming the variable and not the password", (url, message) => {
+    let error: unknown;
+    try {
+      loadConfig({ EMAIL_IMAP_URL: url });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as Error).message).toContain(message);
+    expect((error as Error).message).not.toContain("s3cret-pw");
+  });
+
+  it.each([
+    ["Return-Path: <ada@example.com>\r\nFrom: a@b.c\r\n\r\nbody", "ada@example.com"],
+    ["return-path:<>\r\n\r\nbody", ""],
+    ["From: a@b.c\r\n\r\nReturn-Path: <in@body.example>\r\n", undefined],
+  ])("the Return-Path of %j is %j", (raw, expected) => {
+    expect(returnPathOf(Buffer.from(raw))).toBe(expected);
+  });
+});
+
 describe("e-mail from a mailbox: Dovecot is installed", () => {
   it.runIf(Boolean(missing && process.env.CI))("under CI, the IMAP tests run (they are not skipped)", () => {
     expect.fail(`no Dovecot on this CI machine: ${missing}. ${HOW}`);
@@ -216,6 +252,26 @@ describe.skipIf(Boolean(missing))("e-mail from a mailbox (IMAP, IDLE)", { timeou
     again.child.kill("SIGTERM");
     await again.exited;
     expect(cursor.read()?.uid).toBe(uid);
+  });
+
+  it("a new UIDVALIDITY (a rebuilt mailbox): the unseen mail without the keyword is read, mail a person had read is not", async () => {
+    const first = await s.start();
+    const seen = await s.ask("read_by_a_person");
+    const unseen = await s.ask("unseen");
+    await first.bot.stop();
+    const cursor = createImapCursorStore(s.dataDir, `${IMAP_USER}@127.0.0.1:${s.dovecot.port}/INBOX`);
+    const validity = cursor.read()!.uidValidity;
+    cursor.write("1", 1_000_000); // UIDs of another mailbox: they mean nothing here
+    await s.mailbox.deliver(await replyTo(seen.prompt, "1"), ["\\Seen"]);
+    const last = await s.mailbox.deliver(await replyTo(unseen.prompt, "2"));
+    const second = await s.start();
+    expect(await answerOf(s.gateway, unseen.id)).toMatchObject({ status: "answered", answers: { answers: { unseen: ["Production"] } } });
+    expect(second.logs.join("\n")).toMatch(/the UIDVALIDITY of INBOX at 127\.0\.0\.1:\d+ changed \(the mailbox was rebuilt\): reading its unseen mail since \d{4}-\d\d-\d\d/u);
+    await waitUntil(() => cursor.read()?.uidValidity === validity, "the cursor in the mailbox's UIDVALIDITY");
+    expect(cursor.read()?.uid).toBe(last);
+    expect((await rpcOk(s.gateway.url, "question.get", { id: seen.id })).status).toBe("pending");
+    await second.bot.stop();
+    await rpcOk(s.gateway.url, "question.resolve", { id: seen.id, cancel: true });
   });
 
   it("a refused login is one clear line, however often it is retried; the bot keeps running", async () => {
