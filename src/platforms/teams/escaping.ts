@@ -23,6 +23,14 @@ export function toTeamsCardText(text: string): string {
 }
 
 /**
+ * A card's plain text, which Teams shows as it is (an Input.Text's label: no markdown, no HTML): only the broadcast
+ * mentions are broken, as in the card's TextBlocks, so a question that says `@channel` reads the same in its field.
+ */
+export function toTeamsPlainCardText(text: string): string {
+  return neutralizeBroadcastMentions(text);
+}
+
+/**
  * The way back: the text a person typed, from a message activity's `text`. Teams sends HTML-escaped text and writes
  * each mention as `<at>Name</at>`; the bot's own mentions (`botMentions`, the names in its mention entities) are
  * removed, other tags dropped, and entities decoded.

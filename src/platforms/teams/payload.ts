@@ -12,14 +12,14 @@ import { missingPromptParts, promptTextParts } from "../../render/prompt-text.ts
 import { LATE_OPEN_SUMMARY, renderSummary } from "../../render/summary.ts";
 import { cutToFit, fitPromptText } from "../../render/text-width.ts";
 import { encodeTeamsSubmitData } from "./callback-data.ts";
-import { toTeamsCardText } from "./escaping.ts";
+import { toTeamsCardText, toTeamsPlainCardText } from "./escaping.ts";
 import { TEAMS_ACTION_TITLE_MAX, teams } from "./platform.ts";
 import { answerLinkOf, approvalPromptParts, type ApprovalPromptParts } from "../../render/approval-prompt.ts";
 import { REVIEW_BUTTON_TEXT } from "../../render/approval.ts";
 
 /** The card's text, all lines together. Teams takes a message of about 28 KB; this leaves room for the card's JSON. */
 export const TEAMS_CARD_TEXT_MAX = 8_000;
-/** The own-words field's label (the question, cut): Teams shows it above the field. */
+/** The own-words field's label (the question, cut, its broadcast mentions broken): Teams shows it above the field. */
 export const TEAMS_INPUT_LABEL_MAX = 200;
 /** The own-words field: what one answer may hold. */
 export const TEAMS_ANSWER_MAX_LENGTH = 2_000;
@@ -132,7 +132,7 @@ function toTeamsAction(record: QuestionRecord, button: PromptButton): TeamsActio
     card: {
       type: "AdaptiveCard",
       body: [
-        { type: "Input.Text", id: TEAMS_ANSWER_INPUT_ID, label: cutToFit(record.questions[0]!.question, TEAMS_INPUT_LABEL_MAX, (t) => t), isMultiline: true, maxLength: TEAMS_ANSWER_MAX_LENGTH, placeholder: "Your answer" },
+        { type: "Input.Text", id: TEAMS_ANSWER_INPUT_ID, label: cutToFit(record.questions[0]!.question, TEAMS_INPUT_LABEL_MAX, toTeamsPlainCardText), isMultiline: true, maxLength: TEAMS_ANSWER_MAX_LENGTH, placeholder: "Your answer" },
       ],
       actions: [submit(record, button, "Send")],
     },

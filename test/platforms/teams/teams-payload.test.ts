@@ -12,6 +12,7 @@ import {
   TEAMS_ACTION_TITLE_MAX,
   TEAMS_CARD_ACTIONS_MAX,
   TEAMS_CARD_TEXT_MAX,
+  TEAMS_INPUT_LABEL_MAX,
   TEAMS_SUBMIT_DATA_MAX,
 } from "../../../src/render/index.ts";
 import { formatTarget, parseTarget } from "../../../src/record/targets.ts";
@@ -80,6 +81,20 @@ describe("teams: Adaptive Card renderers", () => {
     expect(decodeTeamsSubmitData(encodeTeamsSubmitData(press))).toEqual(press);
     for (const bad of [undefined, 7, "", "a1|q_1|c|9", "a1|q 1|s", "x".repeat(TEAMS_SUBMIT_DATA_MAX + 1), { ask_user: "a1|q_1|s" }]) expect(decodeTeamsSubmitData(bad)).toBeNull();
     expect(decodeTeamsSubmitData("a1|q_1|c|3", { optionCount: 2 })).toBeNull();
+  });
+
+  it("the Other… field's label is the question as Teams shows plain text: broadcast mentions broken as in the card's text, nothing else escaped, cut to 200", () => {
+    const r = record([question({ question: "Ship *now*, @channel? Tell @everyone <b>x</b>", options: [{ label: "Yes" }, { label: "No" }] })]);
+    const { card, text } = renderTeamsPrompt(r);
+    const other = card.actions!.find((a) => a.type === "Action.ShowCard");
+    const label = other?.type === "Action.ShowCard" ? other.card.body[0]!.label : undefined;
+    expect(label).toBe("Ship *now*, @\u200Bchannel? Tell @\u200Beveryone <b>x</b>");
+    expect(text).toContain("@\u200Bchannel? Tell @\u200Beveryone");
+    const long = renderTeamsPrompt(record([question({ question: `${"@channel ".repeat(40)}?`, options: [{ label: "Yes" }, { label: "No" }] })]));
+    const longOther = long.card.actions!.find((a) => a.type === "Action.ShowCard");
+    const longLabel = longOther?.type === "Action.ShowCard" ? longOther.card.body[0]!.label : "";
+    expect(longLabel.length).toBeLessThanOrEqual(TEAMS_INPUT_LABEL_MAX);
+    expect(longLabel).not.toMatch(/@channel/u);
   });
 
   it("chat kinds from conversation ids", () => {

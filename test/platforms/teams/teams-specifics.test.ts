@@ -179,6 +179,19 @@ describe("teams: specifics", () => {
     expect(await h.submitAndWait(copy, { ask_user: `a1|${id}|o`, ask_user_answer: "again" }, h.person)).toBe("This question was already answered.");
   });
 
+  it("issue 37 §11: the Other… field's label breaks a broadcast mention as the card's text does (it was the raw question)", async () => {
+    const loud = { ...single, question: "Deploy now? @channel @everyone say *yes*" };
+    const id = await h.ask([loud], { chat: h.chat });
+    const copy = await h.promptOf(id);
+    const card = h.message(copy).card;
+    const label: string = card.actions[2].card.body[0].label;
+    // What Teams shows above the field: no @channel or @everyone left to highlight, and no markdown escapes to read.
+    expect(label).toBe("Deploy now? @\u200Bchannel @\u200Beveryone say *yes*");
+    expect(label).not.toMatch(/@(channel|everyone)/u);
+    expect(JSON.stringify(card)).not.toMatch(/@(channel|everyone)/u);
+    await cancel(id);
+  });
+
   it("a credential typed into Other…'s field is refused; the words were never posted, so nothing is left to delete", async () => {
     const id = await h.ask([single], { chat: h.chat });
     const copy = await h.promptOf(id);
