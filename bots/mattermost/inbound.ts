@@ -16,6 +16,7 @@ import type { Log } from "../shared.ts";
 import { encodeMattermostMessageRef, type MattermostAdapter, type MattermostConversations } from "./adapter.ts";
 import { mattermostStatus, type MattermostClient } from "./client.ts";
 import { mattermostDialogOps, mattermostMessageOps, mattermostPressOps } from "./ops.ts";
+import { createMattermostPermissions } from "./permissions.ts";
 import type { Signer } from "./signing.ts";
 
 const NAME_TTL_MS = 60 * 60_000;
@@ -116,6 +117,7 @@ export function createMattermostInbound(
 ): MattermostInbound {
   const { conversations, adapter, signer } = parts;
   const people = createMattermostPeople(client, log);
+  const permissions = createMattermostPermissions(log);
   const notValid = () => ({ ephemeral_text: toMattermostText(TEXTS.notValid) });
 
   /** The post is the bot's prompt for this question in this channel (known from this process, or looked up). */
@@ -179,7 +181,7 @@ export function createMattermostInbound(
     const who = await people.bridgeUser(user);
     const other = { questionId: context.questionId, action: { kind: "other" as const } };
     const response = await bridge.handle(callbackToEvent(other, { user: who, chat: context.chat, text: mattermostDialogAnswer(body.submission) }));
-    if (response) await applyEffects(response, mattermostDialogOps(client, log, { channel: context.channel, user }));
+    if (response) await applyEffects(response, mattermostDialogOps(client, log, permissions, { channel: context.channel, user }));
     return {};
   }
 
@@ -228,7 +230,7 @@ export function createMattermostInbound(
     });
     if (response) {
       const typed = { id: post.id, channel: post.channel_id, user: post.user_id, direct, chat, ...(post.root_id ? { rootId: post.root_id } : {}) };
-      await applyEffects(response, mattermostMessageOps(client, botUserId, bridge, log, typed));
+      await applyEffects(response, mattermostMessageOps(client, botUserId, bridge, log, permissions, typed));
     }
   }
 

@@ -3,17 +3,35 @@ import { MATTERMOST_DIALOG_PATH, renderMattermostOtherDialog, encodeMattermostDi
 import type { Log } from "../shared.ts";
 import { encodeMattermostMessageRef } from "./adapter.ts";
 import type { MattermostClient } from "./client.ts";
+import type { MattermostPermissions } from "./permissions.ts";
 import type { Signer } from "./signing.ts";
 
 /** The mark on a typed reply from someone who may not answer (the channel is never told in public). */
 export const MATTERMOST_REFUSED_REACTION = "see_no_evil";
 const DIALOG_FAILED_TEXT = "The answer form could not open. Reply in the prompt's thread with your own words instead.";
 
-/** An ephemeral post (only `user` sees it); `message` is Mattermost text already. */
-export async function tellPrivately(client: MattermostClient, log: Log, channel: string, user: string, message: string, rootId?: string): Promise<void> {
-  await client
-    .createPostEphemeral(user, { channel_id: channel, message, ...(rootId ? { root_id: rootId } : {}) } as never)
-    .catch((error: unknown) => log(`could not send an ephemeral message to ${user} in ${channel}`, error));
+/** A note for one person: where, and its text (Mattermost text already). */
+export interface MattermostNote {
+  channel: string;
+  user: string;
+  message: string;
+  rootId?: string;
+}
+
+/**
+ * An ephemeral post (only `note.user` sees it): "told"; "refused" when the bot lacks create_post_ephemeral (a bot
+ * account's default role does: said once); "failed" otherwise (logged).
+ */
+export async function tellPrivately(client: MattermostClient, log: Log, permissions: MattermostPermissions, note: MattermostNote): Promise<"told" | "refused" | "failed"> {
+  const { channel, user, message, rootId } = note;
+  return client.createPostEphemeral(user, { channel_id: channel, message, ...(rootId ? { root_id: rootId } : {}) } as never).then(
+    () => "told" as const,
+    (error: unknown) => {
+      if (permissions.refused("create_post_ephemeral", error)) return "refused" as const;
+      log(`could not send an ephemeral message to ${user} in ${channel}`, error);
+      return "failed" as const;
+    },
+  );
 }
 
 /** Where a press happened: the channel, the person, the target chat, and the trigger a dialog needs. */
@@ -53,9 +71,12 @@ export function mattermostPressOps(client: MattermostClient, signer: Signer, dia
   return { ops, said };
 }
 
-/** A dialog submission: it has no response text of its own, so what the person is told is an ephemeral post. */
-export function mattermostDialogOps(client: MattermostClient, log: Log, where: { channel: string; user: string }): PlatformOps {
-  return { reply: (reply) => tellPrivately(client, log, where.channel, where.user, reply.reply) };
+/**
+ * A dialog submission: it has no response text of its own, so what the person is told is an ephemeral post (a bot
+ * without create_post_ephemeral tells them nothing; the prompt's summary still shows the answer).
+ */
+export function mattermostDialogOps(client: MattermostClient, log: Log, permissions: MattermostPermissions, where: { channel: string; user: string }): PlatformOps {
+  return { reply: async (reply) => void (await tellPrivately(client, log, permissions, { channel: where.channel, user: where.user, message: reply.reply })) };
 }
 
 /** A typed message: what it is, where it is, and the target chat. */
@@ -70,9 +91,19 @@ export interface MattermostTyped {
 
 /**
  * A typed message: a reaction on it, its deletion, and replies in its thread, ephemeral when private. Deleting
- * others' posts takes the delete_others_posts permission: without it the post stays.
+ * others' posts takes the delete_others_posts permission: without it the post stays. A private note the server
+ * refuses as ephemeral (no create_post_ephemeral) goes as a reply in the message's thread instead (in a DM, as one
+ * more message there): the bridge's private notes are its own texts, never the person's words.
  */
-export function mattermostMessageOps(client: MattermostClient, botUserId: string, bridge: Pick<Bridge, "sent">, log: Log, message: MattermostTyped): PlatformOps {
+export function mattermostMessageOps(
+  client: MattermostClient,
+  botUserId: string,
+  bridge: Pick<Bridge, "sent">,
+  log: Log,
+  permissions: MattermostPermissions,
+  message: MattermostTyped,
+): PlatformOps {
+  let deleted = false;
   return {
     react: () =>
       client.addReaction(botUserId, message.id, MATTERMOST_REFUSED_REACTION).then(
@@ -81,13 +112,25 @@ export function mattermostMessageOps(client: MattermostClient, botUserId: string
       ),
     deleteMessage: () =>
       client.deletePost(message.id).then(
-        () => true,
-        (error: unknown) => (log(`could not delete a credential message in ${message.channel} (the bot needs delete_others_posts)`, error), false),
+        () => (deleted = true),
+        (error: unknown) => {
+          if (!permissions.refused("delete_others_posts", error)) log(`could not delete a credential message in ${message.channel}`, error);
+          return false;
+        },
       ),
     async reply(reply) {
       // Answer in the thread: the prompt's, or the person's own message's (not in a DM, nor on a deleted message).
       const rootId = message.rootId ?? (message.direct || !reply.replyTo ? undefined : message.id);
-      if (reply.private) return tellPrivately(client, log, message.channel, message.user, reply.reply, rootId);
+      if (reply.private) {
+        const told = await tellPrivately(client, log, permissions, { channel: message.channel, user: message.user, message: reply.reply, ...(rootId ? { rootId } : {}) });
+        if (told !== "refused") return;
+        // In public, then: in the message's thread (its own, when it is still there), so that it reads as an answer to it.
+        const threadId = message.rootId ?? (message.direct || deleted ? undefined : message.id);
+        await client
+          .createPost({ channel_id: message.channel, message: reply.reply, ...(threadId ? { root_id: threadId } : {}) } as never)
+          .catch((error: unknown) => log(`could not reply to a message in ${message.channel}`, error));
+        return;
+      }
       // A reply in that thread answers the same question (a follow-up asks for the rest there).
       if (reply.questionId && rootId) bridge.sent({ chat: message.chat, questionId: reply.questionId, messageRef: Promise.resolve(encodeMattermostMessageRef(message.channel, rootId)) });
       await client.createPost({ channel_id: message.channel, message: reply.reply, ...(rootId ? { root_id: rootId } : {}) } as never);

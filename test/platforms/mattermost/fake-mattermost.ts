@@ -3,7 +3,9 @@
  * reactions, actions/dialogs/open), the events WebSocket (/api/v4/websocket: the authentication challenge, `hello`,
  * `posted` events with their sequence numbers, pings), and what the server itself does when a person presses an
  * action or submits a dialog: it POSTs to the integration URL with the context it kept. Its REST API enforces
- * Mattermost's rate limit (RateLimitSettings: 10 requests/s, bursts of 100, per token) with its headers.
+ * Mattermost's rate limit (RateLimitSettings: 10 requests/s, bursts of 100, per token) with its headers. Its bot
+ * has a bot account's default role unless `systemAdmin`: it may neither post ephemeral messages nor delete others'
+ * posts (403, as a real server answers such a bot).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -59,6 +61,11 @@ export interface FakeMattermostOptions {
   closedChannels?: string[];
   /** The REST rate limit; null turns it off. Default MATTERMOST_RATE_LIMIT. */
   rateLimit?: RateLimit | null;
+  /**
+   * The bot holds the System Admin role: it may post ephemeral messages (create_post_ephemeral) and delete others'
+   * posts (delete_others_posts). Default false: a bot account's default role, refused both with 403.
+   */
+  systemAdmin?: boolean;
 }
 
 export const newId = (): string => {
@@ -67,6 +74,8 @@ export const newId = (): string => {
 };
 
 const error = (status: number, id: string, message: string) => ({ status, body: { id, message, status_code: status, request_id: newId() } });
+/** What Mattermost answers a call the session's roles do not permit. */
+const notPermitted = () => error(403, "api.context.permissions.app_error", "You do not have the appropriate permissions.");
 
 type Answer = { status: number; body?: unknown; headers?: Record<string, string>; text?: string };
 
@@ -83,7 +92,8 @@ export async function startFakeMattermost(options: FakeMattermostOptions) {
   const calls: FakeCall[] = [];
   const failures: Array<{ match: (method: string, path: string, body: any) => boolean; answer: Answer; times: number }> = [];
   const holds: Array<{ match: string; release: () => void; gate: Promise<void>; arrived: boolean }> = [];
-  let allowDeletingOthers = true;
+  const systemAdmin = options.systemAdmin === true;
+  let allowDeletingOthers = systemAdmin;
   let allowDeletingOwn = true;
   let rateLimit = options.rateLimit === undefined ? MATTERMOST_RATE_LIMIT : options.rateLimit;
   let bucket = { tokens: rateLimit?.burst ?? 0, atMs: performance.now() };
@@ -182,19 +192,20 @@ export async function startFakeMattermost(options: FakeMattermostOptions) {
     }
     if (method === "GET" && (m = /^\/api\/v4\/channels\/([a-z0-9]+)\/posts$/.exec(path))) {
       const channel = channels.get(m[1]!);
-      if (!channel || !channel.members.has(bot.id)) return error(403, "api.context.permissions.app_error", "You do not have the appropriate permissions.");
+      if (!channel || !channel.members.has(bot.id)) return notPermitted();
       const list = [...posts.values()].filter((p) => p.channel_id === channel.id && !p.deleted).sort((a, b) => b.create_at - a.create_at).slice(0, 60);
       return { status: 200, body: { order: list.map((p) => p.id), posts: Object.fromEntries(list.map((p) => [p.id, stripped(p)])) } };
     }
     if (method === "POST" && path === "/api/v4/posts") {
       const channel = channels.get(body.channel_id);
-      if (!channel || !channel.members.has(bot.id)) return error(403, "api.context.permissions.app_error", "You do not have the appropriate permissions.");
+      if (!channel || !channel.members.has(bot.id)) return notPermitted();
       if (typeof body.message !== "string" || body.message.length > 16383) return error(400, "model.post.is_valid.message_length.app_error", "Invalid Message property length.");
       if (body.root_id && !posts.has(body.root_id)) return error(400, "api.post.create_post.root_id.app_error", "Invalid RootId parameter.");
       const post = makePost({ channel_id: body.channel_id, user_id: bot.id, message: body.message, root_id: body.root_id ?? "", props: body.props ?? {} });
       return { status: 201, body: wire(post) };
     }
     if (method === "POST" && path === "/api/v4/posts/ephemeral") {
+      if (!systemAdmin) return notPermitted();
       ephemerals.push({ user: body.user_id, channel: body.post.channel_id, message: body.post.message, ...(body.post.root_id ? { root_id: body.post.root_id } : {}) });
       return { status: 201, body: { id: newId(), ...body.post, user_id: bot.id } };
     }
@@ -203,7 +214,7 @@ export async function startFakeMattermost(options: FakeMattermostOptions) {
       if (!post || post.deleted) return error(404, "app.post.get.app_error", "Unable to get the post.");
       if (method === "GET" && !m[2]) return { status: 200, body: stripped(post) };
       if (method === "PUT" && m[2]) {
-        if (post.user_id !== bot.id) return error(403, "api.context.permissions.app_error", "You do not have the appropriate permissions.");
+        if (post.user_id !== bot.id) return notPermitted();
         const hadActions = actionsOf(post);
         if (typeof body.message === "string") post.message = body.message;
         if (body.props) post.props = body.props;
@@ -213,7 +224,7 @@ export async function startFakeMattermost(options: FakeMattermostOptions) {
       }
       if (method === "DELETE" && !m[2]) {
         const mine = post.user_id === bot.id;
-        if ((mine && !allowDeletingOwn) || (!mine && !allowDeletingOthers)) return error(403, "api.context.permissions.app_error", "You do not have the appropriate permissions.");
+        if ((mine && !allowDeletingOwn) || (!mine && !allowDeletingOthers)) return notPermitted();
         post.deleted = true;
         return { status: 200, body: { status: "OK" } };
       }

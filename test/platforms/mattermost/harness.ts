@@ -32,11 +32,30 @@ export interface MattermostHarness extends BotHarness {
   promptOf(id: string, chat?: string): Promise<PromptCopy>;
 }
 
-export async function createMattermostHarness(options: { rateLimit?: RateLimit | null } = {}): Promise<MattermostHarness> {
+export interface MattermostHarnessOptions {
+  rateLimit?: RateLimit | null;
+  /**
+   * The bot holds the System Admin role: its notes are ephemeral and it deletes a credential. Default false: a bot
+   * account's default role, whose notes go in the message's thread and who leaves a credential for its author to delete.
+   */
+  systemAdmin?: boolean;
+  /** The bot's log (default: nothing, or stderr with MATTERMOST_TEST_LOG set). */
+  log?: (message: string, error?: unknown) => void;
+}
+
+export async function createMattermostHarness(options: MattermostHarnessOptions = {}): Promise<MattermostHarness> {
   const people = MATTERMOST_PEOPLE;
   const chats = { chat: "chan1id0000000000000000000", otherChat: "chan2id0000000000000000000" };
   const mmUsers = Object.values(people).map((p) => ({ id: p.id, username: p.username, first_name: p.name }));
-  const fake = await startFakeMattermost({ token: MATTERMOST_TEST_TOKEN, people: mmUsers, channels: Object.values(chats), closedChannels: ["closedchan0000000000000000"], ...(options.rateLimit !== undefined ? { rateLimit: options.rateLimit } : {}) });
+  const systemAdmin = options.systemAdmin === true;
+  const fake = await startFakeMattermost({
+    token: MATTERMOST_TEST_TOKEN,
+    people: mmUsers,
+    channels: Object.values(chats),
+    closedChannels: ["closedchan0000000000000000"],
+    systemAdmin,
+    ...(options.rateLimit !== undefined ? { rateLimit: options.rateLimit } : {}),
+  });
   const dataDir = tempDir("aub-mm-");
   const gatewayPort = await freePort();
   const startGateway = () => startTestGateway({ dataDir, GATEWAY_PORT: gatewayPort, DELIVERY_TIMEOUT_SECONDS: 30 });
@@ -53,7 +72,7 @@ export async function createMattermostHarness(options: { rateLimit?: RateLimit |
     MATTERMOST_ACTIONS_PORT: String(actionsPort),
     MATTERMOST_ALLOWED_USERS: `${people.person.id},${people.colleague.id}`,
   });
-  const log = process.env.MATTERMOST_TEST_LOG ? (m: string, e?: unknown) => console.error(`[mattermost] ${m}`, e ?? "") : () => {};
+  const log = options.log ?? (process.env.MATTERMOST_TEST_LOG ? (m: string, e?: unknown) => console.error(`[mattermost] ${m}`, e ?? "") : () => {});
   const start = () => startMattermostBot(config, { log, reconnectMs: 100 });
   let bot: RunningMattermostBot = await start();
 
@@ -79,6 +98,7 @@ export async function createMattermostHarness(options: { rateLimit?: RateLimit |
     config,
     bot: () => bot,
     surface: "mattermost",
+    capabilities: { deletesMessages: systemAdmin },
     gatewayUrl: () => gateway.url,
     ...chats,
     person: { id: people.person.id, name: people.person.name },
@@ -144,7 +164,7 @@ export async function createMattermostHarness(options: { rateLimit?: RateLimit |
       return harness.copy(chat, refOf(reply));
     },
     refuseDeletingOwn: (refuse) => fake.allowDeletingOwn(!refuse),
-    forbidDeleting: (forbid) => fake.allowDeletingOthers(!forbid),
+    forbidDeleting: (forbid) => fake.allowDeletingOthers(systemAdmin && !forbid),
     botReplies: (chat) => fake.botPosts(channelOf(chat)).filter((p) => !isPrompt(p)).map((p) => p.message),
     privateNotices: (who) => fake.ephemeralsTo(who.id).map((e) => e.message),
     promptSends: (questionId) =>

@@ -20,7 +20,8 @@ const single = {
 describe("mattermost: specifics", () => {
   let h: MattermostHarness;
   beforeAll(async () => {
-    h = await createMattermostHarness();
+    // The System Admin role: the dialog's notes below are ephemeral (default-role.test.ts has a bot without it).
+    h = await createMattermostHarness({ systemAdmin: true });
   }, 60_000);
   afterAll(async () => {
     await h?.close();
