@@ -6,6 +6,7 @@ import { startImapReader } from "./imap.ts";
 import { createImapCursorStore } from "./imap-cursor.ts";
 import { createEmailInbound } from "./inbound.ts";
 import { listenSmtp } from "./listener.ts";
+import { listenerSecurityOf } from "./listener-security.ts";
 import { createMessageIds } from "./message-id.ts";
 import { createSmtpSender } from "./transport.ts";
 
@@ -22,9 +23,10 @@ export function fromAddressOf(from: string): string {
 
 /**
  * The e-mail bot: prompts go out by SMTP with nodemailer (EMAIL_SMTP_URL, from EMAIL_FROM), and replies come in
- * through an SMTP listener (smtp-server) on EMAIL_INBOUND_HOST:EMAIL_INBOUND_PORT, which the mail relay forwards the
- * bot's address to, or are read from the mailbox of EMAIL_IMAP_URL (./imap.ts), or both. With EMAIL_IMAP_URL set, the
- * listener runs only when EMAIL_INBOUND_HOST names where it binds: a mailbox reader opens no port it was not asked to.
+ * through an SMTP listener (smtp-server) on EMAIL_INBOUND_HOST:EMAIL_INBOUND_PORT (127.0.0.1 by default; its TLS and
+ * AUTH rules are ./listener-security.ts), which the mail relay forwards the bot's address to, or are read from the
+ * mailbox of EMAIL_IMAP_URL (./imap.ts), or both. With EMAIL_IMAP_URL set, the listener runs only when
+ * EMAIL_INBOUND_HOST names where it binds: a mailbox reader opens no port it was not asked to.
  */
 export async function startEmailBot(config: Config, options: EmailBotOptions = {}): Promise<RunningBot> {
   const { EMAIL_SMTP_URL, EMAIL_FROM } = requireConfig(config, ["EMAIL_SMTP_URL", "EMAIL_FROM"]);
@@ -35,6 +37,8 @@ export async function startEmailBot(config: Config, options: EmailBotOptions = {
   const imap = config.EMAIL_IMAP_URL === undefined ? undefined : parseImapUrl(config.EMAIL_IMAP_URL);
   if (typeof imap === "string") throw new ConfigError([`EMAIL_IMAP_URL: ${imap}`]);
   const listens = !imap || config.EMAIL_INBOUND_HOST !== undefined;
+  // Read and checked before anything connects: a bad certificate or a cleartext password is a ConfigError at start.
+  const security = listens ? listenerSecurityOf(config) : undefined;
   const log = options.log ?? createLog("email");
   const smtp = createSmtpSender({ url: EMAIL_SMTP_URL, from: EMAIL_FROM });
   // Message-IDs are signed with the SMTP URL (a secret every bot process of the deployment shares), so a reply's
@@ -55,9 +59,9 @@ export async function startEmailBot(config: Config, options: EmailBotOptions = {
       inbound = createEmailInbound({ bridge, smtp, ids, ownAddress, allowedSenders: config.EMAIL_ALLOWED_SENDERS, log });
     },
     async start(deliver) {
-      const listener = listens
+      const listener = security
         ? await listenSmtp({
-            host: config.EMAIL_INBOUND_HOST ?? config.GATEWAY_HOST,
+            ...security,
             port: config.EMAIL_INBOUND_PORT,
             ...(config.EMAIL_INBOUND_AUTH ? { auth: config.EMAIL_INBOUND_AUTH } : {}),
             log,
@@ -71,7 +75,7 @@ export async function startEmailBot(config: Config, options: EmailBotOptions = {
         smtp.close();
         throw error;
       }
-      if (listener) log(`SMTP listener on port ${listener.port}`);
+      if (listener && security) log(`SMTP listener on port ${listener.port} (${security.host}${security.tls ? ", STARTTLS" : ""})`);
       // After the first sync: an answer read from the mailbox finds the bridge knowing the questions.
       const reader = imap
         ? startImapReader({

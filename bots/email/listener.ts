@@ -4,11 +4,17 @@
  * one is sent anyway), asks for SMTP AUTH when EMAIL_INBOUND_AUTH is set, and hands each whole mail on. It never
  * relays and never sends a bounce itself: a mail it cannot use is taken (250) and dropped with a log line, so nothing
  * goes back to a forged sender. SPF, DKIM and DMARC are the relay's job, before it forwards.
+ *
+ * AUTH is guarded (issue 37 §6, ./listener-security.ts decides how): STARTTLS with the configured certificate, AUTH
+ * in cleartext only where `plainAuth` allows it (else 538 until STARTTLS), the password compared in constant time,
+ * and wrong logins backed off per client address (./auth-backoff.ts): past a few, the next waits its turn, and the
+ * connection that made the last one is closed with 421 saying how long.
  */
 import { timingSafeEqual } from "node:crypto";
 import { SMTPServer } from "smtp-server";
 import { EMAIL_INBOUND_MAX_BYTES } from "../../src/render/index.ts";
 import type { Log } from "../shared.ts";
+import { createSmtpAuthBackoff, type SmtpAuthBackoff } from "./auth-backoff.ts";
 
 export interface InboundMail {
   raw: Buffer;
@@ -22,35 +28,64 @@ export interface ListenerOptions {
   port: number;
   /** `user:password` the relay must give; undefined: no AUTH. */
   auth?: string;
+  /** The PEM certificate and key STARTTLS offers; undefined: no STARTTLS. */
+  tls?: { cert: Buffer; key: Buffer };
+  /** AUTH without STARTTLS (a loopback listener, or EMAIL_INBOUND_ALLOW_PLAIN_AUTH); default true. */
+  plainAuth?: boolean;
+  backoff?: SmtpAuthBackoff;
   maxBytes?: number;
   log: Log;
   onMail(mail: InboundMail): void;
 }
 
+/** Equal in constant time for equal lengths (a length differs at once; the lengths are no secret worth a timer). */
 const same = (a: string, b: string) => {
   const [x, y] = [Buffer.from(a), Buffer.from(b)];
   return x.length === y.length && timingSafeEqual(x, y);
 };
 
-export async function listenSmtp({ host, port, auth, log, onMail, maxBytes = EMAIL_INBOUND_MAX_BYTES }: ListenerOptions): Promise<{ port: number; stop(): Promise<void> }> {
+const coded = (code: number, message: string) => Object.assign(new Error(message), { responseCode: code });
+
+export async function listenSmtp({ host, port, auth, tls, plainAuth = true, backoff = createSmtpAuthBackoff(), log, onMail, maxBytes = EMAIL_INBOUND_MAX_BYTES }: ListenerOptions): Promise<{ port: number; stop(): Promise<void> }> {
   const colon = auth?.indexOf(":") ?? -1;
   const credentials = auth && colon > 0 ? { user: auth.slice(0, colon), pass: auth.slice(colon + 1) } : undefined;
+  // Without STARTTLS, smtp-server would take AUTH in cleartext whatever allowInsecureAuth says.
+  if (credentials && !tls && !plainAuth) throw new Error("listenSmtp: AUTH without plainAuth needs tls (STARTTLS)");
+  /** The sessions with a login waiting its turn, and whether their connection is still open (else it is dropped). */
+  const waiting = new Map<string, boolean>();
   const server = new SMTPServer({
     name: "ask-user-bridge",
     banner: "ask-user-bridge reply listener",
     size: maxBytes,
     // A relay keeps a few connections open; more than this at once is not one.
     maxClients: 100,
-    // No certificate of its own: it sits behind the relay, on a private network or the loopback.
-    disabledCommands: credentials ? ["STARTTLS"] : ["STARTTLS", "AUTH"],
+    // STARTTLS only with a certificate of its own (smtp-server's built-in one has a public key); AUTH only when asked.
+    disabledCommands: [...(tls ? [] : ["STARTTLS"]), ...(credentials ? [] : ["AUTH"])],
+    ...(tls ? { key: tls.key, cert: tls.cert } : {}),
     authOptional: !credentials,
-    allowInsecureAuth: true,
+    allowInsecureAuth: plainAuth,
     authMethods: ["PLAIN", "LOGIN"],
     logger: false,
-    onAuth(login, _session, callback) {
-      if (credentials && same(login.username ?? "", credentials.user) && same(login.password ?? "", credentials.pass)) return callback(null, { user: login.username });
-      log(`refused SMTP AUTH as ${JSON.stringify(login.username ?? "")}`);
-      callback(new Error("Invalid username or password"));
+    onAuth(login, session, callback) {
+      const right = () => {
+        // Both compared every time, so the time says nothing of which was wrong.
+        const user = same(login.username ?? "", credentials?.user ?? "");
+        const pass = same(login.password ?? "", credentials?.pass ?? "");
+        return credentials !== undefined && user && pass;
+      };
+      waiting.set(session.id, true);
+      void backoff.login(session.remoteAddress, right, () => waiting.get(session.id) === true).then((verdict) => {
+        waiting.delete(session.id);
+        if (verdict.ok) return callback(null, { user: login.username });
+        if (verdict.gone) return callback(coded(421, "Connection closed"));
+        const wait = Math.ceil(verdict.lockedForMs / 1000);
+        log(`refused SMTP AUTH as ${JSON.stringify(login.username ?? "")} from ${session.remoteAddress}${wait > 0 ? ` (too many wrong logins: its next waits ${wait} s)` : ""}`);
+        // 421 closes the connection: a guesser must come back, and its next login waits its turn.
+        callback(wait > 0 ? coded(421, `Too many failed logins from this address; try again in ${wait} s`) : coded(535, "Invalid username or password"));
+      });
+    },
+    onClose(session) {
+      if (waiting.has(session.id)) waiting.set(session.id, false);
     },
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];

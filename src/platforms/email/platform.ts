@@ -79,11 +79,26 @@ export const email = definePlatform({
     EMAIL_SMTP_URL: optionalText,
     /** The sender of every mail: `ask-user-bridge <bot@example.com>` or a bare address. */
     EMAIL_FROM: optionalText,
-    /** The interface the inbound SMTP listener binds; unset: GATEWAY_HOST. */
+    /** The interface the inbound SMTP listener binds; unset: 127.0.0.1 (with EMAIL_IMAP_URL set: no listener). */
     EMAIL_INBOUND_HOST: optionalText,
     EMAIL_INBOUND_PORT: port.default(EMAIL_INBOUND_DEFAULT_PORT),
     /** `user:password` the relay must give (SMTP AUTH) before it may hand over a mail; unset: no AUTH. */
     EMAIL_INBOUND_AUTH: optionalText.refine((v) => v === undefined || /^[^:]+:.+$/su.test(v), { message: "must be user:password" }),
+    /** The listener's certificate (chain), a PEM file: with EMAIL_INBOUND_TLS_KEY it offers STARTTLS; unset: no TLS. */
+    EMAIL_INBOUND_TLS_CERT: optionalText,
+    /** The private key of EMAIL_INBOUND_TLS_CERT, a PEM file. */
+    EMAIL_INBOUND_TLS_KEY: optionalText,
+    /** AUTH in cleartext on a listener off the loopback (a network you trust); unset: only after STARTTLS there. */
+    EMAIL_INBOUND_ALLOW_PLAIN_AUTH: z
+      .string()
+      .trim()
+      .optional()
+      .transform((v, ctx) => {
+        if (v === undefined || v === "" || /^(0|false)$/iu.test(v)) return false;
+        if (/^(1|true)$/iu.test(v)) return true;
+        ctx.addIssue({ code: "custom", message: 'must be "1" or "true" (or "0", "false", unset)' });
+        return z.NEVER;
+      }),
     /** The mailbox replies arrive in, read over IMAP (a secret): imap://user:pass@host:143/INBOX or imaps://…:993/…; unset: none. */
     EMAIL_IMAP_URL: optionalText.superRefine((v, ctx) => {
       const parsed = v === undefined ? undefined : parseImapUrl(v);
