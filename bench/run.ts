@@ -8,6 +8,7 @@ import os from "node:os";
 import { killChildren, removeTempDirs } from "./lib/procs.ts";
 import { formatTable, type BenchResult } from "./lib/result.ts";
 import { benchCliStartup } from "./cli-startup.ts";
+import { benchIdleMemory } from "./idle-memory.ts";
 import { benchParser } from "./parser.ts";
 import { benchPressLatency } from "./press-latency.ts";
 import { benchDiscordBurst, benchSlackBurst } from "./platform-burst.ts";
@@ -25,7 +26,7 @@ import { benchThroughput } from "./throughput.ts";
 import { benchWhatsAppBurst } from "./whatsapp-burst.ts";
 
 const args = new Map(process.argv.slice(2).map((a) => a.replace(/^--/, "").split("=") as [string, string]));
-const only = new Set((args.get("only") ?? "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17").split(",").map(Number));
+const only = new Set((args.get("only") ?? "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18").split(",").map(Number));
 const log = (line: string) => console.error(line);
 
 const benchmarks: Array<[number, string, () => Promise<BenchResult>]> = [
@@ -47,6 +48,7 @@ const benchmarks: Array<[number, string, () => Promise<BenchResult>]> = [
   [15, "Mattermost burst", () => benchMattermostBurst({ log })],
   [16, "Microsoft Teams burst", () => benchTeamsBurst({ log })],
   [17, "Matrix burst", () => benchMatrixBurst({ log })],
+  [18, "idle memory: gateway + eight bots", () => benchIdleMemory({ log })],
 ];
 
 // Interrupted (Ctrl-C, a timeout): take the child gateways down too, so none is left running.

@@ -90,6 +90,14 @@ function spawnAndWait(args: string[], env: Record<string, string>, pattern: RegE
   });
 }
 
+/**
+ * Any child (e.g. `node dist/bin/ask-user-bridge.js bot telegram`) with its output in a file, once `pattern` shows in
+ * that output; the child is killed by killChildren() like the gateways. `url` is the pattern's first group.
+ */
+export function spawnChild(args: string[], env: Record<string, string>, pattern: RegExp, timeoutMs = 60_000): Promise<Child> {
+  return spawnAndWait(args, env, pattern, timeoutMs);
+}
+
 /** The real gateway CLI on an ephemeral port: SQLite or memory under `dataDir`, or PostgreSQL at `databaseUrl`. */
 export function spawnGateway(opts: { dataDir: string; store: "sqlite" | "memory" | "postgres"; databaseUrl?: string; env?: Record<string, string> }): Promise<Child> {
   if (opts.store === "postgres" && !opts.databaseUrl) throw new Error("a postgres gateway needs databaseUrl");
