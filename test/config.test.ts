@@ -47,6 +47,9 @@ describe("configuration", () => {
     [{ GATEWAY_TOKEN: "a".repeat(31) }, "GATEWAY_TOKEN"],
     [{ GATEWAY_MAX_CONNECTIONS: "0" }, "GATEWAY_MAX_CONNECTIONS"],
     [{ GATEWAY_MAX_CONNECTIONS: "many" }, "GATEWAY_MAX_CONNECTIONS"],
+    [{ GATEWAY_TRUSTED_PROXIES: "localhost" }, "GATEWAY_TRUSTED_PROXIES"],
+    [{ GATEWAY_TRUSTED_PROXIES: "127.0.0.1, 10.0.0.0/33" }, "GATEWAY_TRUSTED_PROXIES"],
+    [{ GATEWAY_TRUSTED_PROXIES: "127.0.0.1:8080" }, "GATEWAY_TRUSTED_PROXIES"],
     [{ GATEWAY_URL: "not a url" }, "GATEWAY_URL"],
     [{ STORE: "postgres" }, "STORE"],
     [{ DELIVERY_TIMEOUT_SECONDS: "-1" }, "DELIVERY_TIMEOUT_SECONDS"],
@@ -62,6 +65,13 @@ describe("configuration", () => {
   ])("%j is refused naming %s", (env, name) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(new RegExp(`${name}:`));
+  });
+
+  it("GATEWAY_TRUSTED_PROXIES: addresses and CIDR ranges, IPv4 and IPv6; a wrong entry is named", () => {
+    expect(loadConfig({}).GATEWAY_TRUSTED_PROXIES).toEqual([]);
+    expect(loadConfig({ GATEWAY_TRUSTED_PROXIES: " 127.0.0.1, ::1,10.0.0.0/8 , fd00::/8," }).GATEWAY_TRUSTED_PROXIES).toEqual(["127.0.0.1", "::1", "10.0.0.0/8", "fd00::/8"]);
+    expect(() => loadConfig({ GATEWAY_TRUSTED_PROXIES: "127.0.0.1, proxy.lan" })).toThrow(/GATEWAY_TRUSTED_PROXIES: "proxy.lan" is not an IP address or CIDR range/);
+    expect(() => loadConfig({ GATEWAY_TRUSTED_PROXIES: "::/129" })).toThrow(/GATEWAY_TRUSTED_PROXIES: "::\/129": the prefix length must be 0 to 128/);
   });
 
   it("a GATEWAY_TOKEN under 32 characters is refused with how to make a good one; 32 are accepted", () => {

@@ -8,6 +8,7 @@ import type { IncomingMessage } from "node:http";
 import { afterAll, describe, expect, it } from "vitest";
 import { WebSocket, WebSocketServer } from "ws";
 import { addressKey, createAuthBackoff, createGuardedTokenCheck, MAX_DELAY_MS } from "../src/gateway/credentials/auth-backoff.ts";
+import { createClientAddress } from "../src/gateway/server/client-address.ts";
 import { createConnectionCounter, setFrameLimit } from "../src/gateway/server/limits.ts";
 import { ADMIN, WEB } from "../src/gateway/credentials/principal.ts";
 import { isCrossOrigin } from "../src/gateway/server/origin.ts";
@@ -36,17 +37,38 @@ describe("token backoff per address", () => {
     expect(backoff.retryAfterMs("10.0.0.2")).toBe(0);
   });
 
-  it("the guarded check refuses a locked-out address unchecked, right token included; a right token outside a lockout clears the count", () => {
+  it("the guarded check never refuses a right token (issue 37 §4); a wrong one during a lockout is refused as locked out and not counted; a right one clears nothing", () => {
     const time = clock();
-    const check = createGuardedTokenCheck((t) => t === "right", createAuthBackoff({ now: time.now }));
+    const backoff = createAuthBackoff({ now: time.now });
+    const check = createGuardedTokenCheck((t) => t === "right", backoff);
     for (let i = 0; i < 4; i++) expect(check("a", "wrong")).toEqual({ ok: false, retryAfterMs: 0 });
     expect(check("a", "right")).toEqual({ ok: true });
-    for (let i = 0; i < 4; i++) expect(check("a", "wrong")).toEqual({ ok: false, retryAfterMs: 0 }); // counted afresh
+    // A right token (another client behind the same address, or a guesser's own valid token) does not reset the count.
     expect(check("a", "wrong")).toEqual({ ok: false, retryAfterMs: 0 }); // the fifth: checked, and locks
-    expect(check("a", "right")).toEqual({ ok: false, retryAfterMs: 1_000 });
-    expect(check("b", "right")).toEqual({ ok: true });
-    time.advance(1_000);
     expect(check("a", "right")).toEqual({ ok: true });
+    expect(check("a", "wrong")).toEqual({ ok: false, retryAfterMs: 1_000 });
+    expect(check("a", "")).toEqual({ ok: false, retryAfterMs: 1_000 }); // the same answer whatever is sent
+    time.advance(999);
+    expect(check("a", "wrong")).toEqual({ ok: false, retryAfterMs: 1 }); // not counted: the lockout did not grow
+    expect(check("b", "wrong")).toEqual({ ok: false, retryAfterMs: 0 });
+    time.advance(1);
+    expect(check("a", "wrong")).toEqual({ ok: false, retryAfterMs: 0 }); // checked again, and locks for 2 s
+    expect(backoff.retryAfterMs("a")).toBe(2_000);
+    expect(check("a", "right")).toEqual({ ok: true });
+  });
+
+  it.each<[string, string[], string, string | undefined, string]>([
+    ["no trusted proxies: the peer, the header ignored", [], "127.0.0.1", "203.0.113.7", "127.0.0.1"],
+    ["a trusted peer: the right-most address", ["127.0.0.1"], "127.0.0.1", "198.51.100.1, 203.0.113.7", "203.0.113.7"],
+    ["a peer not trusted: the peer", ["127.0.0.1"], "127.0.0.2", "203.0.113.7", "127.0.0.2"],
+    ["trusted hops (a CIDR) skipped, spoofed entries left of the client unused", ["127.0.0.1", "10.0.0.0/8"], "127.0.0.1", "1.1.1.1, 203.0.113.7, 10.1.2.3", "203.0.113.7"],
+    ["an IPv4-mapped peer, an IPv6 client", ["127.0.0.1"], "::ffff:127.0.0.1", "2001:db8::1", "2001:db8::1"],
+    ["no header: the peer", ["127.0.0.1"], "127.0.0.1", undefined, "127.0.0.1"],
+    ["garbage right of any address: the proxy that passed it on", ["127.0.0.1"], "127.0.0.1", "203.0.113.7, nonsense", "127.0.0.1"],
+    ["every hop trusted: the left-most", ["10.0.0.0/8"], "10.0.0.1", "10.0.0.2, 10.0.0.3", "10.0.0.2"],
+  ])("the client's address (GATEWAY_TRUSTED_PROXIES), %s", (_what, proxies, peer, header, expected) => {
+    const req = { socket: { remoteAddress: peer }, headers: header === undefined ? {} : { "x-forwarded-for": header } } as unknown as IncomingMessage;
+    expect(createClientAddress(proxies)(req)).toBe(expected);
   });
 
   it("a missing or non-string token is no guess: it is refused but not counted", () => {
@@ -118,6 +140,22 @@ describe("connection counts", () => {
     expect(viaConnect.authenticated(agent("a1"))).toBeUndefined();
     expect(counter.refusal(agent("a1"))).toMatch(/GATEWAY_MAX_CONNECTIONS_PER_CREDENTIAL/);
     expect(counter.refusal(ADMIN)).toBeUndefined(); // the admin token has no share
+  });
+
+  it("counts a credential's HTTP long-polls with its sockets (issue 37 §7), not in the gateway's total; each gives its place back once", () => {
+    const counter = createConnectionCounter({ maxConnections: 100, maxPerCredential: 3 });
+    counter.take(agent("a1"));
+    const polls = [counter.hold(agent("a1")), counter.hold(agent("a1"))];
+    expect(polls.every((poll) => poll.ok)).toBe(true);
+    expect(counter.hold(agent("a1"))).toEqual({ ok: false, refusal: expect.stringMatching(/^credential a1 \(agent a1\) has 3 connections open, its limit \(GATEWAY_MAX_CONNECTIONS_PER_CREDENTIAL\)/) });
+    expect(counter.refusal(agent("a1"))).toMatch(/GATEWAY_MAX_CONNECTIONS_PER_CREDENTIAL/); // a socket neither
+    expect(counter.open).toBe(1);
+    const first = polls[0]!;
+    if (first.ok) first.release(), first.release();
+    expect(counter.refusal(agent("a1"))).toBeUndefined();
+    expect(counter.hold(agent("a1")).ok).toBe(true);
+    expect(counter.hold(agent("a1")).ok).toBe(false);
+    expect(counter.hold(ADMIN).ok).toBe(true); // the admin token has no share
   });
 
   it("keeps the last places for the admin token, bots and the Control UI", () => {

@@ -54,7 +54,7 @@ async function botCredentials(store: CredentialStore, names: readonly BotName[])
 
 /** The Control UI for this configuration: it also answers to GATEWAY_PUBLIC_URL's host. */
 function controlUi(config: Config) {
-  return (ctx: Pick<ControlUiOptions, "token" | "checkToken" | "sessions" | "log">) =>
+  return (ctx: Pick<ControlUiOptions, "token" | "checkToken" | "clientAddress" | "sessions" | "log">) =>
     createControlUi({ ...ctx, ...(config.GATEWAY_PUBLIC_URL ? { publicUrl: config.GATEWAY_PUBLIC_URL } : {}) });
 }
 

@@ -4,6 +4,7 @@ import { describeModeChanges, tightenPrivateDir } from "../runtime/data-dir.ts";
 import { createAuthBackoff } from "./credentials/auth-backoff.ts";
 import { createCredentialCheck, type AuthVerdict } from "./credentials/check.ts";
 import type { CredentialStore, StoredSessions } from "./credentials/store.ts";
+import { createClientAddress, type ClientAddress } from "./server/client-address.ts";
 import { createGatewayMetrics, type ConnectionSnapshot } from "./server/metrics.ts";
 import { createGatewayServer, type HttpRoute, type RequestAuthenticator } from "./server/server.ts";
 import { createEventHub } from "./service/events.ts";
@@ -37,7 +38,8 @@ type GatewayConfig = Pick<
   Partial<Pick<Config, "REMIND_BEFORE_SECONDS" | "LATE_ANSWER_SECONDS">> &
   Partial<Pick<Config, "WEBHOOK_URLS" | "WEBHOOK_SECRET" | "WEBHOOK_TIMEOUT_SECONDS">> &
   Partial<Pick<Config, (typeof BOT_SECRETS)[number]>> &
-  Partial<Pick<Config, "GATEWAY_PUBLIC_URL">>;
+  Partial<Pick<Config, "GATEWAY_PUBLIC_URL">> &
+  Partial<Pick<Config, "GATEWAY_TRUSTED_PROXIES">>;
 
 /** What an answer page (handed in like the web app) needs: the links, and the questions to read and answer. */
 export interface AnswerPageContext {
@@ -58,6 +60,8 @@ export interface GatewayWebApp {
 export interface WebAppContext {
   token: string;
   checkToken: (address: string | undefined, presented: unknown) => AuthVerdict | Promise<AuthVerdict>;
+  /** The address to hand `checkToken` for a request (GATEWAY_TRUSTED_PROXIES: the client's, behind a trusted proxy). */
+  clientAddress: ClientAddress;
   /** The store's Control UI sessions: on PostgreSQL every instance shares them; on SQLite they outlive a restart. */
   sessions: StoredSessions;
   log?: (message: string, error?: unknown) => void;
@@ -155,10 +159,12 @@ export async function startGateway(
     throw error;
   }
   webhooks?.start();
-  // One backoff for every token check, the web app's sign-in included.
+  // One backoff for every token check, the web app's sign-in included, each counted under the client's address.
   const backoff = createAuthBackoff();
+  const clientAddress = createClientAddress(config.GATEWAY_TRUSTED_PROXIES ?? []);
   const ui = extras.webApp?.({
     token,
+    clientAddress,
     checkToken: createCredentialCheck({ adminToken: token, backoff, credentials, ...(extras.log ? { log: extras.log } : {}) }).check,
     sessions: credentials.sessions,
     ...(extras.log ? { log: extras.log } : {}),
@@ -169,6 +175,7 @@ export async function startGateway(
     token,
     credentials,
     backoff,
+    clientAddress,
     host: config.GATEWAY_HOST,
     port: config.GATEWAY_PORT,
     ...(config.GATEWAY_MAX_CONNECTIONS ? { maxConnections: config.GATEWAY_MAX_CONNECTIONS } : {}),

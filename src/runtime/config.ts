@@ -4,6 +4,7 @@ import { parseTargetList } from "../record/targets.ts";
 import { ENV_KIT } from "../platforms/kit/env.ts";
 import { PLATFORM_LIST, type PlatformEnvShape, type PlatformSecret } from "../platforms/descriptors.ts";
 import { GATEWAY_NAME_PATTERN } from "./gateway-registry.ts";
+import { parseAddressRanges } from "../kernel/address-ranges.ts";
 
 const { port, url } = ENV_KIT;
 
@@ -86,6 +87,19 @@ export const configSchema = z.object({
   /** Open WebSocket connections at most; past it, upgrades get 503 (64 of them may be unauthenticated). */
   GATEWAY_MAX_CONNECTIONS: z.coerce.number().int().min(1).max(1_000_000).default(1_000),
   GATEWAY_MAX_CONNECTIONS_PER_CREDENTIAL: z.coerce.number().int().min(1).max(1_000_000).default(100),
+  /**
+   * The reverse proxies (addresses or CIDR ranges, comma-separated) whose X-Forwarded-For names the client that the
+   * token backoff counts a request under; without it, every client behind a proxy counts as the proxy.
+   */
+  GATEWAY_TRUSTED_PROXIES: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      const parsed = parseAddressRanges(v ?? "");
+      if (parsed.ok) return parsed.ranges;
+      ctx.addIssue({ code: "custom", message: parsed.message });
+      return z.NEVER;
+    }),
   GATEWAY_URL: url,
   /**
    * Which recorded gateway (`$XDG_CONFIG_HOME/ask-user-bridge/gateway.json`) `start`/`gateway` record themselves as,

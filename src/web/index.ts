@@ -27,6 +27,8 @@ export interface ControlUiOptions {
    * is; none means the admin). By default: the admin token alone, without a backoff.
    */
   checkToken?: (address: string | undefined, presented: unknown) => SignInVerdict | Promise<SignInVerdict>;
+  /** The address a sign-in is checked under (the gateway's, by GATEWAY_TRUSTED_PROXIES); by default the socket's peer. */
+  clientAddress?: (req: IncomingMessage) => string | undefined;
   /**
    * Where sessions live: the gateway passes its store's (SQLite, PostgreSQL or memory), so every instance knows a
    * sign-in and it outlives a restart; by default in this process's memory.
@@ -71,6 +73,7 @@ export function createControlUi(options: ControlUiOptions): ControlUi {
   const plainCheck = createTokenCheck(options.token);
   const checkToken =
     options.checkToken ?? ((_address: string | undefined, presented: unknown): SignInVerdict => (plainCheck(presented) ? { ok: true } : { ok: false, retryAfterMs: 0 }));
+  const clientAddress = options.clientAddress ?? ((req: IncomingMessage) => req.socket.remoteAddress);
   const sessions = createSessionCheck({ store: options.sessions ?? createMemorySessionStore(), adminTag: adminSessionTag(options.token), ...(options.log ? { log: options.log } : {}) });
   const sockets = createSessionSockets(sessions, now, undefined, options.log);
   const isOwnHost = createHostCheck(options.publicUrl);
@@ -127,7 +130,7 @@ export function createControlUi(options: ControlUiOptions): ControlUi {
   /** Who a sign-in's token signs in as, or why it does not. */
   async function signInFor(req: IncomingMessage, form: URLSearchParams | undefined): Promise<SignIn | LoginProblem> {
     if (!isSameOrigin(req)) return "wrong-token";
-    const checked = checkToken(req.socket.remoteAddress, form?.get("token")?.trim());
+    const checked = checkToken(clientAddress(req), form?.get("token")?.trim());
     const verdict = checked instanceof Promise ? await checked : checked;
     if (!verdict.ok) return verdict.revoked ? "revoked" : verdict.retryAfterMs > 0 ? "locked-out" : "wrong-token";
     const principal = verdict.principal ?? ADMIN;

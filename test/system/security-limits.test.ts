@@ -9,7 +9,8 @@
  *   one that never authenticates is closed after the 10 s deadline. 500 idle sockets used to be accepted.
  * - Origin: a `/ws` upgrade from another origin (any web page) is refused, with or without a cookie.
  * - Guessing: thousands of wrong tokens used to be checked as fast as they came. Now, after 5 wrong tokens, an address
- *   is locked out for a delay that doubles with each further wrong token; another address is unaffected.
+ *   is locked out for a delay that doubles with each further wrong token; another address is unaffected. The right
+ *   token is never refused (issue 37 §4; the proxy case is in security-proxy.test.ts).
  * - A GATEWAY_TOKEN shorter than 32 characters stops the gateway at start, saying how to make a good one.
  *
  * The wire-level attacks use hand-written frames (test/helpers/ws-wire.ts), so a 15 MiB frame costs the test nothing.
@@ -272,7 +273,7 @@ describe("token guessing: backoff per address", () => {
     });
   }
 
-  it("thousands of wrong tokens from one address are refused unchecked after the fifth; another address is unaffected; the right token works once the delay has passed", async () => {
+  it("thousands of wrong tokens from one address are refused as locked out after the fifth; another address is unaffected; the right token is never refused", async () => {
     const agent = new Agent({ keepAlive: true, maxSockets: 32 });
     const statuses: Record<number, number> = {};
     let sent = 0;
@@ -298,39 +299,49 @@ describe("token guessing: backoff per address", () => {
     await flood;
     const floodMs = Date.now() - started;
     agent.destroy();
-    console.log(`[security-limits] ${sent} wrong tokens from 127.0.0.1 in ${floodMs} ms: ${statuses[401] ?? 0} checked (401), ${statuses[429] ?? 0} refused unchecked (429); 127.0.0.2 meanwhile: ${other.right.status}, ${other.wrong.status}, ${other.rightAgain.status}`);
+    console.log(`[security-limits] ${sent} wrong tokens from 127.0.0.1 in ${floodMs} ms: ${statuses[401] ?? 0} checked (401), ${statuses[429] ?? 0} refused as locked out (429); 127.0.0.2 meanwhile: ${other.right.status}, ${other.wrong.status}, ${other.rightAgain.status}`);
     expect(sent).toBeGreaterThan(500);
     expect(statuses[401]).toBeGreaterThanOrEqual(5);
     expect(statuses[401]).toBeLessThanOrEqual(8); // 5 free, then one each time a lockout (1 s, 2 s, …) runs out
     expect(statuses[429]).toBe(sent - statuses[401]!);
     expect([other.right.status, other.wrong.status, other.rightAgain.status]).toEqual([200, 401, 200]);
 
-    // During the lockout, 127.0.0.1 is refused whatever it sends, on every path, the right token included. (First
-    // make sure at least 2 s of lockout are left: when the flood's last one is about to run out, wait for it, and a
-    // wrong token then starts the next, longer one.)
+    // During the lockout, 127.0.0.1's wrong tokens are refused as locked out on every path, but the right token is
+    // never refused (issue 37 §4: behind a proxy every client is 127.0.0.1). (First make sure at least 2 s of lockout
+    // are left: when the flood's last one is about to run out, wait for it, and a wrong token then starts the next,
+    // longer one.)
+    let locked;
     for (;;) {
-      const wrong = await post(WRONG_TOKEN, "127.0.0.1");
-      if (wrong.status === 401 || Number(wrong.retryAfter) >= 2) break;
-      await sleep(Number(wrong.retryAfter) * 1000);
+      locked = await post(WRONG_TOKEN, "127.0.0.1");
+      if (locked.status === 429 && Number(locked.retryAfter) >= 2) break;
+      if (locked.status === 429) await sleep(Number(locked.retryAfter) * 1000);
     }
-    const locked = await post(TOKEN, "127.0.0.1");
-    expect(locked.status).toBe(429);
     expect(JSON.parse(locked.body)).toMatchObject({ ok: false, error: { code: "UNAUTHORIZED", message: expect.stringMatching(/too many wrong tokens/) } });
-    expect((await openWire(gateway.wsUrl, { headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(429);
+    expect((await openWire(gateway.wsUrl, { headers: { authorization: `Bearer ${WRONG_TOKEN}` } })).status).toBe(429);
+    const wrongConnect = await openWire(gateway.wsUrl);
+    wrongConnect.wire!.socket.write(frame(JSON.stringify({ type: "req", id: "c0", method: "connect", params: { token: WRONG_TOKEN } })));
+    await wrongConnect.wire!.waitFor('"id":"c0"');
+    expect(wrongConnect.wire!.received().toString()).toMatch(/too many wrong tokens/);
+    await droppedWithin(wrongConnect.wire!, 3_000);
+    expect((await post(TOKEN, "127.0.0.1")).status).toBe(200);
+    const rightUpgrade = await openWire(gateway.wsUrl, { headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(rightUpgrade.status).toBe(101);
+    rightUpgrade.wire!.socket.destroy();
     const viaConnect = await openWire(gateway.wsUrl);
     viaConnect.wire!.socket.write(frame(JSON.stringify({ type: "req", id: "c1", method: "connect", params: { token: TOKEN } })));
     await viaConnect.wire!.waitFor('"id":"c1"');
-    expect(viaConnect.wire!.received().toString()).toMatch(/too many wrong tokens/);
-    await droppedWithin(viaConnect.wire!, 3_000);
+    expect(viaConnect.wire!.received().toString()).toContain('"ok":true');
+    viaConnect.wire!.socket.destroy();
+    // The right token cleared nothing: still locked out for wrong ones.
+    expect((await post(WRONG_TOKEN, "127.0.0.1")).status).toBe(429);
 
-    // Once the delay has passed, the right token works again (and clears the count).
-    await sleep(Number(locked.retryAfter) * 1000 + 100);
-    expect((await post(TOKEN, "127.0.0.1")).status).toBe(200);
+    // Once the delay has passed, a wrong token is checked again (401, and starts the next lockout).
+    await sleep(Number((await post(WRONG_TOKEN, "127.0.0.1")).retryAfter) * 1000 + 100);
     expect((await post(WRONG_TOKEN, "127.0.0.1")).status).toBe(401);
     expect((await post(TOKEN, "127.0.0.1")).status).toBe(200);
   }, 60_000);
 
-  it("wrong tokens in connect frames count too: the sixth connect from that address is refused, even with the right token", async () => {
+  it("wrong tokens in connect frames count too: the sixth wrong connect from that address is refused as locked out; the right token still connects", async () => {
     for (let i = 0; i < 5; i++) {
       const { wire } = await openWire(gateway.wsUrl, { localAddress: "127.0.0.3" });
       wire!.socket.write(frame(JSON.stringify({ type: "req", id: `w${i}`, method: "connect", params: { token: WRONG_TOKEN } })));
@@ -339,10 +350,15 @@ describe("token guessing: backoff per address", () => {
       wire!.socket.destroy(); // (the gateway closes it too, but the lockout of 1 s must not pass while waiting)
     }
     const { wire } = await openWire(gateway.wsUrl, { localAddress: "127.0.0.3" });
-    wire!.socket.write(frame(JSON.stringify({ type: "req", id: "right", method: "connect", params: { token: TOKEN } })));
-    await wire!.waitFor('"id":"right"');
+    wire!.socket.write(frame(JSON.stringify({ type: "req", id: "sixth", method: "connect", params: { token: WRONG_TOKEN } })));
+    await wire!.waitFor('"id":"sixth"');
     expect(wire!.received().toString()).toMatch(/too many wrong tokens from this address: try again in \d+ s/);
-    expect((await openWire(gateway.wsUrl, { localAddress: "127.0.0.3", headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(429);
+    expect((await openWire(gateway.wsUrl, { localAddress: "127.0.0.3", headers: { authorization: `Bearer ${WRONG_TOKEN}` } })).status).toBe(429);
+    const right = await openWire(gateway.wsUrl, { localAddress: "127.0.0.3" });
+    right.wire!.socket.write(frame(JSON.stringify({ type: "req", id: "right", method: "connect", params: { token: TOKEN } })));
+    await right.wire!.waitFor('"id":"right"');
+    expect(right.wire!.received().toString()).toContain('"ok":true');
+    right.wire!.socket.destroy();
     // 127.0.0.1 is not affected by 127.0.0.3.
     expect((await post(TOKEN, "127.0.0.1")).status).toBe(200);
   }, 30_000);

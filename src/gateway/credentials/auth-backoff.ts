@@ -1,15 +1,19 @@
 /**
  * Backing off token guessing per client address. After FREE_FAILURES wrong tokens from one address, that address
- * is locked out for BASE_DELAY_MS; each further wrong token (one can only be tried once the lockout has passed)
- * doubles the lockout, up to MAX_DELAY_MS. While locked out, every attempt from the address, right token or wrong,
- * is refused unchecked, so a guesser learns nothing and costs nothing. A right token clears the address's count; an
- * address with no wrong token for FORGET_AFTER_MS is forgotten.
+ * is locked out for BASE_DELAY_MS; each further wrong token (one counts only once the lockout has passed) doubles
+ * the lockout, up to MAX_DELAY_MS. The backoff slows wrong tokens only: every token is checked first (in constant
+ * time), a right one is let in whatever its address's count (issue 37 §4: behind a proxy, nine wrong tokens from the
+ * internet used to lock out the admin, the bots and the CLI, all at 127.0.0.1), and a wrong one during a lockout is
+ * refused as locked out (429, Retry-After), the same answer whatever it was, so it tells a guesser nothing more. A
+ * right token does not clear the count either: it would let any holder of a valid token (or a client sharing the
+ * address) reset the count between guesses. An address with no wrong token for FORGET_AFTER_MS is forgotten.
  *
  * Memory is bounded: at most MAX_ADDRESSES entries, kept in least-recently-failed order in one Map, so forgetting
  * and evicting both take from its front. No timer runs. Other addresses are never affected.
  *
  * An address is the client's IP; an IPv6 client is keyed by its /64 (one host usually holds the whole /64). Behind a
- * proxy every client shares the proxy's address; the lockout then applies to all of them together.
+ * proxy it is the client's address from X-Forwarded-For when the proxy is in GATEWAY_TRUSTED_PROXIES
+ * (server/client-address.ts), else the proxy's, which all its clients then share.
  */
 export const FREE_FAILURES = 5;
 export const BASE_DELAY_MS = 1_000;
@@ -26,7 +30,7 @@ export interface AuthBackoffOptions {
   now?: () => number;
 }
 
-/** A token check's outcome. `retryAfterMs > 0`: the address is locked out and the token was not checked. */
+/** A token check's outcome. `retryAfterMs > 0`: a wrong token from an address that is locked out. */
 export type TokenVerdict = { ok: true } | { ok: false; retryAfterMs: number };
 
 interface Entry {
@@ -80,10 +84,6 @@ export function createAuthBackoff(options: AuthBackoffOptions = {}) {
         entries.delete(oldest);
       }
     },
-    /** A right token from this address (checked outside a lockout): its count starts again. */
-    succeeded(address: string | undefined): void {
-      entries.delete(addressKey(address));
-    },
     /** How many addresses are remembered. */
     get size(): number {
       return entries.size;
@@ -92,20 +92,23 @@ export function createAuthBackoff(options: AuthBackoffOptions = {}) {
 }
 
 /**
- * Wraps a token check with the backoff: a locked-out address is refused without checking; a wrong token counts
- * against its address (a missing or non-string one is no guess and does not), a right one clears it.
+ * Wraps a token check with the backoff: a right token is let in; a wrong one from a locked-out address is refused
+ * as locked out and not counted; any other wrong one counts against its address (a missing or non-string one is no
+ * guess and does not).
  */
 export function createGuardedTokenCheck(checkToken: (presented: unknown) => boolean, backoff: AuthBackoff) {
   return (address: string | undefined, presented: unknown): TokenVerdict => {
-    const retryAfterMs = backoff.retryAfterMs(address);
-    if (retryAfterMs > 0) return { ok: false, retryAfterMs };
-    if (checkToken(presented)) {
-      backoff.succeeded(address);
-      return { ok: true };
-    }
-    if (typeof presented === "string" && presented !== "") backoff.failed(address);
-    return { ok: false, retryAfterMs: 0 };
+    if (checkToken(presented)) return { ok: true };
+    return wrongToken(backoff, address, presented);
   };
+}
+
+/** A wrong token's verdict: locked out (nothing counted) or counted against its address. */
+export function wrongToken(backoff: AuthBackoff, address: string | undefined, presented: unknown): { ok: false; retryAfterMs: number } {
+  const retryAfterMs = backoff.retryAfterMs(address);
+  if (retryAfterMs > 0) return { ok: false, retryAfterMs };
+  if (typeof presented === "string" && presented !== "") backoff.failed(address);
+  return { ok: false, retryAfterMs: 0 };
 }
 
 /** What a refusal during a lockout says. */

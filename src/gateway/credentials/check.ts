@@ -1,11 +1,12 @@
-import type { AuthBackoff } from "./auth-backoff.ts";
+import { wrongToken, type AuthBackoff } from "./auth-backoff.ts";
 import { createTokenCheck } from "./auth.ts";
 import { ADMIN, hashToken, principalFor, SCOPED_TOKEN_PATTERN, type Principal } from "./principal.ts";
 import type { Credential, CredentialStore } from "./store.ts";
 
 /**
- * A credential check's outcome. `retryAfterMs > 0`: the address is locked out and nothing was checked. `revoked`:
- * the token was a real one, revoked since (refused, but no wrong guess: it does not count against the address).
+ * A credential check's outcome. `retryAfterMs > 0`: a token that is not a live one, from an address that is locked
+ * out. `revoked`: the token was a real one, revoked since (refused, but no wrong guess: it does not count against the
+ * address; during a lockout it is refused as locked out, like any other).
  * `tokenHash`: a scoped token's hash, by which an open connection is checked again (see `recheck`).
  */
 export type AuthVerdict =
@@ -35,8 +36,8 @@ export interface CredentialCheckOptions {
 /**
  * Who a presented token is: the admin token (checked in constant time, synchronously, so a `connect` frame with it
  * takes effect before the next frame is read), or a scoped token looked up by its hash (asynchronously, remembered
- * for CREDENTIAL_RECHECK_MS). Every check goes through the per-address backoff: a locked-out address is refused
- * unchecked, a wrong token counts against it, a right one clears it (a revoked one does neither).
+ * for CREDENTIAL_RECHECK_MS). The token is checked first, so a right one is never refused by the per-address
+ * backoff; a wrong one from a locked-out address is refused as locked out, any other counts against its address.
  */
 export function createCredentialCheck({ adminToken, backoff, credentials, now = Date.now, log }: CredentialCheckOptions) {
   const isAdmin = createTokenCheck(adminToken);
@@ -57,26 +58,20 @@ export function createCredentialCheck({ adminToken, backoff, credentials, now = 
     return credential !== undefined && credential.revokedAtMs === undefined;
   };
 
-  function wrong(address: string | undefined, presented: unknown): AuthVerdict {
-    if (typeof presented === "string" && presented !== "") backoff.failed(address);
-    return { ok: false, retryAfterMs: 0 };
-  }
+  const wrong = (address: string | undefined, presented: unknown): AuthVerdict => wrongToken(backoff, address, presented);
 
   function check(address: string | undefined, presented: unknown): AuthVerdict | Promise<AuthVerdict> {
-    const retryAfterMs = backoff.retryAfterMs(address);
-    if (retryAfterMs > 0) return { ok: false, retryAfterMs };
-    if (isAdmin(presented)) {
-      backoff.succeeded(address);
-      return { ok: true, principal: ADMIN };
-    }
+    if (isAdmin(presented)) return { ok: true, principal: ADMIN };
     if (!credentials || typeof presented !== "string" || !SCOPED_TOKEN_PATTERN.test(presented)) return wrong(address, presented);
     const tokenHash = hashToken(presented);
     return refresh([tokenHash]).then(
       (): AuthVerdict => {
         const credential = cache.get(tokenHash)?.credential;
         if (!credential) return wrong(address, presented);
-        if (credential.revokedAtMs !== undefined) return { ok: false, retryAfterMs: 0, revoked: true };
-        backoff.succeeded(address);
+        if (credential.revokedAtMs !== undefined) {
+          const retryAfterMs = backoff.retryAfterMs(address);
+          return retryAfterMs > 0 ? { ok: false, retryAfterMs } : { ok: false, retryAfterMs: 0, revoked: true };
+        }
         return { ok: true, principal: principalFor(credential), tokenHash };
       },
       (error): AuthVerdict => {

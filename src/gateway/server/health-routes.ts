@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { Socket } from "node:net";
 import { bearerToken, createTokenCheck } from "../credentials/auth.ts";
 import { createGuardedTokenCheck, retryAfterSeconds, type AuthBackoff } from "../credentials/auth-backoff.ts";
+import type { ClientAddress } from "./client-address.ts";
 import type { ConnectionSnapshot } from "./metrics.ts";
 
 /** A readiness probe waits this long for the store before calling it down. */
@@ -20,6 +20,8 @@ export interface HealthOptions {
   /** The surfaces whose bots this deployment runs (`start`): /readyz is not ready while one of them is not connected. */
   expectedBots?: readonly string[];
   backoff: AuthBackoff;
+  /** The address the backoff counts a request under (GATEWAY_TRUSTED_PROXIES). */
+  clientAddress: ClientAddress;
 }
 
 /** A JSON response that no cache keeps (the server's protocol answers use it too). */
@@ -83,7 +85,7 @@ export function createHealthRoutes(options: HealthOptions) {
 
   async function metrics(req: IncomingMessage, res: ServerResponse, render: NonNullable<HealthOptions["metrics"]>): Promise<void> {
     if (!options.metricsPublic) {
-      const verdict = checkMetricsToken((req.socket as Socket).remoteAddress, bearerToken(req.headers.authorization));
+      const verdict = checkMetricsToken(options.clientAddress(req), bearerToken(req.headers.authorization));
       if (!verdict.ok) {
         if (verdict.retryAfterMs > 0) res.setHeader("retry-after", String(retryAfterSeconds(verdict.retryAfterMs)));
         res.writeHead(verdict.retryAfterMs > 0 ? 429 : 401, { "content-type": "text/plain; charset=utf-8", "www-authenticate": "Bearer" });

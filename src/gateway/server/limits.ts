@@ -12,7 +12,9 @@
  * or session cookie at the upgrade counts as authenticated from the start), and GATEWAY_MAX_CONNECTIONS in all;
  * past either, the upgrade is refused with 503. One scoped credential may hold GATEWAY_MAX_CONNECTIONS_PER_CREDENTIAL,
  * and the last RESERVED_CONNECTIONS places are only for the admin token, bots and the Control UI: one agent token
- * cannot lock out the operators and the bots.
+ * cannot lock out the operators and the bots. An HTTP long-poll (`POST /rpc/question.waitAnswer`, or
+ * `question.request` with `waitMs`) holds one of its credential's places while it waits, like a socket (issue 37 §7:
+ * one agent token held 2,000 of them); it is not counted in GATEWAY_MAX_CONNECTIONS, which counts sockets.
  */
 import type { WebSocket } from "ws";
 import { MAX_FRAME_BYTES } from "../../protocol/methods.ts";
@@ -102,6 +104,24 @@ export function createConnectionCounter({
         return `${unauthenticated} connections are waiting to authenticate; send Authorization: Bearer <token> with the upgrade, or try again later`;
       }
       return credentialRefusal(principal);
+    },
+    /**
+     * An HTTP long-poll of `principal` (only a scoped credential's is counted): its place among the credential's, to
+     * give back when it ends, or the refusal when the credential holds its share already.
+     */
+    hold(principal: Principal): { ok: true; release: () => void } | { ok: false; refusal: string } {
+      const refusal = credentialRefusal(principal);
+      if (refusal) return { ok: false, refusal };
+      const uncount = count(principal);
+      let released = false;
+      return {
+        ok: true,
+        release() {
+          if (released) return;
+          released = true;
+          uncount();
+        },
+      };
     },
     /** Counts a connection that was let in. */
     take(principal: Principal | undefined): ConnectionSlot {

@@ -1,5 +1,5 @@
 import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo, Socket } from "node:net";
+import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import { WebSocketServer } from "ws";
 import { GatewayError, type ErrorBody } from "../../kernel/errors.ts";
@@ -8,6 +8,7 @@ import { createAuthBackoff, lockoutMessage, retryAfterSeconds, type AuthBackoff 
 import { createCredentialCheck, CREDENTIAL_RECHECK_MS, REVOKED_MESSAGE, type AuthVerdict } from "../credentials/check.ts";
 import type { Principal } from "../credentials/principal.ts";
 import type { CredentialStore } from "../credentials/store.ts";
+import { socketAddress, type ClientAddress } from "./client-address.ts";
 import { createDispatcher, toErrorBody } from "./dispatch.ts";
 import { CLOSE_HANDSHAKE_TIMEOUT_MS, createConnectionCounter, DEFAULT_MAX_CONNECTIONS, MAX_FRAME_BYTES } from "./limits.ts";
 import { isCrossOrigin } from "./origin.ts";
@@ -41,13 +42,15 @@ export interface GatewayServerOptions {
   credentials?: CredentialStore;
   /** The per-address backoff for wrong tokens; pass one to share it with a web app's sign-in. */
   backoff?: AuthBackoff;
+  /** The address the backoff counts a request under (createClientAddress, GATEWAY_TRUSTED_PROXIES); by default the socket's peer. */
+  clientAddress?: ClientAddress;
   /** Open WebSocket connections at most (GATEWAY_MAX_CONNECTIONS); 64 of them may be unauthenticated. */
   maxConnections?: number;
-  /** Open WebSocket connections one scoped credential may hold (GATEWAY_MAX_CONNECTIONS_PER_CREDENTIAL). */
+  /** Open WebSocket connections and HTTP long-polls one scoped credential may hold (GATEWAY_MAX_CONNECTIONS_PER_CREDENTIAL). */
   maxConnectionsPerCredential?: number;
   log?: (message: string, error?: unknown) => void;
   /** /metrics and /readyz (see health-routes.ts); without it, /metrics is 404 and /readyz checks no store. */
-  health?: Omit<HealthOptions, "connections" | "backoff">;
+  health?: Omit<HealthOptions, "connections" | "backoff" | "clientAddress">;
 }
 
 const HTTP_STATUS: Partial<Record<ErrorBody["code"], number>> = {
@@ -83,7 +86,10 @@ function refuseUpgrade(socket: Duplex, status: number, reason: string, headers: 
   setTimeout(() => socket.destroy(), CLOSE_HANDSHAKE_TIMEOUT_MS).unref();
 }
 
-const remoteAddress = (req: IncomingMessage) => (req.socket as Socket).remoteAddress;
+/** An HTTP request that waits for an answer: it holds a place of its credential's, like a socket (issue 37 §7). */
+const isLongPoll = (method: string, params: unknown) =>
+  method === "question.waitAnswer" ||
+  (method === "question.request" && typeof params === "object" && params !== null && typeof (params as { waitMs?: unknown }).waitMs === "number" && (params as { waitMs: number }).waitMs > 0);
 
 function readBody(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
@@ -109,6 +115,7 @@ export function createGatewayServer(options: GatewayServerOptions) {
   const log = options.log ?? ((message, error) => console.error(`[gateway] ${message}`, error ?? ""));
   // Every token check goes through the per-address backoff (credentials/auth-backoff.ts).
   const backoff = options.backoff ?? createAuthBackoff();
+  const clientAddress = options.clientAddress ?? socketAddress;
   const credentialCheck = createCredentialCheck({
     adminToken: options.token,
     backoff,
@@ -133,7 +140,7 @@ export function createGatewayServer(options: GatewayServerOptions) {
     };
     const presented = bearerToken(req.headers.authorization);
     if (presented === undefined) return viaWebApp();
-    const checked = checkToken(remoteAddress(req), presented);
+    const checked = checkToken(clientAddress(req), presented);
     const verdict = checked instanceof Promise ? await checked : checked;
     if (verdict.ok || verdict.retryAfterMs > 0) return verdict;
     const web = await viaWebApp();
@@ -159,7 +166,7 @@ export function createGatewayServer(options: GatewayServerOptions) {
     for (const connection of connections.keys()) if (connection.botSurface) surfaces.add(connection.botSurface);
     service.botsConnectedHere(surfaces);
   }
-  const health = createHealthRoutes({ ...options.health, connections: connectionSnapshots, backoff });
+  const health = createHealthRoutes({ ...options.health, connections: connectionSnapshots, backoff, clientAddress });
 
   const unsubscribe = service.subscribe((event, record) => {
     for (const connection of connections.keys()) connection.event(event, record);
@@ -204,13 +211,22 @@ export function createGatewayServer(options: GatewayServerOptions) {
     } catch (error) {
       return fail(error instanceof GatewayError ? error.toBody() : { code: "INVALID_FRAME", message: `the body is not JSON: ${(error as Error).message}`.slice(0, 300) });
     }
+    // A long-poll takes a place of its credential's, with its sockets: 2,000 of them from one agent token are refused
+    // past GATEWAY_MAX_CONNECTIONS_PER_CREDENTIAL as its sockets are, and give it back when they end.
+    const held = isLongPoll(method, params) ? counter.hold(auth.principal) : undefined;
+    if (held && !held.ok) return fail({ code: "QUOTA_EXCEEDED", message: held.refusal });
     const controller = new AbortController();
-    res.on("close", () => controller.abort());
+    res.on("close", () => {
+      controller.abort();
+      if (held?.ok) held.release();
+    });
     try {
       const payload = await dispatch(method, params, controller.signal, auth.principal);
       sendJson(res, 200, { type: "res", id: requestId, ok: true, payload });
     } catch (error) {
       fail(toErrorBody(error, log));
+    } finally {
+      if (held?.ok) held.release();
     }
   }
 
@@ -254,7 +270,7 @@ export function createGatewayServer(options: GatewayServerOptions) {
     const principal = auth.ok ? auth.principal : undefined;
     const refusal = counter.refusal(principal);
     if (refusal) return refuseUpgrade(socket, 503, refusal);
-    const address = remoteAddress(req);
+    const address = clientAddress(req);
     // handleUpgrade calls back synchronously (no verifyClient), so the count checked above is still the count here.
     wss.handleUpgrade(req, socket, head, (ws) => {
       const slot = counter.take(principal);
