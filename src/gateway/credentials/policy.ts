@@ -33,6 +33,23 @@ export function forbidden(principal: Principal, what: string): GatewayError {
   return new GatewayError("FORBIDDEN", `${who} may not ${what}`);
 }
 
+/** The longest display name a bot records (`by.userName`), in characters: a longer one is cut, ending in "…". */
+export const BOT_USER_NAME_MAX = 100;
+const CONTROLS = /[\p{Cc}\s]+/gu;
+/** Invisible format characters (bidi overrides and marks, zero-width ones), but the joiner that makes one emoji of two. */
+const INVISIBLE = /(?!\u200D)\p{Cf}/gu;
+
+/**
+ * A bot's `by.userName` as recorded (issue 37 §8): the platform's display name is all a bot can show for it, so it is
+ * kept plain, one line without control or invisible characters (`\u202E` cannot make it read as another name), and
+ * bounded. Empty when nothing visible is left.
+ */
+export function plainUserName(name: string): string {
+  const plain = name.replace(INVISIBLE, "").replace(CONTROLS, " ").trim();
+  const chars = [...plain];
+  return chars.length <= BOT_USER_NAME_MAX ? plain : `${chars.slice(0, BOT_USER_NAME_MAX - 1).join("").trimEnd()}…`;
+}
+
 /** `by` as the gateway records it: the surface and `via` come from the credential; who pressed comes from a bot. */
 function byFor(principal: Principal, given: ResolvedBy | undefined, defaultVia: ResolveVia): ResolvedBy {
   switch (principal.kind) {
@@ -50,7 +67,7 @@ function byFor(principal: Principal, given: ResolvedBy | undefined, defaultVia: 
         surface: principal.surface,
         via: given && BOT_VIAS.has(given.via) ? given.via : defaultVia === "api" ? "button" : defaultVia,
         ...(user !== undefined ? { user } : {}),
-        ...(userName !== undefined ? { userName } : {}),
+        ...(userName !== undefined && plainUserName(userName) !== "" ? { userName: plainUserName(userName) } : {}),
         ...(chat !== undefined ? { chat } : {}),
       };
     }

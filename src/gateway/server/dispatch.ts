@@ -53,7 +53,8 @@ export function createDispatcher(service: QuestionService) {
       const { id, expiresAtMs, record } = await service.request(params, principal);
       // With waitMs the asker gets question.waitAnswer's payload (which carries the id) instead.
       if (params.waitMs !== undefined) return service.waitFor(record, params.waitMs, signal);
-      // The answer links, for callers that deliver them themselves (`ask --links`); never an approval's to its agent.
+      // The answer links, for callers that deliver them themselves (`ask --links`); an agent's only with `links: true`,
+      // never an approval's (scope.ts).
       const { links } = shownTo(principal, record);
       return links ? { id, expiresAtMs, links } : { id, expiresAtMs };
     },
@@ -97,7 +98,7 @@ export function createDispatcher(service: QuestionService) {
 
   async function run<M extends MethodName>(method: M, params: unknown, context: CallContext): Promise<unknown> {
     const checked = authorizeCall(context.principal, method, parseParams(method, params));
-    // A bot is shown only its own surface's answer links (scope.ts).
+    // Each scoped caller is shown only the answer links (and a person only the targets) it may use (scope.ts).
     return payloadShownTo(context.principal, await (handlers[method] as (params: MethodParams<M>, context: CallContext) => unknown)(checked, context));
   }
 }
