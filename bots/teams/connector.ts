@@ -5,11 +5,12 @@
  * its Retry-After and is tried again a few times; a conversation Teams will never let the bot into is a
  * PermanentSendError.
  */
-import { CloudAdapter, type ConnectorClient, HttpError } from "@microsoft/agents-hosting";
+import { CloudAdapter, type ConnectorClient, HttpError, type OutboundUrlPolicy } from "@microsoft/agents-hosting";
 import { Activity, type ConversationReference } from "@microsoft/agents-activity";
 import { PermanentSendError } from "../../src/bridge/index.ts";
 import { createTeamsPacer, type TeamsPace } from "./pacer.ts";
 import type { TeamsReference } from "./references.ts";
+import { originOf } from "./trust.ts";
 
 /** The Bot Connector's answers for a conversation the bot cannot post in: removed, blocked, never installed, gone. */
 const PERMANENT_STATUS = new Set([400, 401, 403, 404]);
@@ -54,10 +55,14 @@ export function toConversationReference(reference: TeamsReference): Conversation
   };
 }
 
-export function createTeamsConnector(cloud: CloudAdapter, appId: string, pace?: TeamsPace): TeamsConnector {
+export function createTeamsConnector(cloud: CloudAdapter, appId: string, pace?: TeamsPace, serviceUrls?: OutboundUrlPolicy): TeamsConnector {
   const pacer = createTeamsPacer(pace);
   /** Runs `call` in a proactive turn with the conversation's ConnectorClient; a 429 waits and tries again. */
   async function withClient<T>(reference: TeamsReference, call: (client: ConnectorClient, outgoing: (a: OutgoingActivity) => Activity) => Promise<T>): Promise<T> {
+    // The SDK refuses it too (before any token is fetched); this says why, and no retry can change it.
+    if (serviceUrls && !serviceUrls.isAllowed(reference.serviceUrl)) {
+      throw new PermanentSendError(`teams: the conversation's service URL ${originOf(reference.serviceUrl) ?? reference.serviceUrl} is not on TEAMS_SERVICE_URL_HOSTS: the bot sends nothing there`);
+    }
     for (let attempt = 1; ; attempt++) {
       try {
         let result: { value: T } | undefined;

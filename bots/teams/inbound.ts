@@ -3,7 +3,8 @@
  * stored reference; an Action.Submit from a prompt card and a typed message become bridge events, whose response is
  * applied through `./ops.ts`. What counts as a typed answer: in a personal chat any message; in a channel a reply in
  * the prompt's thread, in a group chat a reply to the prompt, and anywhere a message that @mentions the bot (the
- * mention stripped before parsing).
+ * mention stripped before parsing). Only an activity the Bot Framework signed counts at all, and one whose token names
+ * no service URL cannot move a known conversation elsewhere (./trust.ts).
  */
 import type { Activity } from "@microsoft/agents-activity";
 import { applyEffects, callbackToEvent, TEXTS, type Bridge, type BridgeUser } from "../../src/bridge/index.ts";
@@ -12,6 +13,7 @@ import type { Log } from "../shared.ts";
 import type { TeamsConnector } from "./connector.ts";
 import { teamsOps, type TeamsPlace } from "./ops.ts";
 import { baseConversationId, threadRootOf, type TeamsReference, type TeamsReferenceStore } from "./references.ts";
+import { trustOf, type TokenClaims } from "./trust.ts";
 
 /** The conversation reference an authenticated activity gives (Teams sends the tenant in channelData too). */
 export function referenceOf(activity: Activity, nowMs = Date.now()): TeamsReference | undefined {
@@ -53,8 +55,8 @@ function botMentions(activity: Activity): string[] {
 }
 
 export interface TeamsInbound {
-  /** Handles one authenticated activity. */
-  handle(activity: Activity): Promise<void>;
+  /** Handles one authenticated activity; `claims` are its verified token's (the SDK's `TurnContext.identity`). */
+  handle(activity: Activity, claims: TokenClaims | undefined): Promise<void>;
 }
 
 export function createTeamsInbound(options: {
@@ -67,13 +69,19 @@ export function createTeamsInbound(options: {
   const { bridge, connector, references, tenantId, log } = options;
 
   return {
-    async handle(activity) {
-      const reference = referenceOf(activity);
-      if (!reference) return log(`an activity of type ${activity.type} came without a conversation or service URL`);
-      if (tenantId && reference.conversation.tenantId && reference.conversation.tenantId.toLowerCase() !== tenantId.toLowerCase()) {
-        return log(`ignored an activity from tenant ${reference.conversation.tenantId} (TEAMS_TENANT_ID is ${tenantId})`);
+    async handle(activity, claims) {
+      const trust = trustOf(claims);
+      // A token from the tenant's own authority (anyone there can get one for the app) is not Teams speaking: its
+      // activity names no one and changes no conversation.
+      if (!trust.botFramework) return log(`ignored an activity of type ${activity.type} whose token the Bot Framework did not issue (issuer ${trust.issuer || "none"})`);
+      const captured = referenceOf(activity);
+      if (!captured) return log(`an activity of type ${activity.type} came without a conversation or service URL`);
+      if (tenantId && captured.conversation.tenantId && captured.conversation.tenantId.toLowerCase() !== tenantId.toLowerCase()) {
+        return log(`ignored an activity from tenant ${captured.conversation.tenantId} (TEAMS_TENANT_ID is ${tenantId})`);
       }
-      const fresh = references.remember(reference);
+      const fresh = references.remember(captured, { keepOrigin: !trust.namesServiceUrl });
+      // The bot answers where the conversation is known to be: a token naming no service URL may not have moved it.
+      const reference = trust.namesServiceUrl ? captured : (references.find(captured.conversation.id) ?? captured);
       // What ops need to target it: the first time the bot hears from a conversation, its target is logged.
       const target = reference.conversation.conversationType === "personal" ? fresh.find((key) => key === reference.user?.aadObjectId) : fresh[0];
       if (target) log(`kept the conversation reference of teams:${target} (${reference.conversation.conversationType ?? "conversation"}${reference.user?.name ? ` with ${reference.user.name}` : ""})`);

@@ -8,6 +8,8 @@ import type { TeamsPace } from "./pacer.ts";
 import { createTeamsInbound, type TeamsInbound } from "./inbound.ts";
 import { createTeamsReferenceStore } from "./references.ts";
 import { listenForActivities, TEAMS_MESSAGES_PATH } from "./server.ts";
+import { createServiceUrlPolicy } from "./trust.ts";
+import { TEAMS_SERVICE_URL_HOSTS_DEFAULT } from "../../src/platforms/teams/platform.ts";
 
 /** The scope of the bot's tokens for the Bot Connector (what the SDK asks for its ConnectorClient). */
 const BOT_CONNECTOR_SCOPE = "https://api.botframework.com";
@@ -45,13 +47,15 @@ export function teamsAuthConfiguration(config: Config & { TEAMS_APP_ID: string }
 export async function startTeamsBot(config: Config, options: TeamsBotOptions = {}): Promise<RunningTeamsBot> {
   const required = requireConfig(config, ["TEAMS_APP_ID"]);
   const log = options.log ?? createLog("teams");
-  // validateServiceUrl: an activity's serviceUrl must be the one its token was issued for, so no caller can make the
-  // bot store (and later post to) a service URL of its choosing.
-  const cloud = new CloudAdapter(teamsAuthConfiguration(required), undefined, undefined, { validateServiceUrl: true });
+  // validateServiceUrl: an activity's serviceUrl must be on the host its token was issued for. The outbound host
+  // check: an activity's serviceUrl, and every conversation the bot sends to, must be on TEAMS_SERVICE_URL_HOSTS (the
+  // Bot Connector's hosts by default), so no token that names no service URL can make the bot store or post elsewhere.
+  const serviceUrls = createServiceUrlPolicy(config.TEAMS_SERVICE_URL_HOSTS ?? TEAMS_SERVICE_URL_HOSTS_DEFAULT);
+  const cloud = new CloudAdapter(teamsAuthConfiguration(required), undefined, undefined, { validateServiceUrl: true }, serviceUrls);
   // The SDK's default tells the person "The agent encountered an error or bug."; here a failed turn is only logged.
   cloud.onTurnError = async (_context, error) => log("a turn failed", error);
   const references = createTeamsReferenceStore(config.DATA_DIR, log);
-  const connector = createTeamsConnector(cloud, required.TEAMS_APP_ID, options.pace);
+  const connector = createTeamsConnector(cloud, required.TEAMS_APP_ID, options.pace, serviceUrls);
   let inbound: TeamsInbound | undefined;
   /** Turns still being handled: a stop waits for them. */
   const inflight = new Set<Promise<void>>();
@@ -59,7 +63,7 @@ export async function startTeamsBot(config: Config, options: TeamsBotOptions = {
   const turn = async (context: TurnContext) => {
     if (!inbound) return;
     // Answer the channel at once (it retries a slow request); the bridge's work goes on after the 200.
-    const work = inbound.handle(context.activity).catch((error: unknown) => log(`an activity of type ${context.activity.type} failed`, error));
+    const work = inbound.handle(context.activity, context.identity).catch((error: unknown) => log(`an activity of type ${context.activity.type} failed`, error));
     inflight.add(work);
     void work.finally(() => inflight.delete(work));
   };

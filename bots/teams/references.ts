@@ -5,7 +5,8 @@
  * written atomically (a temporary file renamed over the old one), so a crash never leaves half a reference and two bot
  * processes sharing DATA_DIR never overwrite each other's other conversations. A miss is read from disk again, and a
  * cached reference after a minute, so what another process captured (a new conversation, a new serviceUrl) is found. A personal chat is filed under its conversation id and under the
- * person (their Entra object id), the target that names them.
+ * person (their Entra object id), the target that names them. An activity whose token names no service URL cannot
+ * move a known reference to another origin (./trust.ts).
  *
  * Why not the gateway: its stores hold question records and credentials, with no place for a platform's own state;
  * a table there would be a change to the three store backends for one platform. References are not secret (the
@@ -15,6 +16,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, writeFileSync, chmodSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { preparePrivateDir } from "../../src/runtime/data-dir.ts";
+import { originOf } from "./trust.ts";
 
 /** What the bot needs to message a conversation (the SDK's ConversationReference, the parts Teams uses). */
 export interface TeamsReference {
@@ -54,9 +56,10 @@ function isReference(value: unknown): value is TeamsReference {
 export interface TeamsReferenceStore {
   /**
    * Keeps a reference (written only when it changed). Keys: the conversation, and in a personal chat the person.
-   * Returns the target chats it was new for (none when every key was already known).
+   * Returns the target chats it was new for (none when every key was already known). With `keepOrigin` (an activity
+   * whose token names no service URL), a key already known on another origin keeps its reference as it is.
    */
-  remember(reference: TeamsReference): string[];
+  remember(reference: TeamsReference, options?: { keepOrigin?: boolean }): string[];
   /** The reference of a target chat: a conversation id, or a person's object id for their personal chat. */
   find(chat: string): TeamsReference | undefined;
 }
@@ -101,7 +104,7 @@ export function createTeamsReferenceStore(dataDir: string, log: (message: string
     !!a && JSON.stringify({ ...a, capturedAtMs: 0 }) === JSON.stringify({ ...b, capturedAtMs: 0 });
 
   return {
-    remember(reference) {
+    remember(reference, options = {}) {
       const keys = [reference.conversation.id];
       if (reference.conversation.conversationType === "personal" && reference.user?.aadObjectId) keys.push(reference.user.aadObjectId);
       const fresh: string[] = [];
@@ -109,6 +112,11 @@ export function createTeamsReferenceStore(dataDir: string, log: (message: string
         const known = cached(key) ?? read(key);
         if (same(known, reference)) {
           keep(key, known!);
+          continue;
+        }
+        if (known && options.keepOrigin && originOf(known.serviceUrl) !== originOf(reference.serviceUrl)) {
+          log(`kept the conversation reference of ${key} on ${originOf(known.serviceUrl)}: an activity whose token names no service URL cannot move it to ${originOf(reference.serviceUrl) ?? "another"}`);
+          keep(key, known);
           continue;
         }
         if (!known) fresh.push(key);

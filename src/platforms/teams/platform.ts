@@ -17,6 +17,24 @@ export const TEAMS_SUBMIT_DATA_MAX = 256;
 /** A target's chat: a conversation id `19:…@thread.<kind>`, or an Entra object id (a GUID) for a personal chat. */
 export const TEAMS_CHAT_PATTERN = /19:[A-Za-z0-9_.\-]{1,200}@thread\.[a-z0-9]{1,16}|[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}/u;
 
+/**
+ * The hosts a conversation's serviceUrl may name, unless TEAMS_SERVICE_URL_HOSTS says others: the Bot Connector's
+ * for Teams in each cloud (public, GCC, GCC High, DoD, China: the hosts Microsoft's Teams SDK allows) and the Bot
+ * Framework's own services. `*.` matches any subdomain; any other entry only that host.
+ */
+export const TEAMS_SERVICE_URL_HOSTS_DEFAULT: readonly string[] = [
+  "smba.trafficmanager.net",
+  "smba.onyx.prod.teams.trafficmanager.net",
+  "smba.infra.gcc.teams.microsoft.com",
+  "smba.infra.gov.teams.microsoft.us",
+  "smba.infra.dod.teams.microsoft.us",
+  "frontend.botapi.msg.infra.teams.microsoftonline.cn",
+  "*.botframework.com",
+  "*.botframework.us",
+];
+/** One entry of TEAMS_SERVICE_URL_HOSTS: a host name or IPv4 address, lower case, optionally `*.` before it. */
+export const TEAMS_SERVICE_URL_HOST_PATTERN = /^(\*\.)?[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/u;
+
 export const teams = definePlatform({
   ...teamsSurface,
   exampleChat: "19:abc123@thread.tacv2",
@@ -31,7 +49,7 @@ export const teams = definePlatform({
   },
   buttons: { max: TEAMS_CARD_ACTIONS_MAX, labelMax: TEAMS_ACTION_TITLE_MAX, perRow: 1, rows: TEAMS_CARD_ACTIONS_MAX },
   callbackData: { field: "Action.Submit data.ask_user", max: TEAMS_SUBMIT_DATA_MAX, unit: "characters" },
-  env: ({ port, optionalText, url, idList }: EnvKit) => ({
+  env: ({ z, port, optionalText, url, idList }: EnvKit) => ({
     /** The bot's Microsoft App ID (the Azure Bot resource's app registration, a GUID). */
     TEAMS_APP_ID: optionalText,
     /** Its client secret; unset with TEAMS_TOKEN_SIDECAR_URL, where the sidecar holds the credential. */
@@ -46,6 +64,19 @@ export const teams = definePlatform({
     TEAMS_AUTHORITY_URL: url,
     /** The Microsoft Entra SDK sidecar (loopback) that gets the bot's tokens instead of the secret; the tests' fake is one. */
     TEAMS_TOKEN_SIDECAR_URL: url,
+    /**
+     * Comma-separated hosts a conversation's serviceUrl may name (`*.example.com` for its subdomains): the bot takes no
+     * activity from another and sends nothing, least of all its token, to one. Unset: TEAMS_SERVICE_URL_HOSTS_DEFAULT.
+     */
+    TEAMS_SERVICE_URL_HOSTS: z
+      .string()
+      .optional()
+      .transform((v, ctx) => {
+        const hosts = (v ?? "").split(",").map((s) => s.trim().toLowerCase()).filter(Boolean);
+        const bad = hosts.find((host) => !TEAMS_SERVICE_URL_HOST_PATTERN.test(host));
+        if (bad) ctx.addIssue({ code: "custom", message: `"${bad}" is not a host; use a comma-separated list of hosts (smba.trafficmanager.net, *.botframework.com)` });
+        return hosts.length > 0 ? hosts : undefined;
+      }),
   }),
   secrets: ["TEAMS_APP_PASSWORD"],
   tokenVar: "TEAMS_APP_ID",

@@ -41,6 +41,9 @@ export interface TeamsHarness extends BotHarness {
   submitAndWait(copy: PromptCopy, data: Record<string, unknown>, who: Person): Promise<string | undefined>;
 }
 
+/** TEAMS_SERVICE_URL_HOSTS for the tests: the fake's host (any port). */
+export const TEAMS_TEST_SERVICE_URL_HOSTS = "127.0.0.1";
+
 export function teamsTestConfig(fake: FakeTeams, gatewayUrl: string, dataDir: string, extra: Record<string, string> = {}): Config {
   return loadConfig({
     GATEWAY_URL: gatewayUrl,
@@ -53,6 +56,8 @@ export function teamsTestConfig(fake: FakeTeams, gatewayUrl: string, dataDir: st
     TEAMS_PORT: "0",
     TEAMS_HOST: "127.0.0.1",
     TEAMS_ALLOWED_USERS: `${TEAMS_PEOPLE.person.id},${TEAMS_PEOPLE.colleague.id}`,
+    // The fake Bot Connector (and the delivery kit's proxy in front of it) is on the loopback.
+    TEAMS_SERVICE_URL_HOSTS: TEAMS_TEST_SERVICE_URL_HOSTS,
     ...extra,
   });
 }

@@ -7,9 +7,14 @@
  * - the Bot Connector (the conversation's serviceUrl): `POST /v3/conversations/<id>/activities` (a new message),
  *   `POST …/activities/<id>` (a reply: in a channel, in that post's thread), `PUT …/activities/<id>` (updateActivity)
  *   and `DELETE …/activities/<id>` (the bot's own messages only, as in Teams);
- * - the channel: it posts activities to the bot's /api/messages with a JWT signed by the tenant's key (or unsigned,
- *   or signed by another key, for the tests that must be refused), as Teams does: installs (conversationUpdate),
- *   typed messages with `<at>` mentions, and Action.Submit presses with the card's data.
+ * - the channel: it posts activities to the bot's /api/messages with a Bot Framework JWT (or unsigned, or signed by
+ *   another key, for the tests that must be refused), as Teams does: installs (conversationUpdate), typed messages
+ *   with `<at>` mentions, and Action.Submit presses with the card's data.
+ * The channel's token: Teams' own is issued by `https://api.botframework.com`, whose keys the SDK always fetches from
+ * login.botframework.com, out of a test's reach; so the fake issues it as the Bot Framework's Entra tenant
+ * (botframework.com, an issuer the SDK and the bot trust as the Bot Framework's), whose keys the SDK fetches from
+ * TEAMS_AUTHORITY_URL, this fake. It names the `serviceurl` it was issued for, as the channel's does. A `tenant`
+ * token is what anyone in the bot's tenant can get from Entra for the app: the tenant's issuer, no `serviceurl`.
  */
 import { generateKeyPairSync, randomUUID, sign, type KeyObject } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
@@ -56,6 +61,16 @@ export interface FakeTeamsCall {
 }
 
 type Signing = "valid" | "none" | "forged" | "wrong-audience" | "expired";
+/** Who issued a token: the Bot Framework (the channel), or the bot's tenant's Entra authority (v1 or v2 issuer). */
+export type TokenIssuer = "bot-framework" | "tenant-v1" | "tenant-v2";
+/** The botframework.com tenant: the Bot Framework's Entra tenant. */
+export const BOT_FRAMEWORK_TENANT = "d6d49420-f39b-4df7-a1dc-d59a935871db";
+
+export interface DeliverOptions {
+  /** The token's `serviceurl` claim (default: the activity's serviceUrl; null: none, as a tenant's token has none). */
+  serviceUrlClaim?: string | null;
+  issuer?: TokenIssuer;
+}
 
 const htmlOf = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 const b64url = (data: Buffer | string) => Buffer.from(data).toString("base64url");
@@ -215,15 +230,20 @@ export async function startFakeTeams(options: FakeTeamsOptions) {
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const botAccount = { id: `28:${appId}`, name: "Ask Bot" };
 
-  /** A Bot Framework token for the bot, as the channel signs it. */
-  function tokenFor(signing: Signing, activityServiceUrl: string): string | undefined {
+  /** A token for the bot: the channel's (the Bot Framework's), or one from the bot's tenant. */
+  function tokenFor(signing: Signing, serviceUrlClaim: string | null, issuer: TokenIssuer): string | undefined {
     if (signing === "none") return undefined;
     const now = Math.floor(Date.now() / 1000);
     const header = { alg: "RS256", typ: "JWT", kid };
+    const claims =
+      issuer === "bot-framework"
+        ? { iss: `https://login.microsoftonline.com/${BOT_FRAMEWORK_TENANT}/v2.0`, tid: BOT_FRAMEWORK_TENANT }
+        : // An app-only token of any app in the tenant, for the bot's app id: Entra puts no serviceurl in it.
+          { iss: issuer === "tenant-v1" ? `https://sts.windows.net/${tenantId}/` : `${origin}/${tenantId}/v2.0`, tid: tenantId, appid: "0e0e0e0e-0000-4000-8000-0000000a7ac4", oid: randomUUID() };
     const payload = {
-      iss: `${origin}/${tenantId}/v2.0`,
+      ...claims,
       aud: signing === "wrong-audience" ? "00000000-0000-0000-0000-00000000beef" : appId,
-      serviceurl: activityServiceUrl,
+      ...(serviceUrlClaim !== null ? { serviceurl: serviceUrlClaim } : {}),
       iat: now - 10,
       nbf: now - 10,
       exp: signing === "expired" ? now - 3600 : now + 3600,
@@ -242,9 +262,11 @@ export async function startFakeTeams(options: FakeTeamsOptions) {
   });
 
   /** Posts an activity to the bot, signed as `signing` says; resolves to the HTTP status. */
-  async function deliver(activity: Record<string, unknown>, signing: Signing = "valid", opts: { serviceUrlClaim?: string } = {}): Promise<number> {
+  async function deliver(activity: Record<string, unknown>, signing: Signing = "valid", opts: DeliverOptions = {}): Promise<number> {
     if (!botUrl) throw new Error("the fake has no bot URL yet (useBot)");
-    const token = tokenFor(signing, opts.serviceUrlClaim ?? String(activity.serviceUrl));
+    const issuer = opts.issuer ?? "bot-framework";
+    const claim = opts.serviceUrlClaim !== undefined ? opts.serviceUrlClaim : issuer === "bot-framework" ? String(activity.serviceUrl) : null;
+    const token = tokenFor(signing, claim, issuer);
     const res = await fetch(botUrl, {
       method: "POST",
       headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
@@ -343,8 +365,12 @@ export async function startFakeTeams(options: FakeTeamsOptions) {
       const thread = conversation.type === "channel" ? (card.threadRoot ?? card.id) : undefined;
       return deliver({ ...baseActivity(conversation, person, thread), type: "message", replyToId: card.id, value: data, channelData: { tenant: { id: tenantId }, postBack: true } }, signing);
     },
-    /** Delivers any activity as the channel would (signed as `signing` says). */
+    /** Delivers any activity as the channel would (signed as `signing` says; issued as `opts` says). */
     deliver,
+    /** An activity as Teams sends it from a person in a conversation (id, serviceUrl, from, recipient, conversation), with `fields`. */
+    activityIn(conversationId: string, personId: string, fields: Record<string, unknown>): Record<string, unknown> {
+      return { ...baseActivity(conversationOf(conversationId), personOf(personId)), ...fields };
+    },
     /** The bot's messages in a conversation, oldest first. */
     botMessages(conversationId: string): FakeTeamsMessage[] {
       return [...messages.values()].filter((m) => m.conversation === conversationId && m.from === "bot");

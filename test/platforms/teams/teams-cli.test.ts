@@ -2,7 +2,7 @@ import { afterAll, expect, it } from "vitest";
 import { killChildren, spawnCli, waitForOutput } from "../../helpers/cli.ts";
 import { rpcOk, startTestGateway, TOKEN } from "../../helpers/gateway.ts";
 import { waitUntil } from "../../scenarios/bot-scenarios.ts";
-import { cardButtons, startTeamsFake, TEAMS_CHATS, TEAMS_PEOPLE, TEAMS_TEST_APP } from "./harness.ts";
+import { cardButtons, startTeamsFake, TEAMS_CHATS, TEAMS_PEOPLE, TEAMS_TEST_APP, TEAMS_TEST_SERVICE_URL_HOSTS } from "./harness.ts";
 import { tempDir } from "../../helpers/temp-dirs.ts";
 
 afterAll(async () => {
@@ -24,6 +24,7 @@ it("`ask-user-bridge bot teams` (the compiled CLI) serves /api/messages, deliver
       TEAMS_HOST: "127.0.0.1",
       TEAMS_PORT: "0",
       TEAMS_ALLOWED_USERS: TEAMS_PEOPLE.person.id,
+      TEAMS_SERVICE_URL_HOSTS: TEAMS_TEST_SERVICE_URL_HOSTS,
     });
     const [, endpoint] = await waitForOutput(run, /messaging endpoint: POST (http:\/\/[^\s"\\]+)/);
     fake.useBot(endpoint!);

@@ -38,6 +38,19 @@ describe("teams: conversation references in DATA_DIR", () => {
     expect(createTeamsReferenceStore(dir, () => {}).find("19:b@thread.tacv2")?.serviceUrl).toBe("https://smba.trafficmanager.net/amer/");
   });
 
+  it("keepOrigin (a token naming no service URL): a known reference keeps its origin, a new one is kept, a same-origin change is taken", () => {
+    const dir = tempDir("aub-teams-refs-");
+    const logged: string[] = [];
+    const store = createTeamsReferenceStore(dir, (m) => logged.push(m));
+    store.remember(channel("19:d@thread.tacv2"));
+    expect(store.remember(channel("19:d@thread.tacv2", "https://attacker.example/"), { keepOrigin: true })).toEqual([]);
+    expect(createTeamsReferenceStore(dir, () => {}).find("19:d@thread.tacv2")?.serviceUrl).toBe("https://smba.trafficmanager.net/emea/");
+    expect(logged.join("\n")).toMatch(/cannot move it to https:\/\/attacker\.example/u);
+    store.remember(channel("19:d@thread.tacv2", "https://smba.trafficmanager.net/amer/"), { keepOrigin: true });
+    expect(store.find("19:d@thread.tacv2")?.serviceUrl).toBe("https://smba.trafficmanager.net/amer/");
+    expect(store.remember(channel("19:e@thread.tacv2", "https://smba.trafficmanager.net/amer/"), { keepOrigin: true })).toEqual(["19:e@thread.tacv2"]);
+  });
+
   it("a damaged file is no reference (and is logged), never a crash", () => {
     const dir = tempDir("aub-teams-refs-");
     const logged: string[] = [];
