@@ -41,7 +41,7 @@ export interface BridgeBot<Running extends RunningBot> {
   /** The platform's escaping, as its renderer uses it (`toTelegramText`…): every text the bridge says goes through it. */
   toPlatformText: BridgeOptions["toPlatformText"];
   /** Registers the platform's handlers: every button press, modal submit and typed message goes to the bridge. */
-  listen(bridge: Pick<Bridge, "handle" | "sent" | "refused">): void;
+  listen(bridge: Pick<Bridge, "handle" | "sent" | "refused" | "redeliver">): void;
   /**
    * Connects to the platform and starts receiving. Calls `deliver()` (the bridge's first sync with the gateway) where
    * prompts may start to go out, and logs that it is ready after that. Cleans up after itself when it throws.

@@ -4,6 +4,7 @@
  * is refused. Over the real WebSocket protocol, plus the service with an injected clock and a failing store.
  */
 import { afterAll, describe, expect, it } from "vitest";
+import { REPLY_KEY_TTL_MS } from "../src/gateway/service/reply-keys.ts";
 import { createQuestionService } from "../src/gateway/service/service.ts";
 import { createMemoryStore } from "../src/gateway/store/memory/memory-store.ts";
 import { StoreUnavailableError } from "../src/gateway/store/kit/errors.ts";
@@ -126,11 +127,12 @@ describe("reply keys in the service", () => {
     service.stop();
   });
 
-  it("prunes keys older than 48 h on a keyed reply, at most once an hour", async () => {
+  it("keeps keys as long as a reply could count (the longest timeout and late window: 7 days 1 hour), pruning older ones on a keyed reply, at most once an hour", async () => {
     const inner = createMemoryStore();
     const prunes: number[] = [];
     const store: QuestionStore = { ...inner, pruneRepliesSeen: async (beforeMs) => (prunes.push(beforeMs), inner.pruneRepliesSeen(beforeMs)) };
-    let nowMs = 100 * 3_600_000;
+    expect(REPLY_KEY_TTL_MS).toBe((3_600 + 7 * 24 * 3_600) * 1000);
+    let nowMs = 1_000 * 3_600_000;
     const service = createQuestionService({ store, now: () => nowMs });
     const by = { surface: "telegram", chat: "5", via: "text" as const };
     // Each reply goes to a fresh question (the clock moves past the last one's expiry).
@@ -138,9 +140,11 @@ describe("reply keys in the service", () => {
       const { id } = await service.request({ questions: oneQuestion().questions, targets: [{ surface: "web" }] });
       return service.reply({ id, text: "   ", by, messageRef });
     };
-    await store.markReplySeen({ surface: "telegram", chat: "5", messageRef: "ancient" }, nowMs - 49 * 3_600_000);
+    await store.markReplySeen({ surface: "telegram", chat: "5", messageRef: "ancient" }, nowMs - REPLY_KEY_TTL_MS - 1);
+    // Past the old 48 hours, but a late answer could still come: kept (issue 37 §5).
+    await store.markReplySeen({ surface: "telegram", chat: "5", messageRef: "two-days-old" }, nowMs - 49 * 3_600_000);
     await expect(reply("r1")).resolves.toMatchObject({ kind: "invalid" });
-    expect(prunes).toEqual([nowMs - 48 * 3_600_000]);
+    expect(prunes).toEqual([nowMs - REPLY_KEY_TTL_MS]);
     nowMs += 30 * 60_000;
     await reply("r2");
     expect(prunes).toHaveLength(1);
@@ -150,6 +154,7 @@ describe("reply keys in the service", () => {
     // The pruned key is free again; the recent ones are not.
     expect(await store.markReplySeen({ surface: "telegram", chat: "5", messageRef: "ancient" }, nowMs)).toBe(true);
     expect(await store.markReplySeen({ surface: "telegram", chat: "5", messageRef: "r1" }, nowMs)).toBe(false);
+    expect(await store.markReplySeen({ surface: "telegram", chat: "5", messageRef: "two-days-old" }, nowMs)).toBe(false);
     service.stop();
   });
 });

@@ -1,4 +1,4 @@
-import { PermanentSendError, type SentNote, type SurfaceAdapter } from "../../src/bridge/index.ts";
+import { PermanentSendError, WaitingSendError, type SentNote, type SurfaceAdapter } from "../../src/bridge/index.ts";
 import type { QuestionRecord } from "../../src/record/record.ts";
 import { cutToFit, renderWhatsAppPrompt, renderWhatsAppSummary, toWhatsAppText, WHATSAPP_TEXT_MAX, whatsappText, type WhatsAppMessage } from "../../src/render/index.ts";
 import type { Log } from "../shared.ts";
@@ -55,6 +55,8 @@ export interface WhatsAppAdapter extends SurfaceAdapter {
   onSent(note: (note: SentNote) => void): void;
   /** A prompt the Cloud API took was refused for good later: the bridge withdraws its delivery and fails the target. */
   onRefused(note: (note: RefusedNote) => Promise<void>): void;
+  /** The person wrote: a question whose prompt waited for that (WaitingSendError) can be sent now (the bridge's redeliver). */
+  onReopened(note: (questionId: string) => void): void;
   /**
    * A status webhook said a message failed after the Cloud API took it (WhatsApp reports most refusals so, 131047
    * among them). A prompt outside the 24-hour window is held when WHATSAPP_TEMPLATE is set: the template goes out,
@@ -87,6 +89,17 @@ const outsideWindow = (chat: string) =>
 export function createWhatsAppAdapter({ api, paced, windows, template, log }: WhatsAppAdapterOptions): WhatsAppAdapter {
   let noteSent: (note: SentNote) => void = () => {};
   let noteRefused: (note: RefusedNote) => Promise<void> = async () => {};
+  let noteReopened: (questionId: string) => void = () => {};
+  /**
+   * Questions whose prompt was not sent, by chat, because the template went out (or was out) and the person has not
+   * written since: the target is `waiting` at the gateway, and the prompt goes out once they write.
+   */
+  const unsent = new Map<string, Set<string>>();
+  /** The prompt waits for the person's reply: the target is `waiting`, and windowOpened sends it. */
+  const waitForReply = (record: QuestionRecord, chat: string): never => {
+    remember(unsent, chat, (unsent.get(chat) ?? new Set<string>()).add(record.id));
+    throw new WaitingSendError(awaiting(chat));
+  };
   /** Recent prompts by message id: what a failed status is about (`ref`: the delivery's message id, the first one). */
   const prompts = new Map<string, { record: QuestionRecord; chat: string; ref: string }>();
   /** Prompts that failed outside the window, by chat, waiting for the person to write. */
@@ -109,7 +122,7 @@ export function createWhatsAppAdapter({ api, paced, windows, template, log }: Wh
       throw sendError(error);
     }
     windows.templateSent(chat);
-    throw new Error(awaiting(chat));
+    return waitForReply(record, chat);
   }
   const awaiting = (chat: string) =>
     `whatsapp: ${chat} has not written in 24 hours; the template ${template?.name ?? ""} went out to open the conversation, and the question follows their reply`;
@@ -122,6 +135,9 @@ export function createWhatsAppAdapter({ api, paced, windows, template, log }: Wh
     },
     onRefused(note) {
       noteRefused = note;
+    },
+    onReopened(note) {
+      noteReopened = note;
     },
     async statusFailed(messageId, code, title) {
       const prompt = prompts.get(messageId);
@@ -147,8 +163,11 @@ export function createWhatsAppAdapter({ api, paced, windows, template, log }: Wh
     },
     async windowOpened(chat) {
       windows.opened(chat);
+      const questions = unsent.get(chat);
+      unsent.delete(chat);
+      for (const id of questions ?? []) noteReopened(id);
       const waiting = held.get(chat);
-      if (!waiting) return false;
+      if (!waiting) return questions !== undefined;
       held.delete(chat);
       for (const { record, ref } of waiting) {
         try {
@@ -165,7 +184,7 @@ export function createWhatsAppAdapter({ api, paced, windows, template, log }: Wh
     renderedOf: (record, chat, nowMs) => renderWhatsAppSummary(record, { targetChat: chat, ...(nowMs !== undefined ? { nowMs } : {}) }),
     async sendPrompt(record, target) {
       const chat = target.chat!;
-      if (windows.awaitingReply(chat)) throw new Error(awaiting(chat));
+      if (windows.awaitingReply(chat)) return waitForReply(record, chat);
       try {
         const id = await send(chat, renderWhatsAppPrompt(record, { targetChat: chat }));
         remember(prompts, id, { record, chat, ref: id });

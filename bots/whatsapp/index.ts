@@ -61,6 +61,8 @@ export async function startWhatsAppBot(config: Config, options: WhatsAppBotOptio
       adapter.onSent((note) => bridge.sent({ ...note, messageRef: Promise.resolve(note.messageRef) }));
       // A prompt refused by a later status webhook: its delivery is withdrawn and the target fails at the gateway.
       adapter.onRefused((note) => bridge.refused(note));
+      // The person wrote: prompts that waited for it (the target `waiting` at the gateway) go out now.
+      adapter.onReopened((questionId) => bridge.redeliver(questionId));
       inbound = createWhatsAppInbound({
         api,
         paced,
@@ -69,6 +71,7 @@ export async function startWhatsAppBot(config: Config, options: WhatsAppBotOptio
         phoneNumberId: WHATSAPP_PHONE_NUMBER_ID,
         allowedUsers: config.WHATSAPP_ALLOWED_USERS,
         log,
+        ...(config.LOG_LEVEL === "debug" || config.LOG_LEVEL === "trace" ? { debug: log } : {}),
         ...(options.markRead !== undefined ? { markRead: options.markRead } : {}),
       });
     },

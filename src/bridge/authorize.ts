@@ -12,6 +12,22 @@ export function deliveredTo(record: QuestionRecord, surface: Surface, chat: stri
 }
 
 /**
+ * How much earlier than a copy's recorded delivery a message may be stamped and still answer it: the platform's clock
+ * against this host's, a timestamp in whole seconds, and the send's round trip before the delivery is recorded.
+ */
+export const COPY_CLOCK_GRACE_MS = 10_000;
+
+/**
+ * True when a message stamped `sentAtMs` was written before the record's copy in that chat was delivered (beyond
+ * COPY_CLOCK_GRACE_MS): it cannot be an answer to that copy. False without a stamp, or without a copy there.
+ */
+export function writtenBeforeCopy(record: QuestionRecord, surface: Surface, chat: string, sentAtMs: number | undefined): boolean {
+  if (sentAtMs === undefined) return false;
+  const copy = record.deliveries.find((d) => d.surface === surface && d.chat === chat);
+  return copy !== undefined && sentAtMs + COPY_CLOCK_GRACE_MS < copy.deliveredAtMs;
+}
+
+/**
  * Who may answer: the surface's allow-list (when set) and the target's users (when named) must both admit the person.
  */
 export function mayAnswer(record: QuestionRecord, surface: Surface, chat: string, userId: string, allowedUsers: readonly string[]): boolean {

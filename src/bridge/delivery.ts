@@ -9,10 +9,10 @@ import { createCopyEditor } from "./copy-editor.ts";
 import { renderedFingerprint } from "./copy-fingerprint.ts";
 import { createReminderSender } from "./reminders.ts";
 import type { RecordCache } from "./record-cache.ts";
-import { PermanentSendError, type SurfaceAdapter } from "./surface-adapter.ts";
+import { PermanentSendError, WaitingSendError, type SurfaceAdapter } from "./surface-adapter.ts";
 import { SEND_RETRY, sendFailureReason, sendRetryDelayMs, type SendRetryPolicy } from "./send-retry.ts";
 
-export { PermanentSendError, type SurfaceAdapter } from "./surface-adapter.ts";
+export { PermanentSendError, WaitingSendError, type SurfaceAdapter } from "./surface-adapter.ts";
 
 export interface DeliveryLoopOptions {
   client: GatewayClient;
@@ -226,6 +226,12 @@ export function createDeliveryLoop({ client, adapter, cache, now = Date.now, log
           if (error instanceof PermanentSendError) {
             attempts.delete(key);
             await client.deliveryFailed({ id: record.id, surface, chat: target.chat, reason: error.message, permanent: true }).catch(() => {});
+          } else if (error instanceof WaitingSendError) {
+            // Not a failure to retry: the adapter asks for this copy again (redeliver) once the person wrote.
+            attempts.delete(key);
+            await client
+              .deliveryFailed({ id: record.id, surface, chat: target.chat, reason: error.message.slice(0, 1000), permanent: false, waiting: true })
+              .catch((reportError) => log(`could not report that ${record.id} waits for ${surface}:${target.chat}`, reportError));
           } else {
             await sendFailed(record, target.chat, key, error);
           }
@@ -366,6 +372,20 @@ export function createDeliveryLoop({ client, adapter, cache, now = Date.now, log
       if (unreported.get(key)?.messageRef === messageRef) unreported.delete(key);
       refusals.set(key, { id, chat, messageRef, reason: reason.slice(0, 1000) });
       await reportRefusal(key);
+    },
+    /**
+     * Sends this question's copies not sent yet, now (a copy the adapter held with WaitingSendError can go out): a
+     * retry timer for them is dropped, and each is claimed as usual, so it goes out once.
+     */
+    redeliver(id: string): void {
+      const record = cache.get(id);
+      if (!record) return;
+      for (const [key, timer] of retries) {
+        if (!key.startsWith(`${id}\u0000`)) continue;
+        clearTimeout(timer);
+        retries.delete(key);
+      }
+      void deliver(record);
     },
     /** For tests and ops: sends not yet reported to the gateway. */
     unreportedCount: () => unreported.size,

@@ -8,6 +8,12 @@ interface EventBase {
   user: BridgeUser;
   /** The target chat the event happened in (for a DM: the chat id the question was targeted at). */
   chat: string;
+  /**
+   * When the person sent it, as the platform stamps it (where the platform says, e.g. a webhook message's own timestamp). Nobody
+   * answers a prompt before it reached them: a message older than the copy in its chat (a replayed webhook body)
+   * answers nothing (`writtenBeforeCopy`).
+   */
+  sentAtMs?: number;
 }
 
 /** A typed message. Which ones count as replies: see `createInboundHandler`. */

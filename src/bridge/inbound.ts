@@ -5,7 +5,7 @@ import { acceptsLateAnswer } from "../record/late-window.ts";
 import { looksLikeCredential } from "../parse/index.ts";
 import type { QuestionRecord, ResolvedBy, ResolveVia } from "../record/record.ts";
 import { GROUP_REPLY_HINTS, renderMissingPrompt, replyHint } from "../render/index.ts";
-import { deliveredTo, mayAnswer } from "./authorize.ts";
+import { deliveredTo, mayAnswer, writtenBeforeCopy } from "./authorize.ts";
 import { effectsToPlatformText, type BridgeEffect, type BridgeResponse, type ReplyEffect } from "./effects.ts";
 import type { BridgeUser, InboundEvent, SentNote, TextEvent } from "./events.ts";
 import type { InflightSends } from "./inflight-sends.ts";
@@ -101,7 +101,10 @@ export function createInboundHandler(options: InboundOptions) {
     }
     cache.put(record);
     // The cache also knows the copies this bot sent before the gateway recorded them.
-    if (!deliveredTo(cache.get(record.id) ?? record, surface, event.chat)) return [toast(TEXTS.notValid)];
+    const known = cache.get(record.id) ?? record;
+    if (!deliveredTo(known, surface, event.chat)) return [toast(TEXTS.notValid)];
+    // A press stamped before the copy it presses was delivered is a replayed one: nothing, not even a word.
+    if (writtenBeforeCopy(known, surface, event.chat, event.sentAtMs)) return undefined;
     if (!mayAnswer(record, surface, event.chat, event.user.id, allowedUsers)) return [toast(TEXTS.someoneElse), privately(TEXTS.someoneElse)];
     if (!answerable(record)) return [toast(TEXTS.alreadyAnswered)];
     return record;

@@ -41,13 +41,15 @@ export function createBridge(options: BridgeOptions) {
     sent: inbound.sent,
     /** A copy the platform took was refused later, for good (see the delivery loop's refused). */
     refused: delivery.refused,
+    /** Sends a question's copies the adapter held (WaitingSendError) now that it can (see the delivery loop's redeliver). */
+    redeliver: delivery.redeliver,
     cache,
     unreportedCount: delivery.unreportedCount,
   };
 }
 
 export type Bridge = ReturnType<typeof createBridge>;
-export { PermanentSendError, type SurfaceAdapter } from "./delivery.ts";
+export { PermanentSendError, WaitingSendError, type SurfaceAdapter } from "./delivery.ts";
 export { callbackToEvent, type CallbackContext } from "./callback-to-event.ts";
 export type { BridgeUser, InboundEvent, SentNote, TextEvent } from "./events.ts";
 export { applyEffects, type BridgeEffect, type BridgeResponse, type PlatformOps, type ReplyEffect } from "./effects.ts";

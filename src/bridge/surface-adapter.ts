@@ -44,3 +44,12 @@ export interface ReminderAdapter {
 export class PermanentSendError extends Error {
   override name = "PermanentSendError";
 }
+
+/**
+ * A send that cannot go out until the person does something (write first, where a platform reaches people only within a window after their last message): the
+ * target is reported `waiting` with this message, nothing is retried on a timer, and the bot asks for the copy again
+ * (the bridge's `redeliver`) once it can send it.
+ */
+export class WaitingSendError extends Error {
+  override name = "WaitingSendError";
+}

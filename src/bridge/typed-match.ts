@@ -1,7 +1,7 @@
 import type { Surface } from "../contract/result.ts";
 import { acceptsLateAnswer } from "../record/late-window.ts";
 import type { QuestionRecord } from "../record/record.ts";
-import { mayAnswer, namesUser } from "./authorize.ts";
+import { mayAnswer, namesUser, writtenBeforeCopy } from "./authorize.ts";
 import type { SentNote, TextEvent } from "./events.ts";
 import type { RecordCache } from "./record-cache.ts";
 import { createSentNotes } from "./sent-notes.ts";
@@ -40,6 +40,8 @@ export function createTypedMatcher({ surface, allowedUsers, cache, now = Date.no
   return {
     match(event: TextEvent): TypedMatch | undefined {
       const { chat, user } = event;
+      // Written before the question's copy reached this chat (a replayed webhook body): no answer to it.
+      const predates = (r: QuestionRecord) => writtenBeforeCopy(r, surface, chat, event.sentAtMs);
       const awaited = awaitingOwnWords.get(awaitKey(chat, user.id));
       if (event.replyToMessageRef) {
         const prompt = cache.byMessageRef(surface, chat, event.replyToMessageRef);
@@ -47,9 +49,10 @@ export function createTypedMatcher({ surface, allowedUsers, cache, now = Date.no
         // Someone else's Other… request: that answer is theirs to give.
         if (note?.ownWordsOf !== undefined && note.ownWordsOf !== user.id) return undefined;
         const record = prompt ?? (note ? cache.get(note.questionId) : undefined);
+        if (record && predates(record)) return undefined;
         if (record) return { record, replied: true, ownWords: note?.ownWordsOf !== undefined || awaited === record.id };
       }
-      const admits = (r: QuestionRecord) => mayAnswer(r, surface, chat, user.id, allowedUsers) && (event.direct || namesUser(r, surface, chat, user.id));
+      const admits = (r: QuestionRecord) => mayAnswer(r, surface, chat, user.id, allowedUsers) && (event.direct || namesUser(r, surface, chat, user.id)) && !predates(r);
       const pendingAwaited = awaited ? cache.get(awaited) : undefined;
       const answerable = (r: QuestionRecord) => r.status === "pending" || acceptsLateAnswer(r, now());
       if (pendingAwaited && answerable(pendingAwaited) && admits(pendingAwaited)) return { record: pendingAwaited, replied: false, ownWords: true };

@@ -1,6 +1,6 @@
 import type { GatewayClient } from "../client/index.ts";
 import type { QuestionRecord } from "../record/record.ts";
-import { formatTarget } from "../record/targets.ts";
+import { formatTarget, waitsForPerson } from "../record/targets.ts";
 
 /** How often, at most, `ask` on a terminal prints how long is left. */
 export const ASK_COUNTDOWN_INTERVAL_MS = 10_000;
@@ -81,7 +81,8 @@ export function createAskProgress({ client, gatewayUrl, err, intervalMs = ASK_CO
       // A state of a chat with a copy is never shown (reads leave it out); a copy withdrawn since shows its failure.
       if (next.deliveries.some((d) => `${d.surface}:${d.chat}` === key) || shownStates.get(key) === text) continue;
       shownStates.set(key, text);
-      if (state.state === "waiting") err(`${key}: ${state.reason}; waiting for one to start`);
+      if (waitsForPerson(state)) err(`${key} is waiting for the person: ${state.reason}`);
+      else if (state.state === "waiting") err(`${key}: ${state.reason}; waiting for one to start`);
       else err(`${key} ${state.state === "failed" ? "cannot receive it" : "is retrying"}: ${state.reason}`);
     }
   };

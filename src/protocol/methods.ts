@@ -206,6 +206,9 @@ export const methodParams = {
    * once. `permanent: false`: the bot keeps retrying (next at `retryAtMs`); the target is `retrying`, with the reason.
    * `sent: true`: the platform took the copy (it may be recorded as delivered, as `messageRef` when given) and then
    * refused it for good: that delivery is withdrawn and the target fails, as if the send itself had failed.
+   * `waiting: true` (not permanent): the copy cannot go out until the person does something (a template went out
+   * to open the conversation, and the prompt follows their reply); the target is `waiting`, with the reason, the
+   * delivery watch does not end the question for it, and the bot sends the copy when it can.
    */
   "question.deliveryFailed": strict({
     id,
@@ -216,7 +219,9 @@ export const methodParams = {
     retryAtMs: z.number().int().min(0).optional(),
     sent: z.literal(true).optional(),
     messageRef: text.optional(),
+    waiting: z.literal(true).optional(),
   })
+    .refine((p) => p.waiting !== true || (p.permanent === false && p.sent !== true), { message: "a copy waiting for the person has not failed: waiting needs permanent: false, and no sent", path: ["waiting"] })
     .refine((p) => p.sent !== true || p.permanent !== false, { message: "a copy refused after it was sent has failed for good: permanent cannot be false", path: ["permanent"] })
     .refine((p) => p.messageRef === undefined || p.sent === true, { message: "names the refused copy: only with sent: true", path: ["messageRef"] }),
   /** A bot records what one delivered copy shows now (an opaque fingerprint), so a restart edits only copies behind. */

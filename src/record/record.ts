@@ -31,8 +31,11 @@ export interface TargetState {
   surface: Surface;
   chat: string;
   /**
-   * `waiting`: no bot for this surface is connected to the gateway (any instance), so nothing can send it yet; the
-   * delivery watch keeps running, and a bot that starts late still delivers it. Never replaces `retrying`/`failed`.
+   * `waiting`: nothing can send it yet. Either no bot for this surface is connected to the gateway (any instance; the
+   * gateway's own word, `noBotReason`): the delivery watch keeps running, and a bot that starts late still delivers
+   * it. Or the bot waits for the person (question.deliveryFailed with `waiting`: a template went out, and the
+   * prompt follows their reply; `waitsForPerson`): the delivery watch leaves the question be. Never replaces
+   * `retrying`/`failed`.
    */
   state: "retrying" | "failed" | "waiting";
   reason: string;

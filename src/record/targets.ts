@@ -1,6 +1,19 @@
 import { SURFACES, type Surface } from "../contract/result.ts";
-import type { Target } from "./record.ts";
+import type { Target, TargetState } from "./record.ts";
 import { EXAMPLE_TARGETS, PLATFORM_LIST } from "../platforms/descriptors.ts";
+import { PLATFORM_SURFACES, type PlatformName } from "../platforms/index.ts";
+
+/** "no <Platform> bot is connected": the gateway's own `waiting` reason, with the platform's title from the registry. */
+export function noBotReason(surface: string): string {
+  const title = Object.hasOwn(PLATFORM_SURFACES, surface) ? PLATFORM_SURFACES[surface as PlatformName].title : surface;
+  return `no ${title} bot is connected`;
+}
+
+/**
+ * A `waiting` state a bot reported (question.deliveryFailed with `waiting`): the copy waits for the person (e.g.
+ * the template went out, the prompt follows their reply), not for a bot to connect (`noBotReason`, the gateway's).
+ */
+export const waitsForPerson = (state: TargetState): boolean => state.state === "waiting" && state.reason !== noBotReason(state.surface);
 
 const CHAT_PATTERN = /^[A-Za-z0-9_@.\-]{1,128}$/;
 const USER_PATTERN = /^[A-Za-z0-9_@.\-]{1,128}$/;

@@ -1,6 +1,7 @@
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { QuestionRecord } from "../../record/record.ts";
+import { waitsForPerson } from "../../record/targets.ts";
 
 export type ToolCallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
@@ -39,7 +40,7 @@ export function waitingStatusText(question: { id: string; expiresAtMs: number },
   const parts = [
     ...(delivered.length ? [`delivered to ${delivered.join(", ")}`] : []),
     ...(record.targets.some((t) => t.surface === "web") ? ["shown in the Control UI"] : []),
-    ...(record.targetStates ?? []).map((s) => `${s.surface}:${s.chat} ${s.state === "failed" ? "cannot receive it" : s.state === "waiting" ? "is waiting for a bot" : "is retrying"} (${s.reason})`),
+    ...(record.targetStates ?? []).map((s) => `${s.surface}:${s.chat} ${s.state === "failed" ? "cannot receive it" : waitsForPerson(s) ? "is waiting for the person" : s.state === "waiting" ? "is waiting for a bot" : "is retrying"} (${s.reason})`),
   ];
   return parts.length ? `${until}: ${parts.join("; ")}.` : `${until} (question ${question.id}, not delivered yet).`;
 }

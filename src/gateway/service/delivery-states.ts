@@ -1,5 +1,5 @@
 import type { QuestionRecord, Target, TargetState } from "../../record/record.ts";
-import { isChatTarget } from "../../record/targets.ts";
+import { isChatTarget, waitsForPerson } from "../../record/targets.ts";
 import type { HeldClaim } from "../store/kit/types.ts";
 
 /**
@@ -20,6 +20,14 @@ export function everyChatTargetFailed(record: QuestionRecord): boolean {
     record.targets.length > 0 &&
     record.targets.every((t) => isChatTarget(t) && stateOf(record, t)?.state === "failed")
   );
+}
+
+/** A chat target with no copy whose bot said the copy waits for the person (`waitsForPerson`): not a failed delivery. */
+export function waitingForPerson(record: QuestionRecord): boolean {
+  return record.targets.some((t) => {
+    const state = isChatTarget(t) && !isDelivered(record, t) ? stateOf(record, t) : undefined;
+    return state !== undefined && waitsForPerson(state);
+  });
 }
 
 /**

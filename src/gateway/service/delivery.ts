@@ -4,7 +4,7 @@ import type { QuestionRecord, TargetState } from "../../record/record.ts";
 import { formatTarget, isChatTarget } from "../../record/targets.ts";
 import type { ClaimOutcome } from "../store/kit/types.ts";
 import type { ServiceContext } from "./context.ts";
-import { describeTargets, everyChatTargetFailed, queuedUntil } from "./delivery-states.ts";
+import { describeTargets, everyChatTargetFailed, queuedUntil, waitingForPerson } from "./delivery-states.ts";
 import { stored } from "./stored.ts";
 
 /**
@@ -24,11 +24,14 @@ export function createDelivery({ store, now, deadlines, events, deliveryTimeoutM
     /**
      * The delivery deadline passed with no chat copy delivered. "Queued" is not "cannot send": when a bot holds a live
      * claim on a copy (it is sending, or waiting its turn behind the platform's rate limit, renewing the claim), look
-     * again when that lease ends. Otherwise the question ends `delivery_failed`, naming each target's state.
+     * again when that lease ends. Nor is "waiting for the person": a bot that said the copy follows the person's
+     * message (a platform's messaging window) is left to send it, looked at again after another timeout. Otherwise the
+     * question ends `delivery_failed`, naming each target's state.
      */
     async onDeliveryOverdue(id: string): Promise<void> {
       const record = await store.get(id);
       if (record?.status !== "pending" || record.deliveries.some((d) => d.surface !== "web")) return;
+      if (waitingForPerson(record)) return deadlines.recheckDelivery(id, now() + deliveryTimeoutMs);
       const until = queuedUntil(record, await store.liveClaims(id, now()));
       if (until !== undefined) return deadlines.recheckDelivery(id, until);
       // The targets' states follow (each bot's reason, or "no bot reported on it"), so the cause is named, not guessed.
@@ -55,7 +58,9 @@ export function createDelivery({ store, now, deadlines, events, deliveryTimeoutM
     /**
      * A bot reports a failed send. Permanent (the default): the target is `failed`, and when every chat target has
      * failed with nothing delivered the asker hears `delivery_failed` at once. Not permanent: the target is
-     * `retrying`, with the reason, and the bot tries again; this never ends the question by itself.
+     * `retrying`, with the reason, and the bot tries again; this never ends the question by itself. `waiting`: the
+     * copy waits for the person (a template went out, and the prompt follows their reply); the target is
+     * `waiting`, with the reason, and the delivery watch leaves the question be.
      *
      * `sent: true`: the platform took the copy and refused it later, for good. Its delivery, when recorded (and is
      * `messageRef`, when given), is withdrawn with the target set `failed` in one store write; then the same as an
@@ -71,7 +76,7 @@ export function createDelivery({ store, now, deadlines, events, deliveryTimeoutM
       const state: TargetState = {
         surface: params.surface,
         chat: params.chat,
-        state: params.permanent === false ? "retrying" : "failed",
+        state: params.waiting ? "waiting" : params.permanent === false ? "retrying" : "failed",
         reason: params.reason.slice(0, 300),
         atMs: now(),
         ...(params.retryAtMs !== undefined && params.permanent === false ? { retryAtMs: params.retryAtMs } : {}),

@@ -1,7 +1,7 @@
 import type { Logger } from "../../runtime/log.ts";
 import type { GatewayEventName } from "../../protocol/index.ts";
 import type { QuestionRecord } from "../../record/record.ts";
-import { formatTarget } from "../../record/targets.ts";
+import { formatTarget, waitsForPerson } from "../../record/targets.ts";
 
 /** At most this many pending questions are tracked (the oldest is dropped; a resolved one is dropped at once). */
 const MAX_TRACKED = 10_000;
@@ -50,7 +50,7 @@ export function createLifecycleLog(logger: Logger, now: () => number = Date.now)
         const key = `s\n${s.surface}\n${s.chat}\n${s.state}\n${s.atMs}`;
         if (logged.has(key)) continue;
         logged.add(key);
-        logger[remote ? "debug" : "warn"]({ id, surface: s.surface, chat: s.chat, state: s.state, error: s.reason, ...(s.retryAtMs ? { retryInMs: Math.max(0, s.retryAtMs - now()) } : {}) }, s.state === "failed" ? "send failed" : s.state === "waiting" ? "no bot connected; waiting for one" : "send failed; retrying");
+        logger[remote ? "debug" : "warn"]({ id, surface: s.surface, chat: s.chat, state: s.state, error: s.reason, ...(s.retryAtMs ? { retryInMs: Math.max(0, s.retryAtMs - now()) } : {}) }, s.state === "failed" ? "send failed" : s.state === "waiting" ? (waitsForPerson(s) ? "waiting for the person" : "no bot connected; waiting for one") : "send failed; retrying");
       }
       return;
     }

@@ -1,7 +1,9 @@
 import type { QuestionRecord, Target } from "../../record/record.ts";
-import { isChatTarget } from "../../record/targets.ts";
-import { PLATFORM_SURFACES, type PlatformName } from "../../platforms/index.ts";
+import { isChatTarget, noBotReason } from "../../record/targets.ts";
+import { PLATFORM_SURFACES } from "../../platforms/index.ts";
 import type { QuestionStore } from "../store/kit/types.ts";
+
+export { noBotReason };
 
 /** How often an instance refreshes its bots' presence in a shared store, and how long a refresh counts. */
 const PRESENCE_REFRESH_MS = 10_000;
@@ -9,12 +11,6 @@ const PRESENCE_FRESH_MS = 30_000;
 /** How long one read of the shared presence is reused for the surfaces it found (a burst of questions reads it once). */
 const PRESENCE_CACHE_MS = 2_000;
 const PRESENCE_MISS_CACHE_MS = 250;
-
-/** "no <Platform> bot is connected": the `waiting` state's reason, with the platform's title from the registry. */
-export function noBotReason(surface: string): string {
-  const title = Object.hasOwn(PLATFORM_SURFACES, surface) ? PLATFORM_SURFACES[surface as PlatformName].title : surface;
-  return `no ${title} bot is connected`;
-}
 
 /**
  * A chat target with no bot connected (issue 30): which chat surfaces have a bot connected to this gateway (the

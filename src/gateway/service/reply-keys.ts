@@ -1,9 +1,19 @@
+import { LIMITS } from "../../contract/schema.ts";
 import { GatewayError } from "../../kernel/errors.ts";
+import { MAX_LATE_ANSWER_SECONDS } from "../../protocol/methods.ts";
 import type { QuestionStore, ReplyKey } from "../store/kit/types.ts";
 import { stored } from "./stored.ts";
 
-/** How long a taken reply key is kept: longer than any platform re-delivers an update. */
-export const REPLY_KEY_TTL_MS = 48 * 60 * 60_000;
+/** How long a platform may deliver an update again (a webhook retried, a poll replayed after a restart). */
+const REDELIVERY_MS = 48 * 60 * 60_000;
+
+/**
+ * How long a taken reply key is kept: as long as its message could still count as a reply. A message answers no
+ * question delivered after it was written (the bridge's `writtenBeforeCopy`), so the questions it could answer were
+ * asked before it, and take answers for at most the longest timeout and then the longest late window after; and
+ * longer than any platform re-delivers an update. About 7 days.
+ */
+export const REPLY_KEY_TTL_MS = Math.max(REDELIVERY_MS, (LIMITS.maxTimeoutSeconds + MAX_LATE_ANSWER_SECONDS) * 1000);
 /** Old keys are pruned at most this often (on the next reply after it). */
 const PRUNE_EVERY_MS = 60 * 60_000;
 

@@ -224,9 +224,9 @@ describe("whatsapp: the 24-hour window with WHATSAPP_TEMPLATE", () => {
     const { id } = await rpcOk(h.gatewayUrl(), "question.request", { questions: [single], targets: [{ surface: "whatsapp", chat: h.person.id }] });
     const template = await waitUntil(() => h.fake.botMessages(h.person.id).find((m) => m.type === "template"), "the template");
     expect(template.template).toEqual({ name: "ask_user_waiting", language: "en_US", parameters: ["Deployment t"] }); // the header, as the record keeps it (12 characters)
-    const retrying = await waitUntil(async () => (await rpcOk(h.gatewayUrl(), "question.get", { id })).targetStates?.[0], "the target waiting");
-    expect(retrying).toMatchObject({ state: "retrying", reason: expect.stringMatching(/template ask_user_waiting/u) });
-    await sleep(1_500); // retries meanwhile send neither the template again nor the prompt
+    const waiting = await waitUntil(async () => (await rpcOk(h.gatewayUrl(), "question.get", { id })).targetStates?.[0], "the target waiting");
+    expect(waiting).toMatchObject({ state: "waiting", reason: expect.stringMatching(/template ask_user_waiting/u) });
+    await sleep(1_500); // it waits: neither the template again nor the prompt
     expect(h.fake.botMessages(h.person.id).filter((m) => m.type === "template")).toHaveLength(1);
     expect(h.fake.calls.filter((c) => c.code === 131047)).toHaveLength(1);
     await h.type(h.person.id, h.person, "hi, what is it?");
