@@ -2,7 +2,8 @@
  * Benchmark 18 (issue 36 §5): the memory a full deployment holds at rest. The real gateway and all eight bots, each
  * against its platform's fake (the fakes run in this process and are not counted), idle, in two layouts measured in
  * the same run, alternating (A, B, A, B, …):
- * - A: `ask-user-bridge gateway` + ONE process `ask-user-bridge bot telegram discord slack … email` (what `start` runs);
+ * - A: `ask-user-bridge gateway` + ONE process `ask-user-bridge bot telegram discord slack … email`, with the Node flags `start` gives it
+ *   (BOT_HOST_NODE_FLAGS), as `start` runs it;
  * - B: `ask-user-bridge gateway` + eight processes `ask-user-bridge bot <p>`, one per platform.
  * Each run waits until the gateway's /readyz lists all eight surfaces connected, each having told the gateway what it
  * sees of its platform (`platform`), then for `idleMs` of idleness, and sums the VmRSS of the gateway and the bot
@@ -22,6 +23,7 @@ import { startFakeTelegram } from "../test/platforms/telegram/telegram-api.ts";
 import { startFakeWhatsApp } from "../test/platforms/whatsapp/graph-api.ts";
 import { WA } from "../test/platforms/whatsapp/harness.ts";
 import { BENCH_TOKEN, BIN, rssBytes, spawnChild, spawnGateway, tempDir, type Child } from "./lib/procs.ts";
+import { BOT_HOST_NODE_FLAGS } from "../src/cli/bot-host.ts";
 import type { BenchResult } from "./lib/result.ts";
 import { fmtRatio, median } from "./lib/stats.ts";
 
@@ -105,6 +107,7 @@ async function startFakes(): Promise<Fakes> {
       TEAMS_AUTHORITY_URL: teams.authorityUrl,
       TEAMS_TOKEN_SIDECAR_URL: teams.sidecarUrl,
       TEAMS_HOST: "127.0.0.1",
+      TEAMS_SERVICE_URL_HOSTS: "127.0.0.1",
       TEAMS_PORT: String(await freePort()),
       MATRIX_HOMESERVER_URL: matrix.baseUrl,
       MATRIX_ACCESS_TOKEN: matrix.token,
@@ -165,7 +168,7 @@ async function runLayout(layout: Layout, options: Required<Omit<IdleMemoryOption
     const t0 = Date.now();
     const bots: Array<[string, Child]> =
       layout === "A"
-        ? [["bots", await spawnChild([BIN, "bot", ...IDLE_PLATFORMS], { ...base, DATA_DIR: tempDir("aub-idle-bots-") }, firstLine)]]
+        ? [["bots", await spawnChild([...BOT_HOST_NODE_FLAGS, BIN, "bot", ...IDLE_PLATFORMS], { ...base, DATA_DIR: tempDir("aub-idle-bots-") }, firstLine)]]
         : await Promise.all(IDLE_PLATFORMS.map(async (p) => [`bot ${p}`, await spawnChild([BIN, "bot", p], { ...base, DATA_DIR: tempDir(`aub-idle-${p}-`) }, firstLine)] as [string, Child]));
     children.push(...bots.map(([, c]) => c));
     const connected = await waitForAllConnected(gateway.url, bots.map(([, c]) => c), options.connectTimeoutMs);

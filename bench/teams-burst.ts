@@ -47,6 +47,7 @@ async function limitedTeams(chats: number, limits: TeamsLimits): Promise<Limited
         TEAMS_AUTHORITY_URL: fake.authorityUrl,
         TEAMS_TOKEN_SIDECAR_URL: fake.sidecarUrl,
         TEAMS_HOST: "127.0.0.1",
+        TEAMS_SERVICE_URL_HOSTS: "127.0.0.1",
         TEAMS_PORT: "0",
       }),
     async startBot(config) {

@@ -6,6 +6,7 @@ import { createControlUi, type ControlUiOptions } from "../web/index.ts";
 import { createAnswerPage } from "../web/answer-page.ts";
 import { parseCommandArgs } from "./args.ts";
 import { superviseChild } from "./supervise.ts";
+import { BOT_HOST_NODE_FLAGS } from "./bot-host.ts";
 import { exitWithin, stopWithin, untilSignal } from "./shutdown.ts";
 import { BOT_NAMES, type BotName } from "../platforms/surfaces.ts";
 import { PLATFORM_LIST, PLATFORMS } from "../platforms/descriptors.ts";
@@ -171,7 +172,7 @@ export async function runStart(argv: string[], config: Config, io: IO): Promise<
   // credential that may act only as that bot's surface instead of the admin token: one bot as `bot <name>`; several
   // in one process (`bot <a> <b> …`, each in an error boundary of its own, bot-host.ts), which is lighter than one each.
   for (const name of botNames) say(`${name} bot: starting`);
-  const entry = [...process.execArgv, process.argv[1]!, "bot", ...botNames];
+  const entry = [...process.execArgv, ...(botNames.length > 1 ? BOT_HOST_NODE_FLAGS : []), process.argv[1]!, "bot", ...botNames];
   if (botNames.length === 1) {
     const [name] = botNames;
     children.push(superviseChild(`bot:${name}`, process.execPath, entry, logger.child({ child: `bot:${name}` }), { ...process.env, GATEWAY_TOKEN: botTokens.get(name!)! }));
