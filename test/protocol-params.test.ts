@@ -217,3 +217,19 @@ describe("question.deliveryFailed with sent: true (a copy the platform took, ref
     expect(invalidParams("question.deliveryFailed", params).issues?.map((i) => i.path)).toEqual([path]);
   });
 });
+
+describe("question.deliveryFailed with waiting: true (the copy waits for the person, issue 37 §10)", () => {
+  const base = { id: "q1", surface: "whatsapp", chat: "15550000101", reason: "the template went out" };
+
+  it("takes waiting: true with permanent: false", () => {
+    expect(parseParams("question.deliveryFailed", { ...base, permanent: false, waiting: true })).toEqual({ ...base, permanent: false, waiting: true });
+  });
+
+  it.each<[string, Record<string, unknown>]>([
+    ["waiting without permanent: false", { ...base, waiting: true }],
+    ["waiting with permanent: true", { ...base, waiting: true, permanent: true }],
+    ["waiting that is not true", { ...base, waiting: false, permanent: false }],
+  ])("refuses %s", (_name, params) => {
+    expect(invalidParams("question.deliveryFailed", params).issues?.map((i) => i.path)).toEqual(["waiting"]);
+  });
+});
