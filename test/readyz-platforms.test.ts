@@ -90,11 +90,11 @@ describe("/readyz and each bot's platform", { timeout: 90_000 }, () => {
     const readyz = async () => (await (await fetch(`${gateway.url}/readyz`)).json()) as Ready;
     try {
       const agent = await RawWs.connect(gateway.wsUrl);
-      expect((await agent.request("bot.status", { platform: { reachable: false } })).error).toMatchObject({ code: "FORBIDDEN" });
+      expect(((await agent.request("bot.status", { platform: { reachable: false } })) as { error?: unknown }).error).toMatchObject({ code: "FORBIDDEN" });
       const bot = await RawWs.connect(gateway.wsUrl);
       await bot.ok("connect", { token: TOKEN, surface: "slack" });
-      expect((await bot.request("bot.status", { platform: { reachable: "no" } })).error).toMatchObject({ code: "INVALID_PARAMS", issues: [{ path: "platform.reachable" }] });
-      expect((await bot.request("bot.status", { platform: { reachable: true, detail: "x".repeat(301) } })).error).toMatchObject({ code: "INVALID_PARAMS" });
+      expect(((await bot.request("bot.status", { platform: { reachable: "no" } })) as { error?: unknown }).error).toMatchObject({ code: "INVALID_PARAMS", issues: [{ path: "platform.reachable" }] });
+      expect(((await bot.request("bot.status", { platform: { reachable: true, detail: "x".repeat(301) } })) as { error?: unknown }).error).toMatchObject({ code: "INVALID_PARAMS" });
       expect((await readyz()).bots).toEqual([{ surface: "slack", connectedForMs: expect.any(Number), lastSeenMsAgo: expect.any(Number) }]);
       await bot.ok("bot.status", { platform: { reachable: false, detail: "cannot reach the Slack API: ENOTFOUND" } });
       expect(await readyz()).toMatchObject({ ready: false, notReady: ["the slack bot cannot reach its platform's API"] });
