@@ -10,19 +10,14 @@ import { startFakeDiscord } from "./platforms/discord/discord-api.ts";
 import { startFakeSlack } from "./platforms/slack/slack-api.ts";
 import { startFakeTelegram } from "./platforms/telegram/telegram-api.ts";
 import { cleanup, freePort, oneQuestion, rpcOk, spawnCli, startTestGateway, TOKEN, waitForOutput, type CliRun } from "./helpers/gateway.ts";
+import { logLines } from "./helpers/cli.ts";
 import { waitUntil } from "./scenarios/tools.ts";
 
 afterAll(() => cleanup());
 
 const BOT_TOKEN = "123456:TEST-bot-token-value";
 
-function botLines(run: CliRun): Array<Record<string, unknown>> {
-  return run
-    .stdout()
-    .split("\n")
-    .filter((line) => line.startsWith("{"))
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
-}
+const botLines = logLines;
 
 function spawnBot(gatewayUrl: string, apiRoot: string): CliRun {
   return spawnCli(["bot", "telegram"], { GATEWAY_URL: gatewayUrl, GATEWAY_TOKEN: TOKEN, TELEGRAM_BOT_TOKEN: BOT_TOKEN, TELEGRAM_API_ROOT: apiRoot }, { timeoutMs: 60_000 });

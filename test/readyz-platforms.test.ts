@@ -6,7 +6,8 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { startFakeTelegram } from "./platforms/telegram/telegram-api.ts";
 import { startTcpProxy } from "./helpers/tcp-proxy.ts";
-import { cleanup, freePort, RawWs, spawnCli, startTestGateway, tempDir, TOKEN, type CliRun } from "./helpers/gateway.ts";
+import { cleanup, freePort, RawWs, spawnCli, startTestGateway, tempDir, TOKEN } from "./helpers/gateway.ts";
+import { logLines } from "./helpers/cli.ts";
 import { waitUntil } from "./scenarios/tools.ts";
 
 afterAll(() => cleanup());
@@ -17,12 +18,7 @@ interface Ready {
   notReady?: string[];
 }
 
-const lines = (run: CliRun) =>
-  run
-    .stdout()
-    .split("\n")
-    .filter((line) => line.startsWith("{"))
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
+const lines = logLines;
 
 describe("/readyz and each bot's platform", { timeout: 90_000 }, () => {
   it("is not ready while the Telegram bot cannot reach the Bot API, says why, and is ready once it can", async () => {

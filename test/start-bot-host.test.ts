@@ -11,17 +11,13 @@ import { afterAll, describe, expect, it } from "vitest";
 import { startFakeTelegram } from "./platforms/telegram/telegram-api.ts";
 import { startFakeSlack } from "./platforms/slack/slack-api.ts";
 import { SLACK_TEST_TOKENS } from "./platforms/slack/harness.ts";
-import { cleanup, freePort, oneQuestion, rpcOk, spawnCli, tempDir, TOKEN, type CliRun } from "./helpers/gateway.ts";
+import { cleanup, freePort, oneQuestion, rpcOk, spawnCli, tempDir, TOKEN } from "./helpers/gateway.ts";
+import { logLines } from "./helpers/cli.ts";
 import { waitUntil } from "./scenarios/tools.ts";
 
 afterAll(() => cleanup());
 
-const lines = (run: CliRun) =>
-  run
-    .stdout()
-    .split("\n")
-    .filter((line) => line.startsWith("{"))
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
+const lines = logLines;
 
 describe("start runs several bots in one process", { timeout: 90_000 }, () => {
   it("restarts a crashed bot alone; the others go on, and the crashed bot's queued question is delivered", async () => {

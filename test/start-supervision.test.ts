@@ -7,16 +7,12 @@ import type { AddressInfo } from "node:net";
 import { afterAll, describe, expect, it } from "vitest";
 import { startFakeTelegram } from "./platforms/telegram/telegram-api.ts";
 import { cleanup, freePort, spawnCli, tempDir, TOKEN, type CliRun } from "./helpers/gateway.ts";
+import { logLines } from "./helpers/cli.ts";
 import { waitUntil } from "./scenarios/tools.ts";
 
 afterAll(() => cleanup());
 
-const lines = (run: CliRun) =>
-  run
-    .stdout()
-    .split("\n")
-    .filter((line) => line.startsWith("{"))
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
+const lines = logLines;
 
 async function startWith(apiRoot: string): Promise<CliRun> {
   return spawnCli(["start"], { GATEWAY_TOKEN: TOKEN, DATA_DIR: tempDir(), GATEWAY_PORT: String(await freePort()), TELEGRAM_BOT_TOKEN: "123456:TEST-start-token", TELEGRAM_API_ROOT: apiRoot }, { timeoutMs: 60_000 });

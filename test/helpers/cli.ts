@@ -23,6 +23,15 @@ export interface CliRun {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>;
 }
 
+/** The JSON log lines a run has written to stdout so far (a process without a terminal logs JSON), parsed. */
+export function logLines(run: Pick<CliRun, "stdout">): Array<Record<string, unknown>> {
+  return run
+    .stdout()
+    .split("\n")
+    .filter((line) => line.startsWith("{"))
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
 /** Runs `node dist/bin/ask-user-bridge.js ...args` with only the given env (plus PATH/HOME), in a temp cwd (no stray .env). */
 export function spawnCli(args: string[], env: Record<string, string> = {}, { input, timeoutMs = 120_000 }: { input?: string; timeoutMs?: number } = {}): CliRun {
   const cwd = tempDir("aub-cwd-");

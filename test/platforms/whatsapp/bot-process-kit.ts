@@ -6,6 +6,8 @@ import { WA } from "./harness.ts";
 export interface WhatsAppBotProcess {
   gateway: TestGateway;
   fake: FakeWhatsApp;
+  /** Where the bot takes Meta's webhook. */
+  webhookUrl: string;
   /** The bot's output so far (stdout and stderr). */
   output(): string;
   close(): Promise<void>;
@@ -34,6 +36,7 @@ export async function startWhatsAppBotProcess(
   return {
     gateway,
     fake,
+    webhookUrl: `http://127.0.0.1:${port}/webhook`,
     output: () => bot.stdout() + bot.stderr(),
     async close() {
       if (bot.child.exitCode === null) bot.child.kill("SIGTERM");
