@@ -2,10 +2,8 @@ import { ConfigError, requireConfig, type Config } from "../../src/runtime/confi
 import { cutToFit, EMAIL_TEXT_MAX, parseImapUrl, toEmailText } from "../../src/render/index.ts";
 import { createLog, startBridgeBot, type Log, type RunningBot } from "../shared.ts";
 import { createEmailAdapter } from "./adapter.ts";
-import { startImapReader } from "./imap.ts";
 import { createImapCursorStore } from "./imap-cursor.ts";
 import { createEmailInbound } from "./inbound.ts";
-import { listenSmtp } from "./listener.ts";
 import { listenerSecurityOf } from "./listener-security.ts";
 import { createMessageIds } from "./message-id.ts";
 import { createSmtpSender } from "./transport.ts";
@@ -59,8 +57,9 @@ export async function startEmailBot(config: Config, options: EmailBotOptions = {
       inbound = createEmailInbound({ bridge, smtp, ids, ownAddress, allowedSenders: config.EMAIL_ALLOWED_SENDERS, log });
     },
     async start(deliver) {
+      // Each way in loads its library only when it is configured (smtp-server, imapflow): an idle bot holds less.
       const listener = security
-        ? await listenSmtp({
+        ? await (await import("./listener.ts")).listenSmtp({
             ...security,
             port: config.EMAIL_INBOUND_PORT,
             ...(config.EMAIL_INBOUND_AUTH ? { auth: config.EMAIL_INBOUND_AUTH } : {}),
@@ -78,7 +77,7 @@ export async function startEmailBot(config: Config, options: EmailBotOptions = {
       if (listener && security) log(`SMTP listener on port ${listener.port} (${security.host}${security.tls ? ", STARTTLS" : ""})`);
       // After the first sync: an answer read from the mailbox finds the bridge knowing the questions.
       const reader = imap
-        ? startImapReader({
+        ? (await import("./imap.ts")).startImapReader({
             mailbox: imap,
             ...(config.EMAIL_IMAP_DONE_MAILBOX ? { doneMailbox: config.EMAIL_IMAP_DONE_MAILBOX } : {}),
             pollMs: config.EMAIL_IMAP_POLL_SECONDS * 1000,
