@@ -98,6 +98,9 @@ describe("security (gateway and bots as processes)", () => {
         allowed: [DC.person.id],
       },
       slack: { channels: [...SHAPES.map((_, i) => slChannel(i)), slChannel(MODAL_CHAT)], people: [SL.person, SL.stranger], allowed: [SL.person.id] },
+      // The wrong tokens below come from clients of their own (X-Forwarded-For through a trusted proxy at 127.0.0.1),
+      // so the address's lockout (test/system/security-proxy.test.ts) never turns this file's 401s into 429s.
+      gatewayEnv: { GATEWAY_TRUSTED_PROXIES: "127.0.0.1,::1" },
     });
     agent = await RawWs.connect(sys.gateway().wsUrl);
   }, 120_000);
@@ -123,6 +126,9 @@ describe("security (gateway and bots as processes)", () => {
       count = (await rpcOk(url(), "question.list", {})).questions.length;
     });
     const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString("base64")}`;
+    /** A client address of its own for each request (X-Forwarded-For, from the trusted proxy at 127.0.0.1). */
+    let clients = 0;
+    const client = () => ({ "x-forwarded-for": `198.51.100.${++clients}` });
 
     it.each<[string, string, RequestInit]>([
       ["no credentials at all", "", {}],
@@ -143,7 +149,7 @@ describe("security (gateway and bots as processes)", () => {
       ["an X-Gateway-Token header", "", { headers: { "x-gateway-token": TOKEN, "x-api-key": TOKEN } }],
     ])("the HTTP mirror refuses %s with 401, shows nothing and changes nothing", async (_what, query, init) => {
       for (const method of ["question.list", "question.request"]) {
-        const headers = { "content-type": "application/json", ...(init.headers as Record<string, string>) };
+        const headers = { "content-type": "application/json", ...client(), ...(init.headers as Record<string, string>) };
         const body = init.body ?? (method === "question.request" ? JSON.stringify(single("intruder")) : "{}");
         const res = await fetch(`${url()}/rpc/${method}${query}`, { method: "POST", headers, body });
         const text = await res.text();
@@ -155,9 +161,9 @@ describe("security (gateway and bots as processes)", () => {
     });
 
     it.each(["bearer", "BEARER", "bEaReR"])("the bearer scheme is case-insensitive (RFC 7235 §2.1): %s is accepted on HTTP and on /ws", async (scheme) => {
-      const res = await fetch(`${url()}/rpc/question.list`, { method: "POST", headers: { authorization: `${scheme} ${TOKEN}`, "content-type": "application/json" }, body: "{}" });
+      const res = await fetch(`${url()}/rpc/question.list`, { method: "POST", headers: { authorization: `${scheme} ${TOKEN}`, "content-type": "application/json", ...client() }, body: "{}" });
       expect(res.status).toBe(200);
-      const ws = await openWs(`${sys.gateway().wsUrl}`, { authorization: `${scheme} ${TOKEN}` });
+      const ws = await openWs(`${sys.gateway().wsUrl}`, { authorization: `${scheme} ${TOKEN}`, ...client() });
       expect(ws.refused).toBeUndefined();
       expect(await ws.call("question.list", { limit: 1 })).toMatchObject({ ok: true });
       ws.close();
@@ -165,7 +171,7 @@ describe("security (gateway and bots as processes)", () => {
 
     it("a wrong bearer token on /ws is refused at the upgrade (401)", async () => {
       for (const authorization of [`Bearer ${WRONG_TOKEN}`, `Bearer ${TOKEN}x`, `bearer ${TOKEN.slice(1)}`]) {
-        expect((await openWs(sys.gateway().wsUrl, { authorization })).refused).toBe(401);
+        expect((await openWs(sys.gateway().wsUrl, { authorization, ...client() })).refused).toBe(401);
       }
     });
 
@@ -179,7 +185,7 @@ describe("security (gateway and bots as processes)", () => {
       ["an X-Gateway-Token header", "", { "x-gateway-token": TOKEN }],
       ["the token as the WebSocket subprotocol", "", {}, [TOKEN]],
     ])("a WebSocket with %s gets UNAUTHORIZED for every request and no events", async (_what, query, headers, protocols) => {
-      const ws = await openWs(`${sys.gateway().wsUrl}${query}`, headers, protocols);
+      const ws = await openWs(`${sys.gateway().wsUrl}${query}`, { ...headers, ...client() }, protocols);
       if (ws.refused !== undefined) {
         expect(ws.refused).toBe(401); // refusing the upgrade outright is fine too
         return;
@@ -206,7 +212,7 @@ describe("security (gateway and bots as processes)", () => {
       ["a bearer token (the page signs in with the form or /?token=, not a header)", "/", { authorization: `Bearer ${TOKEN}` }],
       ["Basic auth", "/", { authorization: basic("ops", TOKEN) }],
     ])("the Control UI with %s shows the sign-in form, no data and sets no cookie", async (_what, path, headers) => {
-      const res = await fetch(`${url()}${path}`, { headers, redirect: "manual" });
+      const res = await fetch(`${url()}${path}`, { headers: { ...headers, ...client() }, redirect: "manual" });
       const html = await res.text();
       expect(res.status).toBe(401);
       expect(res.headers.get("set-cookie")).toBeNull();
