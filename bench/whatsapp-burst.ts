@@ -12,7 +12,7 @@ import { startWhatsAppBot } from "../bots/whatsapp/index.ts";
 import { loadConfig } from "../src/runtime/config.ts";
 import { freePort } from "../test/helpers/free-port.ts";
 import { startFakeWhatsApp, type PairPace } from "../test/platforms/whatsapp/graph-api.ts";
-import { WA } from "../test/platforms/whatsapp/harness.ts";
+import { WA, whatsappBotEnv } from "../test/platforms/whatsapp/harness.ts";
 import { benchBurst, type LimitedPlatform, type PlatformBurstOptions } from "./platform-burst.ts";
 import { BENCH_TOKEN } from "./lib/procs.ts";
 import type { BenchResult } from "./lib/result.ts";
@@ -46,13 +46,7 @@ async function limitedWhatsApp(chats: number, limits: WhatsAppLimits): Promise<L
         GATEWAY_URL: gatewayUrl,
         GATEWAY_TOKEN: BENCH_TOKEN,
         DATA_DIR: dataDir,
-        WHATSAPP_ACCESS_TOKEN: WA.accessToken,
-        WHATSAPP_PHONE_NUMBER_ID: WA.phoneNumberId,
-        WHATSAPP_APP_SECRET: WA.appSecret,
-        WHATSAPP_VERIFY_TOKEN: WA.verifyToken,
-        WHATSAPP_API_ROOT: fake.apiRoot,
-        WHATSAPP_WEBHOOK_HOST: "127.0.0.1",
-        WHATSAPP_WEBHOOK_PORT: String(webhookPort),
+        ...whatsappBotEnv(fake.apiRoot, webhookPort),
       }),
     // The bot knows the limits it runs under, as a deployment sets them (the defaults are Meta's documented ones).
     startBot: (config) => startWhatsAppBot(config, { log: () => {}, pace: limits.pair, throughput: limits.throughput, markRead: false }),

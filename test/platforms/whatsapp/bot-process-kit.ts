@@ -1,7 +1,7 @@
 /** `ask-user-bridge bot whatsapp` as ops run it (the compiled CLI), with a real gateway and the fake Graph API. */
 import { freePort, spawnCli, startTestGateway, TOKEN, waitForOutput, type TestGateway } from "../../helpers/gateway.ts";
 import { startFakeWhatsApp, type FakeWhatsApp } from "./graph-api.ts";
-import { WA } from "./harness.ts";
+import { WA, whatsappBotEnv } from "./harness.ts";
 
 export interface WhatsAppBotProcess {
   gateway: TestGateway;
@@ -23,13 +23,7 @@ export async function startWhatsAppBotProcess(
   const bot = spawnCli(["bot", "whatsapp"], {
     GATEWAY_URL: gateway.url,
     GATEWAY_TOKEN: TOKEN,
-    WHATSAPP_ACCESS_TOKEN: WA.accessToken,
-    WHATSAPP_PHONE_NUMBER_ID: WA.phoneNumberId,
-    WHATSAPP_APP_SECRET: WA.appSecret,
-    WHATSAPP_VERIFY_TOKEN: WA.verifyToken,
-    WHATSAPP_API_ROOT: fake.apiRoot,
-    WHATSAPP_WEBHOOK_HOST: "127.0.0.1",
-    WHATSAPP_WEBHOOK_PORT: String(port),
+    ...whatsappBotEnv(fake.apiRoot, port),
     ...env,
   }, { timeoutMs: 120_000 });
   await waitForOutput(bot, /webhook on port/u);

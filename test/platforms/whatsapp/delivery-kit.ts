@@ -5,7 +5,7 @@ import { startApiProxy, type ProxiedCall } from "../../fakes/api-proxy.ts";
 import { freePort, startTestGateway, TOKEN } from "../../helpers/gateway.ts";
 import type { DeliveryKit } from "../../scenarios/delivery-kits.ts";
 import { startFakeWhatsApp } from "./graph-api.ts";
-import { TEST_RETRY, WA } from "./harness.ts";
+import { TEST_RETRY, WA, whatsappBotEnv } from "./harness.ts";
 
 export async function whatsappDeliveryKit(): Promise<DeliveryKit> {
   const fake = await startFakeWhatsApp(WA);
@@ -24,13 +24,7 @@ export async function whatsappDeliveryKit(): Promise<DeliveryKit> {
   const config = loadConfig({
     GATEWAY_URL: gateway.url,
     GATEWAY_TOKEN: TOKEN,
-    WHATSAPP_ACCESS_TOKEN: WA.accessToken,
-    WHATSAPP_PHONE_NUMBER_ID: WA.phoneNumberId,
-    WHATSAPP_APP_SECRET: WA.appSecret,
-    WHATSAPP_VERIFY_TOKEN: WA.verifyToken,
-    WHATSAPP_API_ROOT: proxy.origin,
-    WHATSAPP_WEBHOOK_HOST: "127.0.0.1",
-    WHATSAPP_WEBHOOK_PORT: String(webhookPort),
+    ...whatsappBotEnv(proxy.origin, webhookPort),
   });
   const start = () => startWhatsAppBot(config, { log: () => {}, retry: TEST_RETRY, pace: { perSecond: 1000, burst: 1000 } });
   let bot: Awaited<ReturnType<typeof start>> | undefined = await start();

@@ -20,6 +20,19 @@ export const WA = {
   verifyToken: "verify-token-not-real",
 };
 
+/** The bot's WhatsApp variables, against a Graph API at `apiRoot`, taking Meta's webhook on 127.0.0.1:`webhookPort`. */
+export function whatsappBotEnv(apiRoot: string, webhookPort: number) {
+  return {
+    WHATSAPP_ACCESS_TOKEN: WA.accessToken,
+    WHATSAPP_PHONE_NUMBER_ID: WA.phoneNumberId,
+    WHATSAPP_APP_SECRET: WA.appSecret,
+    WHATSAPP_VERIFY_TOKEN: WA.verifyToken,
+    WHATSAPP_API_ROOT: apiRoot,
+    WHATSAPP_WEBHOOK_HOST: "127.0.0.1",
+    WHATSAPP_WEBHOOK_PORT: String(webhookPort),
+  };
+}
+
 /** Fast backoff for tests; the real one starts at 1 s. */
 export const TEST_RETRY = { tries: 6, firstMs: 50, maxMs: 400 };
 /** No pacing in the scenarios: the fake enforces no pair rate there. */
@@ -49,13 +62,7 @@ export async function createWhatsAppHarness(options: WhatsAppHarnessOptions = {}
     GATEWAY_URL: gateway.url,
     GATEWAY_TOKEN: TOKEN,
     DATA_DIR: dataDir,
-    WHATSAPP_ACCESS_TOKEN: WA.accessToken,
-    WHATSAPP_PHONE_NUMBER_ID: WA.phoneNumberId,
-    WHATSAPP_APP_SECRET: WA.appSecret,
-    WHATSAPP_VERIFY_TOKEN: WA.verifyToken,
-    WHATSAPP_API_ROOT: fake.apiRoot,
-    WHATSAPP_WEBHOOK_HOST: "127.0.0.1",
-    WHATSAPP_WEBHOOK_PORT: String(webhookPort),
+    ...whatsappBotEnv(fake.apiRoot, webhookPort),
     WHATSAPP_ALLOWED_USERS: `${people.person.id},${people.colleague.id}`,
     ...options.env,
   });
