@@ -6,13 +6,10 @@
  * `skip`), resolving to the bot's reply to it; a copy's current state (`copy`) is the latest mail the bot sent in
  * reply to the prompt to update it (the late answer taken), and `sentCopy` the prompt as sent.
  */
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { startEmailBot } from "../../../bots/email/index.ts";
 import { loadConfig } from "../../../src/runtime/config.ts";
 import { toEmailText } from "../../../src/render/index.ts";
-import { freePort, rpcOk, sleep, startTestGateway, TOKEN, type TestGateway } from "../../helpers/gateway.ts";
+import { freePort, rpcOk, sleep, startTestGateway, tempDir, TOKEN, type TestGateway } from "../../helpers/gateway.ts";
 import { waitUntil } from "../../scenarios/tools.ts";
 import type { BotHarness, Person, PromptCopy } from "../../scenarios/harness.ts";
 import { BOT_ADDRESS, createMailClient, startFakeSmtp, type FakeMail, type FakeSmtp, type PersonMail, type ReplyOptions } from "./smtp-fake.ts";
@@ -43,7 +40,7 @@ const isPrompt = (m: FakeMail) => m.inReplyTo === undefined;
 
 export async function createEmailHarness(options: EmailHarnessOptions = {}): Promise<EmailHarness> {
   const smtp = await startFakeSmtp();
-  const dataDir = mkdtempSync(join(tmpdir(), "aub-email-"));
+  const dataDir = tempDir("aub-email-");
   const port = await freePort();
   const inboundPort = await freePort();
   let gateway: TestGateway = await startTestGateway({ dataDir, GATEWAY_PORT: port, DELIVERY_TIMEOUT_SECONDS: 30 });

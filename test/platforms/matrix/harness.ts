@@ -2,14 +2,11 @@
  * The Matrix harness: the real bot (bots/matrix, matrix-js-sdk's client and the bot's sync loop) against the fake
  * homeserver, connected to a real gateway in this process. The scenario suites and matrix.test.ts drive it.
  */
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { startMatrixBot } from "../../../bots/matrix/index.ts";
 import { loadConfig, type Config } from "../../../src/runtime/config.ts";
 import { encodeMatrixAnswerId, toMatrixText } from "../../../src/render/index.ts";
 import { startFakeMatrix, POLL_START, type FakeMatrix, type FakeMatrixEvent } from "./matrix-api.ts";
-import { freePort, sleep, startTestGateway, TOKEN, type TestGateway } from "../../helpers/gateway.ts";
+import { freePort, sleep, startTestGateway, tempDir, TOKEN, type TestGateway } from "../../helpers/gateway.ts";
 import { waitUntil } from "../../scenarios/tools.ts";
 import type { BotHarness, Person, PromptCopy } from "../../scenarios/harness.ts";
 
@@ -39,7 +36,7 @@ const isPrompt = (e: FakeMatrixEvent) =>
 
 export async function createMatrixHarness(options: { people?: Partial<Record<"person" | "colleague" | "stranger", Person>> } = {}): Promise<MatrixHarness> {
   const fake = await startFakeMatrix();
-  const dataDir = mkdtempSync(join(tmpdir(), "aub-mx-"));
+  const dataDir = tempDir("aub-mx-");
   const port = await freePort();
   let gateway: TestGateway = await startTestGateway({ dataDir, GATEWAY_PORT: port, DELIVERY_TIMEOUT_SECONDS: 30 });
   const people = {

@@ -3,13 +3,10 @@
  * gateway in this process. It builds the same BotHarness and DeliveryKit as every platform, so the three
  * cross-platform suites run on it with no framework and no HTTP to a fake, in seconds.
  */
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import type { RunningBot } from "../../../bots/shared.ts";
 import { loadConfig } from "../../../src/runtime/config.ts";
 import { encodeTelegramCallbackData, toTelegramText } from "../../../src/render/index.ts";
-import { freePort, sleep, startTestGateway, TOKEN, type TestGateway } from "../../helpers/gateway.ts";
+import { freePort, sleep, startTestGateway, tempDir, TOKEN, type TestGateway } from "../../helpers/gateway.ts";
 import type { DeliveryKit } from "../../scenarios/delivery-kits.ts";
 import type { BotHarness, Person, PromptCopy } from "../../scenarios/harness.ts";
 import { startMemoryBot } from "./bot.ts";
@@ -24,7 +21,7 @@ const ALLOWED = [PEOPLE.person.id, PEOPLE.colleague.id];
 
 export async function createMemoryHarness(): Promise<MemoryHarness> {
   const platform = createMemoryPlatform();
-  const dataDir = mkdtempSync(join(tmpdir(), "aub-mem-"));
+  const dataDir = tempDir("aub-mem-");
   const port = await freePort();
   const startGateway = () => startTestGateway({ dataDir, GATEWAY_PORT: port, DELIVERY_TIMEOUT_SECONDS: 30 });
   let gateway: TestGateway = await startGateway();
