@@ -9,7 +9,7 @@
  *   src/coding-agents        coding agents' own questions and approvals (Claude Code, Codex) → client, contract
  *   src/gateway, src/web     the server and its Control UI → store, credentials, and the pure core. Inside the
  *                            gateway, run.ts wires server/ (HTTP, WebSocket, dispatch) → service/ (the question
- *                            lifecycle; no transport) → credentials/ → store/; the store's backends (memory/,
+ *                            lifecycle; no transport) → auth/ → store/; the store's backends (memory/,
  *                            sqlite/, postgres/) import only themselves and store/kit/, and store/open-stores.ts
  *                            loads the chosen one
  *   src/client               the gateway client and SDK (sdk.ts) → protocol, runtime, and the pure core
@@ -105,7 +105,7 @@ module.exports = {
     {
       // dependency-cruiser's folder graph counts a subfolder's modules as the parent folder's own (src/cli holds
       // src/cli/mcp), so the parent's imports of its subfolder never appear in it, and no-folder-cycles cannot see
-      // a cycle between a folder and its subfolder (src/cli ↔ src/cli/mcp, src/gateway ↔ src/gateway/credentials).
+      // a cycle between a folder and its subfolder (src/cli ↔ src/cli/mcp, src/gateway ↔ src/gateway/auth).
       // This rule closes the gap by fixing the direction: the parent may use its subfolders, never the reverse.
       // The src/ root itself is left out: its loose files are the no-new-root-files list.
       name: "subfolder-below-parent",

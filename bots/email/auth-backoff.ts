@@ -3,7 +3,7 @@ import { addressKey, createFailureCounts } from "../../src/kernel/failure-counts
 export { addressKey };
 /**
  * Backing off SMTP AUTH guessing per client address (issue 37 §6), the gateway's rule for tokens
- * (src/gateway/credentials/auth-backoff.ts) as a listener needs it. After SMTP_AUTH_FREE_FAILURES wrong logins from
+ * (src/gateway/auth/auth-backoff.ts) as a listener needs it. After SMTP_AUTH_FREE_FAILURES wrong logins from
  * one address, its next login is checked no sooner than SMTP_AUTH_BASE_DELAY_MS after the last wrong one, and each
  * further wrong one doubles that, up to SMTP_AUTH_MAX_DELAY_MS. The logins of one address are checked one at a time,
  * in order, across all its connections, so opening more connections guesses no faster.

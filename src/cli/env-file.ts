@@ -78,7 +78,7 @@ function entryValue(lines: readonly string[]): string {
 
 /**
  * The values a .env file holds, the last assignment of a key winning as in dotenv (empty when there is no file).
- * Only the entry points load dotenv (test/boundary.test.ts), so this small reader matches the writer above.
+ * Only the entry points load dotenv (test/project/boundary.test.ts), so this small reader matches the writer above.
  */
 export function readEnvFile(file: string): Record<string, string> {
   if (!existsSync(file)) return {};

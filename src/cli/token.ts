@@ -1,6 +1,6 @@
 import type { Config } from "../runtime/config.ts";
-import { hashToken, isRole, newScopedToken, ROLES } from "../gateway/credentials/principal.ts";
-import { openCredentialStore, type Credential } from "../gateway/credentials/store.ts";
+import { hashToken, isRole, newScopedToken, ROLES } from "../gateway/auth/principal.ts";
+import { openCredentialStore, type Credential } from "../gateway/auth/store.ts";
 import { parseCommandArgs, UsageError } from "./args.ts";
 import { PLATFORM_NAMES, PLATFORM_SURFACES } from "../platforms/index.ts";
 import { PERSON_NAME_PATTERN, PERSON_NAME_RULE } from "../record/targets.ts";

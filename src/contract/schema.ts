@@ -9,7 +9,7 @@ import { z } from "zod";
  * the platforms show (each platform's limits are in src/platforms/<platform>/payload.ts and modal.ts):
  * - a question of 1000, with four full labels, fits the smallest chat message (2000 characters) whole; with four
  *   option descriptions of 300 as well, it still fits the others' 3000-character section and 4096-character message
- *   (test/contract.test.ts renders it). Longer prompts (2-3 such questions) are cut with an ellipsis by the
+ *   (test/contract/contract.test.ts renders it). Longer prompts (2-3 such questions) are cut with an ellipsis by the
  *   renderers, as before. 1000 is also under the 2000-character modal label where the question is asked again.
  * - an answer in the person's own words of 4000 is the largest modal text input, and fits the 4096-character message
  *   with its `1: ` key; the other modal input stops at 2000 on its own.

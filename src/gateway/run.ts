@@ -1,9 +1,9 @@
 import { deploymentSecrets, type BOT_SECRETS, type Config } from "../runtime/config.ts";
 import { isWildcardHost, localGatewayUrl } from "../runtime/local-url.ts";
 import { describeModeChanges, tightenPrivateDir } from "../runtime/data-dir.ts";
-import { createAuthBackoff } from "./credentials/auth-backoff.ts";
-import { createCredentialCheck, type AuthVerdict } from "./credentials/check.ts";
-import type { CredentialStore, StoredSessions } from "./credentials/store.ts";
+import { createAuthBackoff } from "./auth/auth-backoff.ts";
+import { createCredentialCheck, type AuthVerdict } from "./auth/check.ts";
+import type { CredentialStore, StoredSessions } from "./auth/store.ts";
 import { createClientAddress, type ClientAddress } from "./server/client-address.ts";
 import { createGatewayMetrics, type ConnectionSnapshot } from "./server/metrics.ts";
 import { createGatewayServer, type HttpRoute, type RequestAuthenticator } from "./server/server.ts";

@@ -2,7 +2,7 @@
  * Wrong guesses counted per client address, with the lockout they earn: after `freeFailures` from one address, its
  * next try is due no sooner than `baseDelayMs` after the last wrong one, each further wrong one doubling that, up to
  * `maxDelayMs`. What a lockout does (refuse at once, or make the next try wait its turn) is the caller's: the gateway's
- * tokens (src/gateway/credentials/auth-backoff.ts), and a bot's listener that takes logins.
+ * tokens (src/gateway/auth/auth-backoff.ts), and a bot's listener that takes logins.
  *
  * Memory is bounded: at most `maxAddresses` counts, kept in least-recently-failed order in one Map, so forgetting
  * and evicting both take from its front; an address with no wrong guess for `forgetAfterMs` is forgotten. No timer

@@ -1,7 +1,7 @@
 /**
  * The late-answer rule, written once: an expired question with a late window takes one late answer until the window
  * ends. The stores, the gateway, the bridge, the renderers and the Control UI all ask it here; the SQL stores' WHERE
- * clauses restate it in src/gateway/store/kit/late-window-sql.ts, and test/late-window-sql.test.ts checks that the
+ * clauses restate it in src/gateway/store/kit/late-window-sql.ts, and test/gateway/store/late-window-sql.test.ts checks that the
  * two agree at the edges. Apart from record.ts, and typed by shape, so that the Control UI's bundle stays small.
  */
 

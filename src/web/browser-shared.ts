@@ -2,7 +2,7 @@
  * What the web Control UI runs from the server's own code, never a copy of it: scripts/build.mjs bundles this module
  * for the browser into src/web/static/shared.js, and src/web/static/shared.d.ts gives the page its types from here.
  * Only pure modules belong here. A value import that reaches zod, `ws` or Node would be bundled into the page
- * (test/web-shared.test.ts checks the bundle stays small and free of them); `export type` costs nothing.
+ * (test/web/web-shared.test.ts checks the bundle stays small and free of them); `export type` costs nothing.
  */
 export { recordedText } from "../render/recorded-text.ts";
 export { isStaleCopy } from "../record/freshness.ts";

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { createTokenCheck } from "../gateway/credentials/auth.ts";
-import { ADMIN, WEB, type Principal } from "../gateway/credentials/principal.ts";
+import { createTokenCheck } from "../gateway/auth/auth.ts";
+import { ADMIN, WEB, type Principal } from "../gateway/auth/principal.ts";
 import type { HttpRoute, WebAppCaller } from "../gateway/server/server.ts";
 import { createCookiePort, createHostCheck, hostRefusal, publicPort } from "./host-check.ts";
 import { renderLoginPage, type LoginProblem } from "./login-page.ts";

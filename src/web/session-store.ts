@@ -1,6 +1,6 @@
 import { createHash, randomBytes, scryptSync } from "node:crypto";
 import type { FoundSession, StoredSessions } from "../gateway/store/kit/credentials.ts";
-import { createMemoryCredentialStore } from "../gateway/credentials/store.ts";
+import { createMemoryCredentialStore } from "../gateway/auth/store.ts";
 
 /**
  * How long a Control UI session lasts. It slides: every use (a page load, an `/rpc` call, a WebSocket, and a page

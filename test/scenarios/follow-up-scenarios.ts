@@ -86,7 +86,7 @@ export function runFollowUpScenarios(name: string, makeHarness: () => Promise<Bo
       const id = await ask([single], { timeoutSeconds: 1 });
       const copy = await lateOpen(await promptOf(id));
       // No Skip on a late copy (issue 30): an expired question has nothing to skip, and a stale skip is refused
-      // (test/bridge-effects.test.ts).
+      // (test/bridge/bridge-effects.test.ts).
       expect(copy.buttons).toEqual(can().buttons ? ["Staging (Recommended)", "Production", "Other…"] : []);
       expect(await result(id)).toEqual({ status: "no_answer", reason: "expired" });
       // No group chats: a stranger's selection comes from their own chat, gets the mark and no answer.

@@ -1,5 +1,5 @@
 /**
- * The address a request comes from, as the token backoff counts it (credentials/auth-backoff.ts).
+ * The address a request comes from, as the token backoff counts it (auth/auth-backoff.ts).
  *
  * Without trusted proxies it is the socket's peer. Behind a reverse proxy (deploy/nginx.conf, deploy/Caddyfile) the
  * peer is the proxy, for every client alike; GATEWAY_TRUSTED_PROXIES names the proxies (addresses or CIDR ranges)

@@ -2,9 +2,9 @@ import { GatewayError } from "../../kernel/errors.ts";
 import { LIST_MAX_PAGE, listPage, type ListFilter } from "../../protocol/list-filter.ts";
 import type { QuestionRecord } from "../../record/record.ts";
 import { isMethodName, parseParams, type MethodName, type MethodParams } from "../../protocol/methods.ts";
-import { authorizeCall } from "../credentials/policy.ts";
-import { ADMIN, type Principal } from "../credentials/principal.ts";
-import { canSee, checkBotMayAct, payloadShownTo, shownTo, visibleTo } from "../credentials/scope.ts";
+import { authorizeCall } from "../auth/policy.ts";
+import { ADMIN, type Principal } from "../auth/principal.ts";
+import { canSee, checkBotMayAct, payloadShownTo, shownTo, visibleTo } from "../auth/scope.ts";
 import type { Cancellation, QuestionService } from "../service/service.ts";
 
 /** Who is calling, and what ends its waits. */

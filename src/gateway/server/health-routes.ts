@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { bearerToken, createTokenCheck } from "../credentials/auth.ts";
-import { createGuardedTokenCheck, retryAfterSeconds, type AuthBackoff } from "../credentials/auth-backoff.ts";
+import { bearerToken, createTokenCheck } from "../auth/auth.ts";
+import { createGuardedTokenCheck, retryAfterSeconds, type AuthBackoff } from "../auth/auth-backoff.ts";
 import type { ClientAddress } from "./client-address.ts";
 import type { ConnectionSnapshot } from "./metrics.ts";
 

@@ -18,7 +18,7 @@
  */
 import type { WebSocket } from "ws";
 import { MAX_FRAME_BYTES } from "../../protocol/methods.ts";
-import type { Principal } from "../credentials/principal.ts";
+import type { Principal } from "../auth/principal.ts";
 
 export { MAX_FRAME_BYTES };
 export const PRE_AUTH_FRAME_MAX_BYTES = 4 * 1024;

@@ -3,11 +3,11 @@ import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import { WebSocketServer } from "ws";
 import { GatewayError, type ErrorBody } from "../../kernel/errors.ts";
-import { bearerToken } from "../credentials/auth.ts";
-import { createAuthBackoff, lockoutMessage, retryAfterSeconds, type AuthBackoff } from "../credentials/auth-backoff.ts";
-import { createCredentialCheck, CREDENTIAL_RECHECK_MS, REVOKED_MESSAGE, type AuthVerdict } from "../credentials/check.ts";
-import type { Principal } from "../credentials/principal.ts";
-import type { CredentialStore } from "../credentials/store.ts";
+import { bearerToken } from "../auth/auth.ts";
+import { createAuthBackoff, lockoutMessage, retryAfterSeconds, type AuthBackoff } from "../auth/auth-backoff.ts";
+import { createCredentialCheck, CREDENTIAL_RECHECK_MS, REVOKED_MESSAGE, type AuthVerdict } from "../auth/check.ts";
+import type { Principal } from "../auth/principal.ts";
+import type { CredentialStore } from "../auth/store.ts";
 import { socketAddress, type ClientAddress } from "./client-address.ts";
 import { createDispatcher, toErrorBody } from "./dispatch.ts";
 import { CLOSE_HANDSHAKE_TIMEOUT_MS, createConnectionCounter, DEFAULT_MAX_CONNECTIONS, MAX_FRAME_BYTES } from "./limits.ts";
@@ -113,7 +113,7 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
 export function createGatewayServer(options: GatewayServerOptions) {
   const { service } = options;
   const log = options.log ?? ((message, error) => console.error(`[gateway] ${message}`, error ?? ""));
-  // Every token check goes through the per-address backoff (credentials/auth-backoff.ts).
+  // Every token check goes through the per-address backoff (auth/auth-backoff.ts).
   const backoff = options.backoff ?? createAuthBackoff();
   const clientAddress = options.clientAddress ?? socketAddress;
   const credentialCheck = createCredentialCheck({

@@ -3,10 +3,10 @@ import { GatewayError, type ErrorBody } from "../../kernel/errors.ts";
 import { toErrorBody, type Dispatch } from "./dispatch.ts";
 import { isRequestFrame, parseBotStatusParams, parseSubscribeParams, requestFrameSchema } from "../../protocol/methods.ts";
 import type { BotPlatformStatus, GatewayEventName } from "../../protocol/methods.ts";
-import { lockoutMessage } from "../credentials/auth-backoff.ts";
-import { REVOKED_MESSAGE, type AuthVerdict } from "../credentials/check.ts";
-import type { Principal } from "../credentials/principal.ts";
-import { canSee, shownTo } from "../credentials/scope.ts";
+import { lockoutMessage } from "../auth/auth-backoff.ts";
+import { REVOKED_MESSAGE, type AuthVerdict } from "../auth/check.ts";
+import type { Principal } from "../auth/principal.ts";
+import { canSee, shownTo } from "../auth/scope.ts";
 import { BOT_NAMES, type BotName } from "../../platforms/surfaces.ts";
 import type { QuestionRecord } from "../../record/record.ts";
 import { CLOSE_HANDSHAKE_TIMEOUT_MS, MAX_FRAME_BYTES, PRE_AUTH_FRAME_MAX_BYTES, setFrameLimit } from "./limits.ts";
@@ -27,7 +27,7 @@ export interface ConnectionOptions {
    */
   checkToken: (token: unknown) => AuthVerdict | Promise<AuthVerdict>;
   /**
-   * Whether a scoped token is still live, by the rule every HTTP request follows too (credentials/check.ts): a
+   * Whether a scoped token is still live, by the rule every HTTP request follows too (auth/check.ts): a
    * revoked credential's connection refuses every request with UNAUTHORIZED and closes.
    */
   stillLive?: (tokenHash: string) => Promise<boolean>;

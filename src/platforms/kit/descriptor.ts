@@ -103,7 +103,7 @@ export interface PlatformDescriptor<
    * or not question.request asked for links: for a surface that delivers the link itself (e-mail).
    */
   answerLinks?: boolean;
-  /** The SDK packages its bot uses: src/ may import none of them (test/boundary.test.ts). */
+  /** The SDK packages its bot uses: src/ may import none of them (test/project/boundary.test.ts). */
   sdks: readonly string[];
   /**
    * How `doctor` checks the credentials against the platform's API, with one plain HTTP call (no SDK): the request

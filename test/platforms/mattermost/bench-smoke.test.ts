@@ -1,4 +1,4 @@
-/** Keeps benchmark 15 (bench/mattermost-burst.ts) from rotting, as test/bench-platform-smoke.test.ts does for 11–13. */
+/** Keeps benchmark 15 (bench/mattermost-burst.ts) from rotting, as test/bench/bench-platform-smoke.test.ts does for 11–13. */
 import { afterAll, describe, expect, it } from "vitest";
 import { killChildren, removeTempDirs } from "../../../bench/lib/procs.ts";
 import { formatTable } from "../../../bench/lib/result.ts";

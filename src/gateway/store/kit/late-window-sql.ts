@@ -1,7 +1,7 @@
 /**
  * The late-window rules of src/record/late-window.ts, as the SQL stores restate them in their statements (SQLite and
  * PostgreSQL alike): written here once, and checked against the TypeScript rules at the edges by
- * test/late-window-sql.test.ts. `at` and `resolvedAt` are SQL expressions for the moment (a parameter); `q` is the
+ * test/gateway/store/late-window-sql.test.ts. `at` and `resolvedAt` are SQL expressions for the moment (a parameter); `q` is the
  * prefix of the questions table's columns ("q." under an alias).
  */
 

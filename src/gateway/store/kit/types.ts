@@ -77,7 +77,7 @@ export interface ReplyKey {
  * Every method returns a promise, and a write's promise settles only once the write is durable (committed): the
  * gateway acknowledges and announces what a write did only after that. Every state change is one compare-and-set
  * (`… WHERE status = 'pending'`), so across instances the first resolution wins and every later one changes nothing.
- * One contract suite (test/store-contract.ts) runs against every implementation.
+ * One contract suite (test/gateway/store/store-contract.ts) runs against every implementation.
  */
 export interface QuestionStore {
   /**
