@@ -42,31 +42,62 @@ function warnAboutLeftTempFolders(before: Set<string>): void {
   if (left.length > 0) console.warn(`[global-setup] ${left.length} ${TEMP_PREFIX}* folder(s) left in ${tmpdir()}: ${left.slice(0, 10).join(", ")}${left.length > 10 ? ", …" : ""}`);
 }
 
+/** What the run shares: set up by the first project's global setup, torn down after the last one's teardown. */
+interface Shared {
+  postgresUrl: Promise<string>;
+  users: number;
+  teardown: () => Promise<void>;
+}
+const SHARED = Symbol.for("ask-user-bridge.test.global-setup");
+const registry = globalThis as { [SHARED]?: Shared };
+
+/**
+ * Each vitest project runs this global setup (they all run in the main process, one after another), so the work is
+ * done once, by the first, and shared: one PostgreSQL, one build, one $XDG_CONFIG_HOME for the whole run.
+ */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const shared = (registry[SHARED] ??= setUpOnce());
+  shared.users += 1;
+  project.provide("postgresUrl", await shared.postgresUrl);
+  return async () => {
+    shared.users -= 1;
+    if (shared.users > 0) return;
+    delete registry[SHARED];
+    await shared.teardown();
+  };
+}
+
+function setUpOnce(): Shared {
   const foldersBefore = tempFolders();
   // Every `start` and `gateway` the tests run records itself for clients in $XDG_CONFIG_HOME (gateway-registry.ts):
   // a folder of this run's own, never the user's ~/.config, and inherited by the test processes and their children.
   const configHome = mkdtempSync(join(tmpdir(), `${TEMP_PREFIX}xdg-`));
   process.env.XDG_CONFIG_HOME = configHome;
-  let postgresUrl = process.env.TEST_DATABASE_URL;
   let stopPostgres = async (): Promise<void> => undefined;
-  if (!postgresUrl) {
-    const server = await startTestPostgres();
-    server.ready.catch((error: unknown) => console.error("[global-setup]", error));
-    postgresUrl = server.url;
-    stopPostgres = server.stop;
-  }
-  project.provide("postgresUrl", postgresUrl);
-  try {
-    rebuildWhenStale();
-  } catch (error) {
-    await stopPostgres();
-    throw error;
-  }
-  return async () => {
-    await stopPostgres();
-    rmSync(configHome, { recursive: true, force: true });
-    warnAboutLeftTempFolders(foldersBefore);
+  const start = async (): Promise<string> => {
+    let postgresUrl = process.env.TEST_DATABASE_URL;
+    if (!postgresUrl) {
+      const server = await startTestPostgres();
+      server.ready.catch((error: unknown) => console.error("[global-setup]", error));
+      postgresUrl = server.url;
+      stopPostgres = server.stop;
+    }
+    try {
+      rebuildWhenStale();
+    } catch (error) {
+      await stopPostgres();
+      throw error;
+    }
+    return postgresUrl;
+  };
+  return {
+    postgresUrl: start(),
+    users: 0,
+    teardown: async () => {
+      await stopPostgres();
+      rmSync(configHome, { recursive: true, force: true });
+      warnAboutLeftTempFolders(foldersBefore);
+    },
   };
 }
 

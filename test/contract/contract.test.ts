@@ -1,3 +1,4 @@
+import { cpuMsSince } from "../helpers/cpu-time.ts";
 import { describe, expect, it } from "vitest";
 import { askUserInputJsonSchema, LIMITS, normalizeAskUserInput } from "../../src/index.ts";
 import {
@@ -214,9 +215,9 @@ describe("text lengths (LIMITS)", () => {
     ["a header of 500,000 non-ASCII characters", question({ header: "é".repeat(500_000) })],
     ["a label of 900,000 combining marks (one character)", withOption({ label: `a${"\u0301".repeat(900_000)}` })],
   ])("refuses %s without segmenting it (Intl.Segmenter takes minutes on long non-ASCII text)", (_name, q) => {
-    const started = performance.now();
+    const started = process.cpuUsage();
     expect(normalizeAskUserInput(input({ questions: [q] })).ok).toBe(false);
-    expect(performance.now() - started).toBeLessThan(200);
+    expect(cpuMsSince(started)).toBeLessThan(200);
   });
 
   it("states the caps in the JSON Schema", () => {

@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
+import picomatch from "picomatch";
 import { describe, expect, it } from "vitest";
 import { PLATFORM_LIST } from "../../src/platforms/descriptors.ts";
 import { PLATFORM_NAMES } from "../../src/platforms/index.ts";
@@ -77,5 +78,40 @@ describe("naming: only src/platforms/ names a platform", () => {
 
   it.each(files.map((f) => [f]))("%s names no platform", (file) => {
     expect(named(file)).toEqual([]);
+  });
+});
+
+describe("the test tree mirrors the code", () => {
+  it("no test file sits at the test/ root: each goes in the folder of the code it tests", () => {
+    const atRoot = readdirSync(join(root, "test")).filter((name) => name.endsWith(".test.ts"));
+    expect(atRoot).toEqual([]);
+  });
+
+  it("every test file belongs to exactly one vitest project", async () => {
+    const { default: config } = await import("../../vitest.config.ts");
+    const projects = (config.test?.projects ?? []) as Array<{ test: { name: string; include: string[]; exclude?: string[] } }>;
+    expect(projects.map((p) => p.test.name)).toEqual(["unit", "platforms", "system", "browser"]);
+    const testFiles = sourceFiles(join(root, "test"))
+      .map((path) => relative(root, path))
+      .filter((path) => path.endsWith(".test.ts"));
+    for (const file of testFiles) {
+      const owners = projects.filter((p) => picomatch(p.test.include)(file) && !picomatch(p.test.exclude ?? [])(file));
+      expect(owners.map((p) => p.test.name), file).toHaveLength(1);
+    }
+  });
+});
+
+/**
+ * The ratchet on real-time waits: the count of `sleep(` calls under test/ may only go down. Wait for the event, or
+ * advance the virtual clock, instead. Lower SLEEP_CALLS when you remove some.
+ */
+const SLEEP_CALLS = 184;
+
+describe("ratchet: real-time sleeps in tests", () => {
+  it(`test/ has at most ${SLEEP_CALLS} sleep( calls`, () => {
+    const count = sourceFiles(join(root, "test"))
+      .filter((path) => !path.endsWith("boundary.test.ts"))
+      .reduce((sum, path) => sum + (readFileSync(path, "utf8").match(/\bsleep\(/g)?.length ?? 0), 0);
+    expect(count).toBeLessThanOrEqual(SLEEP_CALLS);
   });
 });
