@@ -8,9 +8,9 @@ import { startTelegramBot } from "../../bots/telegram/index.ts";
 import type { Surface } from "../../src/contract/result.ts";
 import { loadConfig, type Config } from "../../src/runtime/config.ts";
 import { startApiProxy, type ApiProxy, type ProxiedCall } from "../fakes/api-proxy.ts";
-import { startFakeDiscord } from "../platforms/discord/discord-api.ts";
-import { startFakeSlack } from "../platforms/slack/slack-api.ts";
-import { startFakeTelegram } from "../platforms/telegram/telegram-api.ts";
+import { startFakeDiscord } from "../platforms/discord/fake-api.ts";
+import { startFakeSlack } from "../platforms/slack/fake-api.ts";
+import { startFakeTelegram } from "../platforms/telegram/fake-api.ts";
 import { startTestGateway, TOKEN, type TestGateway } from "../helpers/gateway.ts";
 
 export interface DeliveryKit {

@@ -24,7 +24,7 @@ import { WebSocket, type RawData } from "ws";
 import { TEXTS } from "../../src/bridge/index.ts";
 import { decodeSlackMessageRef } from "../../bots/slack/adapter.ts";
 import { CALLBACK_TYPE } from "../platforms/discord/discord-payloads.ts";
-import type { FakeTelegramMessage } from "../platforms/telegram/telegram-api.ts";
+import type { FakeTelegramMessage } from "../platforms/telegram/fake-api.ts";
 import { RawWs, rpc, rpcOk, sleep, TOKEN, WRONG_TOKEN } from "../helpers/gateway.ts";
 import { startSystem, until, type RunningSystem } from "./system-harness.ts";
 

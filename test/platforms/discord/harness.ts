@@ -5,7 +5,7 @@
 import { startDiscordBot } from "../../../bots/discord/index.ts";
 import { loadConfig } from "../../../src/runtime/config.ts";
 import { encodeDiscordCustomId, toDiscordContent } from "../../../src/render/index.ts";
-import { startFakeDiscord, type FakeDiscord, type FakeInteraction } from "./discord-api.ts";
+import { startFakeDiscord, type FakeDiscord, type FakeInteraction } from "./fake-api.ts";
 import { BOT_USER, CALLBACK_TYPE, type FakeDiscordMessage } from "./discord-payloads.ts";
 import { freePort, sleep, startTestGateway, TOKEN, type TestGateway } from "../../helpers/gateway.ts";
 import { waitUntil } from "../../scenarios/tools.ts";

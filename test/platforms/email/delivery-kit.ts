@@ -3,7 +3,7 @@ import { startEmailBot } from "../../../bots/email/index.ts";
 import { loadConfig } from "../../../src/runtime/config.ts";
 import { freePort, startTestGateway, TOKEN } from "../../helpers/gateway.ts";
 import type { DeliveryKit } from "../../scenarios/delivery-kits.ts";
-import { BOT_ADDRESS, startFakeSmtp, type FakeMail } from "./smtp-fake.ts";
+import { BOT_ADDRESS, startFakeSmtp, type FakeMail } from "./fake-api.ts";
 
 export async function emailDeliveryKit(): Promise<DeliveryKit> {
   const smtp = await startFakeSmtp();

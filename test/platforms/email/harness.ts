@@ -1,6 +1,6 @@
 /**
  * The e-mail harness: the real bot (bots/email) sending through nodemailer to the fake SMTP server, and taking
- * replies on its real SMTP listener from the people's mail clients (./smtp-fake.ts), connected to a real gateway in
+ * replies on its real SMTP listener from the people's mail clients (./fake-api.ts), connected to a real gateway in
  * this process. Every chat is one person's address; a mail has no buttons, cannot be edited or deleted, and resolution
  * sends no mail: the harness declares that (`capabilities`). A press is a reply with the option's number (Skip:
  * `skip`), resolving to the bot's reply to it; a copy's current state (`copy`) is the latest mail the bot sent in
@@ -12,7 +12,7 @@ import { toEmailText } from "../../../src/render/index.ts";
 import { freePort, rpcOk, sleep, startTestGateway, tempDir, TOKEN, type TestGateway } from "../../helpers/gateway.ts";
 import { waitUntil } from "../../scenarios/tools.ts";
 import type { BotHarness, Person, PromptCopy } from "../../scenarios/harness.ts";
-import { BOT_ADDRESS, createMailClient, startFakeSmtp, type FakeMail, type FakeSmtp, type PersonMail, type ReplyOptions } from "./smtp-fake.ts";
+import { BOT_ADDRESS, createMailClient, startFakeSmtp, type FakeMail, type FakeSmtp, type PersonMail, type ReplyOptions } from "./fake-api.ts";
 
 export interface EmailHarness extends BotHarness {
   smtp: FakeSmtp;

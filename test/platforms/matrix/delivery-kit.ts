@@ -7,7 +7,7 @@ import { loadConfig } from "../../../src/runtime/config.ts";
 import { startApiProxy, type ProxiedCall } from "../../fakes/api-proxy.ts";
 import { startTestGateway, TOKEN } from "../../helpers/gateway.ts";
 import type { DeliveryKit } from "../../scenarios/delivery-kits.ts";
-import { POLL_START, startFakeMatrix } from "./matrix-api.ts";
+import { POLL_START, startFakeMatrix } from "./fake-api.ts";
 import { tempDir } from "../../helpers/temp-dirs.ts";
 
 const SEND = /^\/_matrix\/client\/v3\/rooms\/([^/]+)\/send\/([^/]+)\/[^/]+$/;

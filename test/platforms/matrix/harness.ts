@@ -5,7 +5,7 @@
 import { startMatrixBot } from "../../../bots/matrix/index.ts";
 import { loadConfig, type Config } from "../../../src/runtime/config.ts";
 import { encodeMatrixAnswerId, toMatrixText } from "../../../src/render/index.ts";
-import { startFakeMatrix, POLL_START, type FakeMatrix, type FakeMatrixEvent } from "./matrix-api.ts";
+import { startFakeMatrix, POLL_START, type FakeMatrix, type FakeMatrixEvent } from "./fake-api.ts";
 import { freePort, sleep, startTestGateway, tempDir, TOKEN, type TestGateway } from "../../helpers/gateway.ts";
 import { waitUntil } from "../../scenarios/tools.ts";
 import type { BotHarness, Person, PromptCopy } from "../../scenarios/harness.ts";

@@ -3,7 +3,7 @@ import { startMattermostBot } from "../../../bots/mattermost/index.ts";
 import { loadConfig } from "../../../src/runtime/config.ts";
 import { freePort, startTestGateway, TOKEN } from "../../helpers/gateway.ts";
 import type { DeliveryKit } from "../../scenarios/delivery-kits.ts";
-import { startFakeMattermost } from "./fake-mattermost.ts";
+import { startFakeMattermost } from "./fake-api.ts";
 import { MATTERMOST_TEST_TOKEN } from "./harness.ts";
 
 export async function mattermostDeliveryKit(): Promise<DeliveryKit> {

@@ -5,7 +5,7 @@ import { encodeMattermostCallback, MATTERMOST_QUESTION_PROP, toMattermostText } 
 import { freePort, sleep, startTestGateway, TOKEN, type TestGateway } from "../../helpers/gateway.ts";
 import { gatewayQuestions, waitUntil } from "../../scenarios/tools.ts";
 import type { BotHarness, Person, PromptCopy } from "../../scenarios/harness.ts";
-import { startFakeMattermost, type FakeMattermost, type FakeMattermostPost, type FakeMattermostUser, type RateLimit } from "./fake-mattermost.ts";
+import { startFakeMattermost, type FakeMattermost, type FakeMattermostPost, type FakeMattermostUser, type RateLimit } from "./fake-api.ts";
 import { tempDir } from "../../helpers/temp-dirs.ts";
 
 /** 26 lowercase letters and digits, the shape of a Mattermost token; not a real one. */

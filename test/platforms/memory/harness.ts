@@ -10,7 +10,7 @@ import { freePort, sleep, startTestGateway, tempDir, TOKEN, type TestGateway } f
 import type { DeliveryKit } from "../../scenarios/delivery-kits.ts";
 import type { BotHarness, Person, PromptCopy } from "../../scenarios/harness.ts";
 import { startMemoryBot } from "./bot.ts";
-import { createMemoryPlatform, type MemoryMessage, type MemoryPlatform } from "./memory-platform.ts";
+import { createMemoryPlatform, type MemoryMessage, type MemoryPlatform } from "./fake-api.ts";
 
 export interface MemoryHarness extends BotHarness {
   platform: MemoryPlatform;

@@ -8,7 +8,7 @@ import { encodeSlackActionId, toSlackText } from "../../../src/render/index.ts";
 import { freePort, sleep, startTestGateway, TOKEN, type TestGateway } from "../../helpers/gateway.ts";
 import { gatewayQuestions, waitUntil } from "../../scenarios/tools.ts";
 import type { BotHarness, Person, PromptCopy } from "../../scenarios/harness.ts";
-import { startFakeSlack, type FakeSlack, type FakeSlackMessage } from "./slack-api.ts";
+import { startFakeSlack, type FakeSlack, type FakeSlackMessage } from "./fake-api.ts";
 
 export { slackDeliveryKit } from "../../scenarios/delivery-kits.ts";
 

@@ -6,7 +6,7 @@ import { startTeamsBot, type RunningTeamsBot } from "../../../bots/teams/index.t
 import { startApiProxy, type ProxiedCall } from "../../fakes/api-proxy.ts";
 import { startTestGateway } from "../../helpers/gateway.ts";
 import type { DeliveryKit } from "../../scenarios/delivery-kits.ts";
-import { startFakeTeams } from "./teams-api.ts";
+import { startFakeTeams } from "./fake-api.ts";
 import { TEAMS_PEOPLE, TEAMS_TEST_APP, TEAMS_TEST_PACE, teamsTestConfig, teamsTestLog } from "./harness.ts";
 import { tempDir } from "../../helpers/temp-dirs.ts";
 

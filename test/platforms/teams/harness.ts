@@ -5,7 +5,7 @@ import { encodeTeamsSubmitData, toTeamsText, TEAMS_ANSWER_INPUT_ID, TEAMS_SUBMIT
 import { freePort, sleep, startTestGateway, TOKEN, type TestGateway } from "../../helpers/gateway.ts";
 import { gatewayQuestions, waitUntil } from "../../scenarios/tools.ts";
 import type { BotHarness, Person, PromptCopy } from "../../scenarios/harness.ts";
-import { startFakeTeams, type FakeTeams, type FakeTeamsMessage } from "./teams-api.ts";
+import { startFakeTeams, type FakeTeams, type FakeTeamsMessage } from "./fake-api.ts";
 import { tempDir } from "../../helpers/temp-dirs.ts";
 
 export const TEAMS_TEST_APP = { appId: "6f0b7c1e-2d3a-4b5c-8d9e-0a1b2c3d4e5f", tenantId: "72f988bf-86f1-41af-91ab-2d7cd011db47" };

@@ -5,7 +5,7 @@
 import { startTelegramBot } from "../../../bots/telegram/index.ts";
 import { loadConfig } from "../../../src/runtime/config.ts";
 import { encodeTelegramCallbackData, toTelegramText } from "../../../src/render/index.ts";
-import { startFakeTelegram, type FakeTelegram, type FakeTelegramMessage } from "./telegram-api.ts";
+import { startFakeTelegram, type FakeTelegram, type FakeTelegramMessage } from "./fake-api.ts";
 import { freePort, sleep, startTestGateway, TOKEN, type TestGateway } from "../../helpers/gateway.ts";
 import { waitUntil } from "../../scenarios/tools.ts";
 import type { BotHarness, Person } from "../../scenarios/harness.ts";

@@ -4,7 +4,7 @@ import { loadConfig } from "../../../src/runtime/config.ts";
 import { startApiProxy, type ProxiedCall } from "../../fakes/api-proxy.ts";
 import { freePort, startTestGateway, TOKEN } from "../../helpers/gateway.ts";
 import type { DeliveryKit } from "../../scenarios/delivery-kits.ts";
-import { startFakeWhatsApp } from "./graph-api.ts";
+import { startFakeWhatsApp } from "./fake-api.ts";
 import { TEST_RETRY, WA, whatsappBotEnv } from "./harness.ts";
 
 export async function whatsappDeliveryKit(): Promise<DeliveryKit> {

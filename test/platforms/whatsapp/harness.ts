@@ -10,7 +10,7 @@ import { encodeWhatsAppRowId, toWhatsAppText } from "../../../src/render/index.t
 import { freePort, sleep, startTestGateway, TOKEN, type TestGateway } from "../../helpers/gateway.ts";
 import { waitUntil } from "../../scenarios/tools.ts";
 import type { BotHarness, Person, PromptCopy } from "../../scenarios/harness.ts";
-import { startFakeWhatsApp, type FakeBotMessage, type FakeWhatsApp, type PairPace } from "./graph-api.ts";
+import { startFakeWhatsApp, type FakeBotMessage, type FakeWhatsApp, type PairPace } from "./fake-api.ts";
 import { tempDir } from "../../helpers/temp-dirs.ts";
 
 export const WA = {
