@@ -8,7 +8,8 @@ import { runBotScenarios } from "../../scenarios/bot-scenarios.ts";
 import { runDeliveryScenarios } from "../../scenarios/delivery-scenarios.ts";
 import { runFollowUpScenarios } from "../../scenarios/follow-up-scenarios.ts";
 import { scenarioTools, waitUntil } from "../../scenarios/tools.ts";
-import { createMemoryHarness, memoryDeliveryKit, type MemoryHarness } from "./harness.ts";
+import { createMemoryHarness, type MemoryHarness } from "./harness.ts";
+import { memoryDeliveryKit } from "./delivery-kit.ts";
 
 runBotScenarios("memory", createMemoryHarness);
 runDeliveryScenarios("memory", memoryDeliveryKit);
