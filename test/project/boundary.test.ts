@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import { PLATFORM_LIST } from "../../src/platforms/descriptors.ts";
@@ -77,5 +77,23 @@ describe("naming: only src/platforms/ names a platform", () => {
 
   it.each(files.map((f) => [f]))("%s names no platform", (file) => {
     expect(named(file)).toEqual([]);
+  });
+});
+
+/**
+ * Every test/platforms/<p>/ holds the same files: the platform's fake, its harness and delivery kit, the shared suites
+ * (<p>.test.ts), its renderers' cases and its own behaviour. Other files may sit beside them.
+ */
+describe("tests: every platform folder has the fixed files", () => {
+  const platformsDir = join(root, "test", "platforms");
+  const folders = readdirSync(platformsDir).filter((name) => statSync(join(platformsDir, name)).isDirectory());
+  const fixedFiles = (platform: string) => ["fake-api.ts", "harness.ts", "delivery-kit.ts", `${platform}.test.ts`, "renderers.test.ts", "specifics.test.ts"];
+
+  it("finds a folder for every registered platform, and the in-memory one", () => {
+    expect(folders).toEqual(expect.arrayContaining([...PLATFORM_NAMES, "memory"]));
+  });
+
+  it.each(folders.map((p) => [p]))("test/platforms/%s", (platform) => {
+    expect(fixedFiles(platform).filter((file) => !existsSync(join(platformsDir, platform, file)))).toEqual([]);
   });
 });

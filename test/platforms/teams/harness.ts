@@ -1,4 +1,3 @@
-import { join } from "node:path";
 import { startTeamsBot, type RunningTeamsBot } from "../../../bots/teams/index.ts";
 import { loadConfig, type Config } from "../../../src/runtime/config.ts";
 import { encodeTeamsSubmitData, toTeamsText, TEAMS_ANSWER_INPUT_ID, TEAMS_SUBMIT_FIELD } from "../../../src/render/index.ts";
