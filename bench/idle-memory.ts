@@ -10,17 +10,17 @@
  * processes. Everything is stopped with SIGTERM after each run.
  */
 import { freePort } from "../test/helpers/free-port.ts";
-import { startFakeDiscord } from "../test/platforms/discord/discord-api.ts";
+import { startFakeDiscord } from "../test/platforms/discord/fake-api.ts";
 import { DISCORD_TOKEN } from "../test/platforms/discord/harness.ts";
-import { BOT_ADDRESS, startFakeSmtp } from "../test/platforms/email/smtp-fake.ts";
-import { startFakeMatrix } from "../test/platforms/matrix/matrix-api.ts";
-import { startFakeMattermost } from "../test/platforms/mattermost/fake-mattermost.ts";
+import { BOT_ADDRESS, startFakeSmtp } from "../test/platforms/email/fake-api.ts";
+import { startFakeMatrix } from "../test/platforms/matrix/fake-api.ts";
+import { startFakeMattermost } from "../test/platforms/mattermost/fake-api.ts";
 import { MATTERMOST_TEST_TOKEN } from "../test/platforms/mattermost/harness.ts";
-import { startFakeSlack } from "../test/platforms/slack/slack-api.ts";
+import { startFakeSlack } from "../test/platforms/slack/fake-api.ts";
 import { SLACK_TEST_TOKENS } from "../test/platforms/slack/harness.ts";
 import { startTeamsFake, TEAMS_TEST_APP } from "../test/platforms/teams/harness.ts";
-import { startFakeTelegram } from "../test/platforms/telegram/telegram-api.ts";
-import { startFakeWhatsApp } from "../test/platforms/whatsapp/graph-api.ts";
+import { startFakeTelegram } from "../test/platforms/telegram/fake-api.ts";
+import { startFakeWhatsApp } from "../test/platforms/whatsapp/fake-api.ts";
 import { WA } from "../test/platforms/whatsapp/harness.ts";
 import { BENCH_TOKEN, BIN, rssBytes, spawnChild, spawnGateway, tempDir, type Child } from "./lib/procs.ts";
 import { BOT_HOST_NODE_FLAGS } from "../src/cli/bot-host.ts";

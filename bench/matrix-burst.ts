@@ -10,7 +10,7 @@
 import { startMatrixBot } from "../bots/matrix/index.ts";
 import { loadConfig } from "../src/runtime/config.ts";
 import { startApiProxy } from "../test/fakes/api-proxy.ts";
-import { startFakeMatrix } from "../test/platforms/matrix/matrix-api.ts";
+import { startFakeMatrix } from "../test/platforms/matrix/fake-api.ts";
 import { enforceMatrixLimits, MATRIX_LIMITS, matrixMinimumMs, type MatrixLimits } from "../test/platforms/matrix/matrix-limits.ts";
 import { BENCH_TOKEN, tempDir } from "./lib/procs.ts";
 import type { BenchResult } from "./lib/result.ts";

@@ -2,7 +2,7 @@
  * Benchmark 15: a burst of 600 questions to 60 channels against Mattermost's default rate limit, as benchmarks 11
  * and 12 do for Discord and Slack (bench/platform-burst.ts measures, and says what "lost" and "sent twice" mean).
  *
- * The fake Mattermost server (test/platforms/mattermost/fake-mattermost.ts) enforces RateLimitSettings at their
+ * The fake Mattermost server (test/platforms/mattermost/fake-api.ts) enforces RateLimitSettings at their
  * defaults: 10 requests/s with bursts of 100, for the bot's token, over every REST call, and answers 429 with
  * Retry-After and the X-RateLimit-* headers; the real bot keeps to them from those headers. The minimum is the
  * burst, then 10 a second: (N − 100) / 10 s.
@@ -11,7 +11,7 @@ import { startMattermostBot } from "../bots/mattermost/index.ts";
 import { loadConfig } from "../src/runtime/config.ts";
 import { MATTERMOST_QUESTION_PROP } from "../src/render/index.ts";
 import { freePort } from "../test/helpers/free-port.ts";
-import { MATTERMOST_RATE_LIMIT, startFakeMattermost, type RateLimit } from "../test/platforms/mattermost/fake-mattermost.ts";
+import { MATTERMOST_RATE_LIMIT, startFakeMattermost, type RateLimit } from "../test/platforms/mattermost/fake-api.ts";
 import { BENCH_TOKEN } from "./lib/procs.ts";
 import type { BenchResult } from "./lib/result.ts";
 import { benchBurst, type LimitedPlatform, type PlatformBurstOptions } from "./platform-burst.ts";

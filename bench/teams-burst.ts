@@ -7,7 +7,7 @@
 import { startTeamsBot } from "../bots/teams/index.ts";
 import { loadConfig } from "../src/runtime/config.ts";
 import { startApiProxy } from "../test/fakes/api-proxy.ts";
-import { startFakeTeams } from "../test/platforms/teams/teams-api.ts";
+import { startFakeTeams } from "../test/platforms/teams/fake-api.ts";
 import { enforceTeamsLimits, TEAMS_LIMITS, type TeamsLimits } from "../test/platforms/teams/teams-limits.ts";
 import { TEAMS_PEOPLE, TEAMS_TEST_APP } from "../test/platforms/teams/harness.ts";
 import { BENCH_TOKEN } from "./lib/procs.ts";

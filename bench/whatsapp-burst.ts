@@ -3,7 +3,7 @@
  * as benchmarks 4, 11 and 12 do for Telegram, Discord and Slack.
  *
  * The real gateway and the real bot (bots/whatsapp: its recipient pacer and throughput gate, its backoff on 131056 and
- * 130429) talk to the tests' fake Graph API (test/platforms/whatsapp/graph-api.ts), which enforces the limits: a
+ * 130429) talk to the tests' fake Graph API (test/platforms/whatsapp/fake-api.ts), which enforces the limits: a
  * pair rate per recipient (a token bucket: 1 message every 6 s, bursts of 6, stricter than Meta's documented bursts
  * so that the pacing binds at 10 per person) and the number's throughput (80 messages a second, bursts of 80).
  * Minimum: max((n − pair burst) × 6 s, (N − 80) / 80 s), n = N / chats.
@@ -11,7 +11,7 @@
 import { startWhatsAppBot } from "../bots/whatsapp/index.ts";
 import { loadConfig } from "../src/runtime/config.ts";
 import { freePort } from "../test/helpers/free-port.ts";
-import { startFakeWhatsApp, type PairPace } from "../test/platforms/whatsapp/graph-api.ts";
+import { startFakeWhatsApp, type PairPace } from "../test/platforms/whatsapp/fake-api.ts";
 import { WA, whatsappBotEnv } from "../test/platforms/whatsapp/harness.ts";
 import { benchBurst, type LimitedPlatform, type PlatformBurstOptions } from "./platform-burst.ts";
 import { BENCH_TOKEN } from "./lib/procs.ts";

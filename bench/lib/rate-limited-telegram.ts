@@ -1,5 +1,5 @@
 /**
- * The fake Bot API of the tests (test/platforms/telegram/telegram-api.ts), behind a proxy that enforces Telegram's flood limits:
+ * The fake Bot API of the tests (test/platforms/telegram/fake-api.ts), behind a proxy that enforces Telegram's flood limits:
  * about `perSecond` messages a second overall and `perChatPerSecond` in any one chat. A call over a limit gets what
  * Telegram answers: HTTP 429, "Too Many Requests: retry after N", `parameters.retry_after`.
  *
@@ -9,7 +9,7 @@
  */
 import { Agent, createServer, request, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
-import { startFakeTelegram } from "../../test/platforms/telegram/telegram-api.ts";
+import { startFakeTelegram } from "../../test/platforms/telegram/fake-api.ts";
 
 export interface FloodLimits {
   perSecond: number;

@@ -7,8 +7,8 @@ import { startSlackBot } from "../../bots/slack/index.ts";
 import { startTelegramBot } from "../../bots/telegram/index.ts";
 import { loadConfig } from "../../src/runtime/config.ts";
 import { SLACK_TEST_TOKENS } from "../platforms/slack/harness.ts";
-import { startFakeSlack, type FakeSlack } from "../platforms/slack/slack-api.ts";
-import { startFakeTelegram, type FakeTelegram } from "../platforms/telegram/telegram-api.ts";
+import { startFakeSlack, type FakeSlack } from "../platforms/slack/fake-api.ts";
+import { startFakeTelegram, type FakeTelegram } from "../platforms/telegram/fake-api.ts";
 import { freePort, startTestGateway, TOKEN, type TestGateway } from "../helpers/gateway.ts";
 import { tempDir } from "../helpers/temp-dirs.ts";
 

@@ -6,9 +6,9 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, describe, expect, it } from "vitest";
-import { startFakeDiscord } from "../platforms/discord/discord-api.ts";
-import { startFakeSlack } from "../platforms/slack/slack-api.ts";
-import { startFakeTelegram } from "../platforms/telegram/telegram-api.ts";
+import { startFakeDiscord } from "../platforms/discord/fake-api.ts";
+import { startFakeSlack } from "../platforms/slack/fake-api.ts";
+import { startFakeTelegram } from "../platforms/telegram/fake-api.ts";
 import { cleanup, freePort, oneQuestion, rpcOk, spawnCli, startTestGateway, TOKEN, waitForOutput, type CliRun } from "../helpers/gateway.ts";
 import { logLines } from "../helpers/cli.ts";
 import { waitUntil } from "../scenarios/tools.ts";

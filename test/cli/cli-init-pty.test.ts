@@ -12,7 +12,7 @@ import { BIN } from "../helpers/cli.ts";
 import { freePort } from "../helpers/free-port.ts";
 import { tempDir } from "../helpers/temp-dirs.ts";
 import { shellQuote } from "../../src/cli/self-command.ts";
-import { startFakeTelegram, type FakeTelegram } from "../platforms/telegram/telegram-api.ts";
+import { startFakeTelegram, type FakeTelegram } from "../platforms/telegram/fake-api.ts";
 
 const TOKEN = "123456:AAfake-token-for-the-pty-test-00000000";
 const ADA = { id: 101, first_name: "Ada", username: "ada" };

@@ -11,7 +11,7 @@ import { SETUP_PLATFORMS } from "../../src/cli/init-flags.ts";
 import { ENV_KIT } from "../../src/platforms/kit/env.ts";
 import { killChildren, spawnCli } from "../helpers/cli.ts";
 import { tempDir } from "../helpers/temp-dirs.ts";
-import { startFakeTelegram, type FakeTelegram } from "../platforms/telegram/telegram-api.ts";
+import { startFakeTelegram, type FakeTelegram } from "../platforms/telegram/fake-api.ts";
 
 const TOKEN = "123456:AAfake-token-for-init-tests-000000000";
 const ADA = { id: 101, first_name: "Ada", username: "ada" };

@@ -11,10 +11,10 @@ import { main } from "../../src/cli/main.ts";
 import { cleanup, freePort, tempDir, TOKEN } from "../helpers/gateway.ts";
 import { createTelegramHarness, type TelegramHarness } from "../platforms/telegram/harness.ts";
 import { PLATFORM_LIST, PLATFORMS } from "../../src/platforms/descriptors.ts";
-import { startFakeDiscord } from "../platforms/discord/discord-api.ts";
-import { startFakeSlack } from "../platforms/slack/slack-api.ts";
-import { startFakeMattermost } from "../platforms/mattermost/fake-mattermost.ts";
-import { startFakeMatrix } from "../platforms/matrix/matrix-api.ts";
+import { startFakeDiscord } from "../platforms/discord/fake-api.ts";
+import { startFakeSlack } from "../platforms/slack/fake-api.ts";
+import { startFakeMattermost } from "../platforms/mattermost/fake-api.ts";
+import { startFakeMatrix } from "../platforms/matrix/fake-api.ts";
 
 let h: TelegramHarness;
 beforeAll(async () => {

@@ -8,8 +8,8 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, describe, expect, it } from "vitest";
-import { startFakeTelegram } from "../platforms/telegram/telegram-api.ts";
-import { startFakeSlack } from "../platforms/slack/slack-api.ts";
+import { startFakeTelegram } from "../platforms/telegram/fake-api.ts";
+import { startFakeSlack } from "../platforms/slack/fake-api.ts";
 import { SLACK_TEST_TOKENS } from "../platforms/slack/harness.ts";
 import { cleanup, freePort, oneQuestion, rpcOk, spawnCli, tempDir, TOKEN } from "../helpers/gateway.ts";
 import { logLines } from "../helpers/cli.ts";

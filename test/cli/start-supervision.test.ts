@@ -5,7 +5,7 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, describe, expect, it } from "vitest";
-import { startFakeTelegram } from "../platforms/telegram/telegram-api.ts";
+import { startFakeTelegram } from "../platforms/telegram/fake-api.ts";
 import { cleanup, freePort, spawnCli, tempDir, TOKEN, type CliRun } from "../helpers/gateway.ts";
 import { logLines } from "../helpers/cli.ts";
 import { waitUntil } from "../scenarios/tools.ts";

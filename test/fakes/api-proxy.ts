@@ -114,3 +114,8 @@ export async function startApiProxy(upstream: string) {
 }
 
 export type ApiProxy = Awaited<ReturnType<typeof startApiProxy>>;
+
+/** Answers every call `matches` picks with `status` and `body` (a platform's failure) until the returned function is called. */
+export function failCalls(proxy: ApiProxy, matches: (call: ProxiedCall) => boolean, status: number, body: unknown): () => void {
+  return proxy.use((call) => (matches(call) ? { answer: { status, body } } : undefined));
+}

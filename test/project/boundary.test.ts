@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import picomatch from "picomatch";
 import { describe, expect, it } from "vitest";
@@ -105,7 +105,7 @@ describe("the test tree mirrors the code", () => {
  * The ratchet on real-time waits: the count of `sleep(` calls under test/ may only go down. Wait for the event, or
  * advance the virtual clock, instead. Lower SLEEP_CALLS when you remove some.
  */
-const SLEEP_CALLS = 184;
+const SLEEP_CALLS = 176;
 
 describe("ratchet: real-time sleeps in tests", () => {
   it(`test/ has at most ${SLEEP_CALLS} sleep( calls`, () => {
@@ -113,5 +113,23 @@ describe("ratchet: real-time sleeps in tests", () => {
       .filter((path) => !path.endsWith("boundary.test.ts"))
       .reduce((sum, path) => sum + (readFileSync(path, "utf8").match(/\bsleep\(/g)?.length ?? 0), 0);
     expect(count).toBeLessThanOrEqual(SLEEP_CALLS);
+  });
+});
+
+/**
+ * Every test/platforms/<p>/ holds the same files: the platform's fake, its harness and delivery kit, the shared suites
+ * (<p>.test.ts), its renderers' cases and its own behaviour. Other files may sit beside them.
+ */
+describe("tests: every platform folder has the fixed files", () => {
+  const platformsDir = join(root, "test", "platforms");
+  const folders = readdirSync(platformsDir).filter((name) => statSync(join(platformsDir, name)).isDirectory());
+  const fixedFiles = (platform: string) => ["fake-api.ts", "harness.ts", "delivery-kit.ts", `${platform}.test.ts`, "renderers.test.ts", "specifics.test.ts"];
+
+  it("finds a folder for every registered platform, and the in-memory one", () => {
+    expect(folders).toEqual(expect.arrayContaining([...PLATFORM_NAMES, "memory"]));
+  });
+
+  it.each(folders.map((p) => [p]))("test/platforms/%s", (platform) => {
+    expect(fixedFiles(platform).filter((file) => !existsSync(join(platformsDir, platform, file)))).toEqual([]);
   });
 });

@@ -136,10 +136,4 @@ describe("decoding never throws and returns null for anything off", () => {
     expect(decode("a1|q|c|3", { optionCount: 99 })).not.toBeNull();
     expect(decode("a1|q|c|0", { optionCount: Number.NaN })).not.toBeNull();
   });
-
-  it("Telegram counts bytes: a string over 64 bytes is refused", () => {
-    expect(decodeTelegramCallbackData(`a1|${"x".repeat(59)}|s`)).toEqual({ questionId: "x".repeat(59), action: { kind: "skip" } });
-    expect(decodeTelegramCallbackData(`a1|${"x".repeat(60)}|s`)).toBeNull();
-    expect(decodeDiscordCustomId(`a1|${"x".repeat(60)}|s`)).not.toBeNull();
-  });
 });

@@ -8,20 +8,17 @@ import {
   renderReminderDone,
   renderReminderText,
   renderSlackSummary,
-  renderMatrixSummary,
-  renderMattermostSummary,
   renderSummary,
-  renderTeamsSummary,
   renderTelegramPrompt,
   renderTelegramSummary,
   renderWhatsAppSummary,
   SKIP_LINE,
   summarizeRecord,
 } from "../../src/render/index.ts";
+import { expiredLateOpen as expired, LATE } from "../fixtures/render-records.ts";
 import { question, record } from "../helpers/records.ts";
 
 const q = question();
-const expired = record([q], { status: "expired", reason: "expired", resolvedAtMs: 900_000, lateAnswerSeconds: 600, lateUntilMs: 1_500_000 });
 const ada = { surface: "slack", user: "U1", userName: "Ada", chat: "C9", via: "button" as const };
 
 describe("late answers in the summary", () => {
@@ -63,110 +60,9 @@ describe("late answers in the summary", () => {
 });
 
 describe("a late copy offers no Skip (a late skip is refused), on every platform", () => {
-  const now = 1_000_000;
-  const text = `${LATE_OPEN_SUMMARY}\n\nDeployment t\nWhere should this deploy?\n\nChoose a button below, or reply in your own words.`;
-  const [c0, c1, other] = ["a1|q_123|c|0", "a1|q_123|c|1", "a1|q_123|o"];
+  const now = LATE.nowMs;
 
-  it("the pending prompt still has Skip", () => {
-    expect(renderTelegramPrompt(record([q])).reply_markup?.inline_keyboard.at(-1)).toEqual([{ text: "Skip", callback_data: "a1|q_123|s" }]);
-  });
-
-  it("Telegram", () => {
-    expect(renderTelegramSummary(expired, { nowMs: now })).toEqual({
-      text,
-      reply_markup: { inline_keyboard: [[{ text: "Staging (Recommended)", callback_data: c0 }], [{ text: "Production", callback_data: c1 }], [{ text: "Other…", callback_data: other }]] },
-    });
-  });
-
-  it("Discord", () => {
-    expect(renderDiscordSummary(expired, { nowMs: now })).toEqual({
-      content: text,
-      components: [
-        { type: 1, components: [{ type: 2, style: 1, label: "Staging (Recommended)", custom_id: c0 }, { type: 2, style: 1, label: "Production", custom_id: c1 }] },
-        { type: 1, components: [{ type: 2, style: 2, label: "Other…", custom_id: other }] },
-      ],
-      allowed_mentions: { parse: [] },
-    });
-  });
-
-  it("Slack", () => {
-    const button = (label: string, id: string) => ({ type: "button", text: { type: "plain_text", text: label, emoji: true }, action_id: id, value: id });
-    expect(renderSlackSummary(expired, { nowMs: now })).toEqual({
-      text,
-      blocks: [
-        { type: "section", text: { type: "mrkdwn", text, verbatim: true } },
-        { type: "actions", block_id: "ask_user:q_123", elements: [button("Staging (Recommended)", c0), button("Production", c1), button("Other…", other)] },
-      ],
-    });
-  });
-
-  it("WhatsApp", () => {
-    expect(renderWhatsAppSummary(expired, { nowMs: now })).toEqual({
-      type: "interactive",
-      interactive: {
-        type: "list",
-        body: { text },
-        action: { button: "Choose an answer", sections: [{ rows: [{ id: c0, title: "Staging (Recommended)" }, { id: c1, title: "Production" }, { id: other, title: "Other…" }] }] },
-      },
-    });
-  });
-
-  it("Mattermost", () => {
-    const action = (id: string, name: string, style: string, d: string) => ({ id, type: "button", name, style, integration: { url: "", context: { d, c: "", s: "" } } });
-    expect(renderMattermostSummary(expired, { nowMs: now })).toEqual({
-      message: text,
-      props: {
-        attachments: [{ fallback: "Staging (Recommended) · Production · Other…", actions: [action("opt0", "Staging (Recommended)", "primary", c0), action("opt1", "Production", "primary", c1), action("other", "Other…", "default", other)] }],
-        ask_user_question: "q_123",
-      },
-    });
-  });
-
-  it("Teams", () => {
-    const card = renderTeamsSummary(expired, { nowMs: now });
-    expect(card.text).toBe(text);
-    expect(card.card.actions).toEqual([
-      { type: "Action.Submit", title: "Staging (Recommended)", data: { ask_user: c0 } },
-      { type: "Action.Submit", title: "Production", data: { ask_user: c1 } },
-      {
-        type: "Action.ShowCard",
-        title: "Other…",
-        card: {
-          type: "AdaptiveCard",
-          body: [{ type: "Input.Text", id: "ask_user_answer", label: "Where should this deploy?", isMultiline: true, maxLength: 2000, placeholder: "Your answer" }],
-          actions: [{ type: "Action.Submit", title: "Send", data: { ask_user: other } }],
-        },
-      },
-    ]);
-  });
-
-  it("Matrix: the poll's answers and its numbered fallback", () => {
-    const fallback = `${LATE_OPEN_SUMMARY}\n\nDeployment t\nWhere should this deploy?\n\n1. Staging (Recommended)\n2. Production\n\nNone of these? Reply in your own words.\nReply with a number, a label, or your own words.`;
-    const pollQuestion = `${LATE_OPEN_SUMMARY}\nDeployment t: Where should this deploy?`;
-    expect(renderMatrixSummary(expired, { nowMs: now })).toEqual({
-      prompt: {
-        type: "org.matrix.msc3381.poll.start",
-        content: {
-          "org.matrix.msc3381.poll.start": {
-            question: { "org.matrix.msc1767.text": pollQuestion, body: pollQuestion, msgtype: "m.text" },
-            kind: "org.matrix.msc3381.poll.disclosed",
-            max_selections: 1,
-            answers: [
-              { id: c0, "org.matrix.msc1767.text": "Staging (Recommended)" },
-              { id: c1, "org.matrix.msc1767.text": "Production" },
-              { id: other, "org.matrix.msc1767.text": "Other…" },
-            ],
-          },
-          "org.matrix.msc1767.text": fallback,
-          body: fallback,
-          msgtype: "m.text",
-          "m.mentions": {},
-        },
-      },
-      pollEnded: false,
-    });
-  });
-
+  // The late copy of one question on each platform: test/platforms/<p>/renderers.test.ts.
   it("the numbered-text copy (two questions) drops the skip line, and only while late", () => {
     const two = record([q, question({ id: "when", header: "When", question: "When should it go?", options: [{ label: "Now" }, { label: "Tonight" }] })], {
       status: "expired", reason: "expired", resolvedAtMs: 900_000, lateAnswerSeconds: 600, lateUntilMs: 1_500_000,

@@ -12,8 +12,6 @@ import {
 import { SUMMARY_CASES, target } from "../fixtures/summary-cases.ts";
 import { record as recordOf } from "../helpers/records.ts";
 
-const ZW = "\u200B";
-
 /** A record asking the fixtures' one question. */
 function record(over: Partial<QuestionRecord> = {}): QuestionRecord {
   return recordOf([target], over);
@@ -30,32 +28,7 @@ describe("renderSummary", () => {
 });
 
 describe("platform summaries", () => {
-  const hostile = record({
-    status: "answered",
-    answers: { target: ["<!channel> @everyone *ship* it & run <script>"] },
-    by: { surface: "telegram", userName: "@here", via: "text" },
-  });
-
-  it("Telegram: plain text, keyboard removed", () => {
-    expect(renderTelegramSummary(hostile)).toEqual({
-      text: `✅ Deployment t: “<!channel> @${ZW}everyone *ship* it & run <script>” — answered in Telegram by @${ZW}here`,
-      reply_markup: { inline_keyboard: [] },
-    });
-  });
-
-  it("Discord: escaped content, components removed, no mentions", () => {
-    expect(renderDiscordSummary(hostile)).toEqual({
-      content: `✅ Deployment t: “\\<!channel> @${ZW}everyone \\*ship\\* it & run \\<script>” — answered in Telegram by @${ZW}here`,
-      components: [],
-      allowed_mentions: { parse: [] },
-    });
-  });
-
-  it("Slack: escaped section, no actions block", () => {
-    const text = `✅ Deployment t: “&lt;!channel&gt; @${ZW}everyone *ship* it &amp; run &lt;script&gt;” — answered in Telegram by @${ZW}here`;
-    expect(renderSlackSummary(hostile)).toEqual({ text, blocks: [{ type: "section", text: { type: "mrkdwn", text, verbatim: true } }] });
-  });
-
+  // An answer in hostile text on each platform: test/platforms/<p>/renderers.test.ts.
   it.each([
     ["skipped", { status: "cancelled", reason: "skipped" }, "⏭ Skipped"],
     ["expired", { status: "expired", reason: "expired" }, "⌛ No answer (expired)"],

@@ -13,7 +13,6 @@ import {
 } from "../../src/render/index.ts";
 import { question, record } from "../helpers/records.ts";
 
-const tg = (text: string, data: string) => [{ text, callback_data: data }];
 const dBtn = (style: 1 | 2, label: string, custom_id: string) => ({ type: 2, style, label, custom_id });
 const sBtn = (text: string, id: string) => ({ type: "button", text: { type: "plain_text", text, emoji: true }, action_id: id, value: id });
 const section = (text: string) => ({ type: "section", text: { type: "mrkdwn", text, verbatim: true } });
@@ -39,52 +38,8 @@ describe("chooseLayout", () => {
 });
 
 describe("one single-select question (buttons)", () => {
+  // Each platform's payload for it: test/platforms/<p>/renderers.test.ts.
   const r = record([question()]);
-  const text = "Deployment t\nWhere should this deploy?\n\nChoose a button below, or reply in your own words.";
-
-  it("Telegram: one full-width row per button, no parse_mode", () => {
-    expect(renderTelegramPrompt(r)).toEqual({
-      text,
-      reply_markup: {
-        inline_keyboard: [
-          tg("Staging (Recommended)", "a1|q_123|c|0"),
-          tg("Production", "a1|q_123|c|1"),
-          tg("Other…", "a1|q_123|o"),
-          tg("Skip", "a1|q_123|s"),
-        ],
-      },
-    });
-  });
-
-  it("Discord: options row, then Other… and Skip", () => {
-    expect(renderDiscordPrompt(r)).toEqual({
-      content: text,
-      components: [
-        { type: 1, components: [dBtn(1, "Staging (Recommended)", "a1|q_123|c|0"), dBtn(1, "Production", "a1|q_123|c|1")] },
-        { type: 1, components: [dBtn(2, "Other…", "a1|q_123|o"), dBtn(2, "Skip", "a1|q_123|s")] },
-      ],
-      allowed_mentions: { parse: [] },
-    });
-  });
-
-  it("Slack: a section and one actions block", () => {
-    expect(renderSlackPrompt(r)).toEqual({
-      text,
-      blocks: [
-        section(text),
-        {
-          type: "actions",
-          block_id: "ask_user:q_123",
-          elements: [
-            sBtn("Staging (Recommended)", "a1|q_123|c|0"),
-            sBtn("Production", "a1|q_123|c|1"),
-            sBtn("Other…", "a1|q_123|o"),
-            sBtn("Skip", "a1|q_123|s"),
-          ],
-        },
-      ],
-    });
-  });
 
   it("numbered text when asked for the text layout", () => {
     expect(renderPromptText(r.questions)).toBe(

@@ -11,7 +11,7 @@ import { startTelegramBot } from "../../bots/telegram/index.ts";
 import { connectGateway, type GatewayClient } from "../../src/client/index.ts";
 import { loadConfig } from "../../src/runtime/config.ts";
 import type { QuestionRecord } from "../../src/record/record.ts";
-import { startFakeTelegram, type FakeTelegram } from "../platforms/telegram/telegram-api.ts";
+import { startFakeTelegram, type FakeTelegram } from "../platforms/telegram/fake-api.ts";
 import { startTestGateway, TOKEN, type TestGateway } from "../helpers/gateway.ts";
 
 const QUESTIONS = 1_200;

@@ -31,8 +31,8 @@ import { TEXTS } from "../../src/bridge/index.ts";
 import { decodeDiscordCustomId, decodeSlackActionId, decodeTelegramCallbackData } from "../../src/render/index.ts";
 import { decodeSlackMessageRef } from "../../bots/slack/adapter.ts";
 import { BOT_USER, type FakeDiscordMessage } from "../platforms/discord/discord-payloads.ts";
-import type { FakeSlackMessage } from "../platforms/slack/slack-api.ts";
-import type { FakeTelegramMessage } from "../platforms/telegram/telegram-api.ts";
+import type { FakeSlackMessage } from "../platforms/slack/fake-api.ts";
+import type { FakeTelegramMessage } from "../platforms/telegram/fake-api.ts";
 import { rpcOk, sleep } from "../helpers/gateway.ts";
 import { startSystem, until, type BotName, type RunningSystem } from "./system-harness.ts";
 

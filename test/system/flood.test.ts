@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTelegramBot } from "../../bots/telegram/index.ts";
 import type { RunningBot } from "../../bots/shared.ts";
 import { loadConfig } from "../../src/runtime/config.ts";
-import { startFakeTelegram, type FakeTelegram } from "../platforms/telegram/telegram-api.ts";
+import { startFakeTelegram, type FakeTelegram } from "../platforms/telegram/fake-api.ts";
 import { cleanup, rpcOk, sleep, startTestGateway, tempDir, TOKEN, type TestGateway } from "../helpers/gateway.ts";
 
 const QUESTIONS = 300;

@@ -11,9 +11,9 @@ import type { RunningBot } from "../../bots/shared.ts";
 import { TEXTS } from "../../src/bridge/index.ts";
 import { loadConfig } from "../../src/runtime/config.ts";
 import { decodeSlackMessageRef } from "../../bots/slack/adapter.ts";
-import { startFakeSlack, type FakeSlack } from "../platforms/slack/slack-api.ts";
+import { startFakeSlack, type FakeSlack } from "../platforms/slack/fake-api.ts";
 import { SLACK_TEST_TOKENS } from "../platforms/slack/harness.ts";
-import { startFakeTelegram, type FakeTelegram } from "../platforms/telegram/telegram-api.ts";
+import { startFakeTelegram, type FakeTelegram } from "../platforms/telegram/fake-api.ts";
 import { cleanup, rpc, rpcOk, sleep, startTestGateway, tempDir, TOKEN, type TestGateway } from "../helpers/gateway.ts";
 import { waitUntil } from "../scenarios/bot-scenarios.ts";
 

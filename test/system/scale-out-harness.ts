@@ -4,10 +4,10 @@
  * servers that run in the test process. Each gateway keeps its port, so one killed with SIGKILL comes back where its
  * clients look for it. Every child's stdout and stderr is kept, killed ones included.
  */
-import { startFakeDiscord, type FakeDiscord } from "../platforms/discord/discord-api.ts";
-import { startFakeSlack, type FakeSlack, type FakeSlackPerson } from "../platforms/slack/slack-api.ts";
+import { startFakeDiscord, type FakeDiscord } from "../platforms/discord/fake-api.ts";
+import { startFakeSlack, type FakeSlack, type FakeSlackPerson } from "../platforms/slack/fake-api.ts";
 import { SLACK_TEST_TOKENS } from "../platforms/slack/harness.ts";
-import { startFakeTelegram, type FakeTelegram } from "../platforms/telegram/telegram-api.ts";
+import { startFakeTelegram, type FakeTelegram } from "../platforms/telegram/fake-api.ts";
 import { cleanup, freePort, spawnCli, spawnGateway, tempDir, TOKEN, waitForOutput, type ChildGateway, type CliRun } from "../helpers/gateway.ts";
 import { BOT_NAMES, DISCORD_TOKEN, TELEGRAM_TOKEN, type BotName } from "./system-harness.ts";
 

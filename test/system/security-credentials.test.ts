@@ -20,7 +20,7 @@ import { TEXTS } from "../../src/bridge/index.ts";
 import { decodeSlackMessageRef } from "../../bots/slack/adapter.ts";
 import { CALLBACK_TYPE } from "../platforms/discord/discord-payloads.ts";
 import { SLACK_TEST_TOKENS } from "../platforms/slack/harness.ts";
-import type { FakeTelegramMessage } from "../platforms/telegram/telegram-api.ts";
+import type { FakeTelegramMessage } from "../platforms/telegram/fake-api.ts";
 import { spawnGatewayProcess, type ChildGateway } from "../helpers/cli.ts";
 import { cleanup, freePort, rpc, tempDir, TOKEN, type ResFrame } from "../helpers/gateway.ts";
 import { DISCORD_TOKEN, startSystem, TELEGRAM_TOKEN, until, type RunningSystem } from "./system-harness.ts";

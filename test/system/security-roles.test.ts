@@ -8,7 +8,7 @@
  */
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startFakeTelegram } from "../platforms/telegram/telegram-api.ts";
+import { startFakeTelegram } from "../platforms/telegram/fake-api.ts";
 import { cleanup, freePort, oneQuestion, rpc, spawnCli, spawnGateway, tempDir, TOKEN, waitForOutput, type ChildGateway } from "../helpers/gateway.ts";
 import { waitUntil } from "../scenarios/tools.ts";
 

@@ -9,8 +9,8 @@
  * - Who may answer, through the "Other…" path: a person outside the allow-list can neither open the modal (Slack,
  *   Discord) or the own-words reply (Telegram), nor submit one opened for someone else. (Buttons, typed replies,
  *   forged callbacks, stale taps, mention injection and the Slack signature / Telegram webhook secret are covered by
- *   test/scenarios/bot-scenarios.ts, test/platforms/discord/discord.test.ts, test/platforms/slack/slack.test.ts, test/platforms/slack/slack-http.test.ts and
- *   test/platforms/telegram/telegram-webhook.test.ts.)
+ *   test/scenarios/bot-scenarios.ts, test/platforms/discord/specifics.test.ts, test/platforms/slack/slack.test.ts, test/platforms/slack/specifics.test.ts and
+ *   test/platforms/telegram/specifics.test.ts.)
  * - Credentials: replies shaped like credentials (sk-, xoxb-, ghp_, AKIA, a Telegram bot token, a JWT, a PEM private
  *   key, a long high-entropy string), typed as a reply and given as own words on each platform, are refused with the
  *   secrets-flow notice, and never reach the agent (events, the record, waitAnswer), the store files under DATA_DIR
@@ -24,7 +24,7 @@ import { WebSocket, type RawData } from "ws";
 import { TEXTS } from "../../src/bridge/index.ts";
 import { decodeSlackMessageRef } from "../../bots/slack/adapter.ts";
 import { CALLBACK_TYPE } from "../platforms/discord/discord-payloads.ts";
-import type { FakeTelegramMessage } from "../platforms/telegram/telegram-api.ts";
+import type { FakeTelegramMessage } from "../platforms/telegram/fake-api.ts";
 import { RawWs, rpc, rpcOk, sleep, TOKEN, WRONG_TOKEN } from "../helpers/gateway.ts";
 import { startSystem, until, type RunningSystem } from "./system-harness.ts";
 

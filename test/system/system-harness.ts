@@ -4,10 +4,10 @@
  * Telegram, Discord and Slack servers that run in the test process. Every child's stdout and stderr is kept,
  * including those of processes that were killed, so tests can grep the logs.
  */
-import { startFakeDiscord, type FakeDiscord } from "../platforms/discord/discord-api.ts";
-import { startFakeSlack, type FakeSlack, type FakeSlackPerson } from "../platforms/slack/slack-api.ts";
+import { startFakeDiscord, type FakeDiscord } from "../platforms/discord/fake-api.ts";
+import { startFakeSlack, type FakeSlack, type FakeSlackPerson } from "../platforms/slack/fake-api.ts";
 import { SLACK_TEST_TOKENS } from "../platforms/slack/harness.ts";
-import { startFakeTelegram, type FakeTelegram, type FakeTelegramOptions } from "../platforms/telegram/telegram-api.ts";
+import { startFakeTelegram, type FakeTelegram, type FakeTelegramOptions } from "../platforms/telegram/fake-api.ts";
 import { cleanup, freePort, spawnCli, spawnGateway, tempDir, TOKEN, waitForOutput, type ChildGateway, type CliRun } from "../helpers/gateway.ts";
 
 export const TELEGRAM_TOKEN = "123456:TEST-TOKEN-not-real";

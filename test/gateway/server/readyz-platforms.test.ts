@@ -4,7 +4,7 @@
  * connected); ready when it can. The loss is one readable warning line, with no stack at the default log level.
  */
 import { afterAll, describe, expect, it } from "vitest";
-import { startFakeTelegram } from "../../platforms/telegram/telegram-api.ts";
+import { startFakeTelegram } from "../../platforms/telegram/fake-api.ts";
 import { startTcpProxy } from "../../helpers/tcp-proxy.ts";
 import { cleanup, freePort, RawWs, spawnCli, startTestGateway, tempDir, TOKEN } from "../../helpers/gateway.ts";
 import { logLines } from "../../helpers/cli.ts";

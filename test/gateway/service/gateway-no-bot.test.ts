@@ -14,7 +14,7 @@ import { loadConfig } from "../../../src/runtime/config.ts";
 import type { RunningBot } from "../../../bots/shared.ts";
 import { cleanup, oneQuestion, RawWs, startTestGateway, TOKEN, type TestGateway } from "../../helpers/gateway.ts";
 import { startMemoryBot } from "../../platforms/memory/bot.ts";
-import { createMemoryPlatform } from "../../platforms/memory/memory-platform.ts";
+import { createMemoryPlatform } from "../../platforms/memory/fake-api.ts";
 import { waitUntil } from "../../scenarios/tools.ts";
 
 let gateway: TestGateway;

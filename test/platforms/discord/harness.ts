@@ -5,14 +5,12 @@
 import { startDiscordBot } from "../../../bots/discord/index.ts";
 import { loadConfig } from "../../../src/runtime/config.ts";
 import { encodeDiscordCustomId, toDiscordContent } from "../../../src/render/index.ts";
-import { startFakeDiscord, type FakeDiscord, type FakeInteraction } from "./discord-api.ts";
+import { startFakeDiscord, type FakeDiscord, type FakeInteraction } from "./fake-api.ts";
 import { BOT_USER, CALLBACK_TYPE, type FakeDiscordMessage } from "./discord-payloads.ts";
-import { freePort, sleep, startTestGateway, TOKEN, type TestGateway } from "../../helpers/gateway.ts";
+import { TOKEN } from "../../helpers/gateway.ts";
+import { startHarnessGateway, startPlatformLifecycle } from "../../helpers/platform-harness.ts";
 import { waitUntil } from "../../scenarios/tools.ts";
 import type { BotHarness, Person, PromptCopy } from "../../scenarios/harness.ts";
-import { tempDir } from "../../helpers/temp-dirs.ts";
-
-export { discordDeliveryKit } from "../../scenarios/delivery-kits.ts";
 
 export const DISCORD_TOKEN = "discord-test-token-not-real";
 export const CHANNEL = "700000000000000001";
@@ -44,19 +42,16 @@ export async function createDiscordHarness(): Promise<DiscordHarness> {
     stranger: { id: "100000000000000666", name: "Mallory" },
   };
   for (const p of Object.values(people)) fake.addUser(p.id, p.name);
-  const dataDir = tempDir("aub-dc-");
-  const port = await freePort();
-  let gateway: TestGateway = await startTestGateway({ dataDir, GATEWAY_PORT: port, DELIVERY_TIMEOUT_SECONDS: 30 });
+  const gateway = await startHarnessGateway("aub-dc-");
   const config = loadConfig({
     GATEWAY_URL: gateway.url,
     GATEWAY_TOKEN: TOKEN,
-    DATA_DIR: dataDir,
+    DATA_DIR: gateway.dataDir,
     DISCORD_BOT_TOKEN: DISCORD_TOKEN,
     DISCORD_API_URL: fake.apiUrl,
     DISCORD_ALLOWED_USERS: `${people.person.id},${people.colleague.id}`,
   });
-  const start = () => startDiscordBot(config, { log: () => {} });
-  let bot = await start();
+  const lifecycle = await startPlatformLifecycle(gateway, () => startDiscordBot(config, { log: () => {} }), [fake]);
 
   const userOf = (p: Person) => fake.user(p.id) ?? fake.addUser(p.id, p.name);
   const messageOf = (copy: { ref: string }) => fake.message(copy.ref.split("/")[1]!);
@@ -73,9 +68,9 @@ export async function createDiscordHarness(): Promise<DiscordHarness> {
   };
 
   const harness: DiscordHarness = {
+    ...lifecycle,
     fake,
     surface: "discord",
-    gatewayUrl: () => gateway.url,
     chat: CHANNEL,
     otherChat: OTHER_CHANNEL,
     ...people,
@@ -152,21 +147,6 @@ export async function createDiscordHarness(): Promise<DiscordHarness> {
       fake.calls.filter((c) => c.method === "POST" && c.route === "/channels/:id/messages" && c.status === 200 && JSON.stringify(c.body.components ?? []).includes(`|${questionId}|`))
         .length,
     rateLimitNextSend: (seconds) => fake.rateLimitNext("POST /channels/:id/messages", seconds),
-    async restartBot(whileDown) {
-      await bot.stop();
-      await whileDown?.();
-      bot = await start();
-    },
-    async restartGateway() {
-      await gateway.close();
-      gateway = await startTestGateway({ dataDir, GATEWAY_PORT: port, DELIVERY_TIMEOUT_SECONDS: 30 });
-      await sleep(100);
-    },
-    async close() {
-      await bot.stop();
-      await gateway.close();
-      await fake.close();
-    },
   };
   return harness;
 }

@@ -4,7 +4,7 @@ import { createServer, type AddressInfo } from "node:net";
 import { afterAll, describe, expect, it } from "vitest";
 import { freePort, rpcOk, spawnCli, startTestGateway, TOKEN, waitForOutput } from "../../helpers/gateway.ts";
 import { waitUntil } from "../../scenarios/tools.ts";
-import { BOT_ADDRESS, createMailClient, SMTP_PASS, startFakeSmtp } from "./smtp-fake.ts";
+import { BOT_ADDRESS, createMailClient, SMTP_PASS, startFakeSmtp } from "./fake-api.ts";
 
 const single = { id: "deploy_target", header: "Deployment target", question: "Where should I deploy?", options: [{ label: "Staging" }, { label: "Production" }] };
 

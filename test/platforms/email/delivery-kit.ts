@@ -1,9 +1,10 @@
 /** The delivery scenarios' kit for e-mail: the real bot and the fake SMTP server, which fails or refuses on demand. */
 import { startEmailBot } from "../../../bots/email/index.ts";
 import { loadConfig } from "../../../src/runtime/config.ts";
-import { freePort, startTestGateway, TOKEN } from "../../helpers/gateway.ts";
+import { freePort, TOKEN } from "../../helpers/gateway.ts";
+import { startHarnessGateway, startPlatformLifecycle } from "../../helpers/platform-harness.ts";
 import type { DeliveryKit } from "../../scenarios/delivery-kits.ts";
-import { BOT_ADDRESS, startFakeSmtp, type FakeMail } from "./smtp-fake.ts";
+import { BOT_ADDRESS, startFakeSmtp, type FakeMail } from "./fake-api.ts";
 
 export async function emailDeliveryKit(): Promise<DeliveryKit> {
   const smtp = await startFakeSmtp();
@@ -15,7 +16,7 @@ export async function emailDeliveryKit(): Promise<DeliveryKit> {
   const updateIn = (chat: string) => (m: FakeMail) => m.to === chat && m.inReplyTo !== undefined && !/^⏰/u.test(m.text);
   // A passing failure, as a relay says it when its upstream failed (the suite asks for HTTP-style 5xx by number).
   const fail = (match: (m: FakeMail) => boolean, status: number) => smtp.fail(match, 451, `4.3.0 Temporary failure: upstream answered ${status} Bad Gateway`);
-  const gateway = await startTestGateway({ DELIVERY_TIMEOUT_SECONDS: 30 });
+  const gateway = await startHarnessGateway();
   const config = loadConfig({
     GATEWAY_URL: gateway.url,
     GATEWAY_TOKEN: TOKEN,
@@ -24,29 +25,16 @@ export async function emailDeliveryKit(): Promise<DeliveryKit> {
     EMAIL_INBOUND_HOST: "127.0.0.1",
     EMAIL_INBOUND_PORT: String(await freePort()),
   });
-  const start = () => startEmailBot(config, { log: () => {} });
-  let bot: Awaited<ReturnType<typeof start>> | undefined = await start();
+  const lifecycle = await startPlatformLifecycle(gateway, () => startEmailBot(config, { log: () => {} }), [smtp]);
   return {
+    ...lifecycle,
     surface: "email",
     summaries: false,
-    gatewayUrl: () => gateway.url,
     chats,
     refusingChat,
     failSendsTo: (chat, status) => fail(promptTo(chat), status),
     acceptedSends: (chat) => smtp.mails.filter(promptTo(chat)).length,
     editCalls: () => smtp.attempts.filter((a) => a.mail && chats.some((chat) => updateIn(chat)(a.mail!))).length,
     failEditsIn: (chat, status) => fail(updateIn(chat), status),
-    async stopBot() {
-      await bot?.stop();
-      bot = undefined;
-    },
-    async startBot() {
-      bot ??= await start();
-    },
-    async close() {
-      await bot?.stop();
-      await gateway.close();
-      await smtp.close();
-    },
   };
 }

@@ -1,6 +1,6 @@
 /**
  * The e-mail harness: the real bot (bots/email) sending through nodemailer to the fake SMTP server, and taking
- * replies on its real SMTP listener from the people's mail clients (./smtp-fake.ts), connected to a real gateway in
+ * replies on its real SMTP listener from the people's mail clients (./fake-api.ts), connected to a real gateway in
  * this process. Every chat is one person's address; a mail has no buttons, cannot be edited or deleted, and resolution
  * sends no mail: the harness declares that (`capabilities`). A press is a reply with the option's number (Skip:
  * `skip`), resolving to the bot's reply to it; a copy's current state (`copy`) is the latest mail the bot sent in
@@ -9,10 +9,11 @@
 import { startEmailBot } from "../../../bots/email/index.ts";
 import { loadConfig } from "../../../src/runtime/config.ts";
 import { toEmailText } from "../../../src/render/index.ts";
-import { freePort, rpcOk, sleep, startTestGateway, tempDir, TOKEN, type TestGateway } from "../../helpers/gateway.ts";
+import { freePort, rpcOk, TOKEN } from "../../helpers/gateway.ts";
+import { startHarnessGateway, startPlatformLifecycle } from "../../helpers/platform-harness.ts";
 import { waitUntil } from "../../scenarios/tools.ts";
 import type { BotHarness, Person, PromptCopy } from "../../scenarios/harness.ts";
-import { BOT_ADDRESS, createMailClient, startFakeSmtp, type FakeMail, type FakeSmtp, type PersonMail, type ReplyOptions } from "./smtp-fake.ts";
+import { BOT_ADDRESS, createMailClient, startFakeSmtp, type FakeMail, type FakeSmtp, type PersonMail, type ReplyOptions } from "./fake-api.ts";
 
 export interface EmailHarness extends BotHarness {
   smtp: FakeSmtp;
@@ -40,14 +41,12 @@ const isPrompt = (m: FakeMail) => m.inReplyTo === undefined;
 
 export async function createEmailHarness(options: EmailHarnessOptions = {}): Promise<EmailHarness> {
   const smtp = await startFakeSmtp();
-  const dataDir = tempDir("aub-email-");
-  const port = await freePort();
+  const gateway = await startHarnessGateway("aub-email-");
   const inboundPort = await freePort();
-  let gateway: TestGateway = await startTestGateway({ dataDir, GATEWAY_PORT: port, DELIVERY_TIMEOUT_SECONDS: 30 });
   const config = loadConfig({
     GATEWAY_URL: gateway.url,
     GATEWAY_TOKEN: TOKEN,
-    DATA_DIR: dataDir,
+    DATA_DIR: gateway.dataDir,
     EMAIL_SMTP_URL: smtp.url,
     EMAIL_FROM: `Ask bot <${BOT_ADDRESS}>`,
     EMAIL_INBOUND_HOST: "127.0.0.1",
@@ -56,8 +55,8 @@ export async function createEmailHarness(options: EmailHarnessOptions = {}): Pro
     ...options.env,
   });
   const logs: string[] = [];
-  const start = () => startEmailBot(config, { log: (message, error) => void logs.push(error instanceof Error ? `${message}: ${error.message}` : message) });
-  let bot = await start();
+  const log = (message: string, error?: unknown) => void logs.push(error instanceof Error ? `${message}: ${error.message}` : message);
+  const lifecycle = await startPlatformLifecycle(gateway, () => startEmailBot(config, { log }), [smtp]);
   const client = createMailClient(() => inboundPort);
 
   const mail = (chat: string, ref: string): FakeMail => {
@@ -94,6 +93,7 @@ export async function createEmailHarness(options: EmailHarnessOptions = {}): Pro
   }
 
   const harness: EmailHarness = {
+    ...lifecycle,
     smtp,
     client,
     inboundPort,
@@ -101,7 +101,6 @@ export async function createEmailHarness(options: EmailHarnessOptions = {}): Pro
     replyAs,
     surface: "email",
     capabilities: { edits: false, groups: false, deletesMessages: false, deletesOwnMessages: false, marksMessages: false, buttons: false, summaries: false, repliesOnly: true },
-    gatewayUrl: () => gateway.url,
     chat: PEOPLE.person.id,
     otherChat: PEOPLE.colleague.id,
     ...PEOPLE,
@@ -159,21 +158,6 @@ export async function createEmailHarness(options: EmailHarnessOptions = {}): Pro
     promptSends: (questionId) => smtp.mails.filter((m) => isPrompt(m) && m.questionId === questionId).length,
     rateLimitNextSend() {
       smtp.fail(isPrompt, 451, "4.7.0 Too many messages, slow down", true);
-    },
-    async restartBot(whileDown) {
-      await bot.stop();
-      await whileDown?.();
-      bot = await start();
-    },
-    async restartGateway() {
-      await gateway.close();
-      gateway = await startTestGateway({ dataDir, GATEWAY_PORT: port, DELIVERY_TIMEOUT_SECONDS: 30 });
-      await sleep(100);
-    },
-    async close() {
-      await bot.stop();
-      await gateway.close();
-      await smtp.close();
     },
   };
   return harness;

@@ -18,7 +18,7 @@ import type { RunningBot } from "../../../bots/shared.ts";
 import { dovecotMissing, IMAP_PASS, IMAP_USER, startDovecot, type TestDovecot } from "../../helpers/dovecot.ts";
 import { rpcOk, spawnCli, startTestGateway, tempDir, TOKEN, waitForOutput, type TestGateway } from "../../helpers/gateway.ts";
 import { waitUntil } from "../../scenarios/tools.ts";
-import { BOT_ADDRESS, startFakeSmtp, type FakeMail, type FakeSmtp } from "./smtp-fake.ts";
+import { BOT_ADDRESS, startFakeSmtp, type FakeMail, type FakeSmtp } from "./fake-api.ts";
 
 const missing = dovecotMissing();
 const HOW = "install it as root with `apt-get install -y dovecot-imapd` (.ci/run does)";

@@ -6,7 +6,7 @@
 import nodemailer from "nodemailer";
 import { afterAll, describe, expect, it } from "vitest";
 import { freePort, rpcOk, spawnCli, startTestGateway, TOKEN, waitForOutput, type CliRun } from "../../helpers/gateway.ts";
-import { BOT_ADDRESS, startFakeSmtp, type FakeMail } from "./smtp-fake.ts";
+import { BOT_ADDRESS, startFakeSmtp, type FakeMail } from "./fake-api.ts";
 import { authPlain, guessLogins, openSmtp } from "./smtp-guesser.ts";
 import { waitUntil } from "../../scenarios/tools.ts";
 import { selfSignedCertificate } from "./tls-fixture.ts";

@@ -4,11 +4,11 @@
  */
 import { startMatrixBot } from "../../../bots/matrix/index.ts";
 import { loadConfig } from "../../../src/runtime/config.ts";
-import { startApiProxy, type ProxiedCall } from "../../fakes/api-proxy.ts";
-import { startTestGateway, TOKEN } from "../../helpers/gateway.ts";
+import { failCalls, startApiProxy, type ProxiedCall } from "../../fakes/api-proxy.ts";
+import { TOKEN } from "../../helpers/gateway.ts";
+import { startHarnessGateway, startPlatformLifecycle } from "../../helpers/platform-harness.ts";
 import type { DeliveryKit } from "../../scenarios/delivery-kits.ts";
-import { POLL_START, startFakeMatrix } from "./matrix-api.ts";
-import { tempDir } from "../../helpers/temp-dirs.ts";
+import { POLL_START, startFakeMatrix } from "./fake-api.ts";
 
 const SEND = /^\/_matrix\/client\/v3\/rooms\/([^/]+)\/send\/([^/]+)\/[^/]+$/;
 
@@ -28,39 +28,24 @@ export async function matrixDeliveryKit(): Promise<DeliveryKit> {
     return s?.room === chat && !call.params["m.relates_to"] && (s.type === POLL_START || call.params.msgtype === "m.text");
   };
   const isEdit = (call: ProxiedCall) => send(call) !== undefined && call.params["m.relates_to"]?.rel_type === "m.replace";
-  const failing = (matches: (call: ProxiedCall) => boolean, status: number) =>
-    proxy.use((call) => (matches(call) ? { answer: { status, body: { errcode: "M_UNKNOWN", error: `${status} Bad Gateway` } } } : undefined));
-  const gateway = await startTestGateway({ DELIVERY_TIMEOUT_SECONDS: 30 });
+  const failing = (matches: (call: ProxiedCall) => boolean, status: number) => failCalls(proxy, matches, status, { errcode: "M_UNKNOWN", error: `${status} Bad Gateway` });
+  const gateway = await startHarnessGateway("aub-mx-deliv-");
   const config = loadConfig({
     GATEWAY_URL: gateway.url,
     GATEWAY_TOKEN: TOKEN,
-    DATA_DIR: tempDir("aub-mx-deliv-"),
+    DATA_DIR: gateway.dataDir,
     MATRIX_HOMESERVER_URL: proxy.origin,
     MATRIX_ACCESS_TOKEN: fake.token,
   });
-  const start = () => startMatrixBot(config, { log: () => {}, syncTimeoutMs: 5_000 });
-  let bot: Awaited<ReturnType<typeof start>> | undefined = await start();
+  const lifecycle = await startPlatformLifecycle(gateway, () => startMatrixBot(config, { log: () => {}, syncTimeoutMs: 5_000 }), [proxy, fake]);
   return {
+    ...lifecycle,
     surface: "matrix",
-    gatewayUrl: () => gateway.url,
     chats,
     refusingChat,
     failSendsTo: (chat, status) => failing(isPromptTo(chat), status),
     acceptedSends: (chat) => proxy.calls.filter((c) => isPromptTo(chat)(c) && (c as ProxiedCall & { status?: number }).status === 200).length,
     editCalls: () => proxy.calls.filter(isEdit).length,
     failEditsIn: (chat, status) => failing((c) => isEdit(c) && send(c)?.room === chat, status),
-    async stopBot() {
-      await bot?.stop();
-      bot = undefined;
-    },
-    async startBot() {
-      bot ??= await start();
-    },
-    async close() {
-      await bot?.stop();
-      await gateway.close();
-      await proxy.close();
-      await fake.close();
-    },
   };
 }

@@ -5,8 +5,9 @@
 import { startMatrixBot } from "../../../bots/matrix/index.ts";
 import { loadConfig, type Config } from "../../../src/runtime/config.ts";
 import { encodeMatrixAnswerId, toMatrixText } from "../../../src/render/index.ts";
-import { startFakeMatrix, POLL_START, type FakeMatrix, type FakeMatrixEvent } from "./matrix-api.ts";
-import { freePort, sleep, startTestGateway, tempDir, TOKEN, type TestGateway } from "../../helpers/gateway.ts";
+import { startFakeMatrix, POLL_START, type FakeMatrix, type FakeMatrixEvent } from "./fake-api.ts";
+import { TOKEN } from "../../helpers/gateway.ts";
+import { startHarnessGateway, startPlatformLifecycle } from "../../helpers/platform-harness.ts";
 import { waitUntil } from "../../scenarios/tools.ts";
 import type { BotHarness, Person, PromptCopy } from "../../scenarios/harness.ts";
 
@@ -36,9 +37,8 @@ const isPrompt = (e: FakeMatrixEvent) =>
 
 export async function createMatrixHarness(options: { people?: Partial<Record<"person" | "colleague" | "stranger", Person>> } = {}): Promise<MatrixHarness> {
   const fake = await startFakeMatrix();
-  const dataDir = tempDir("aub-mx-");
-  const port = await freePort();
-  let gateway: TestGateway = await startTestGateway({ dataDir, GATEWAY_PORT: port, DELIVERY_TIMEOUT_SECONDS: 30 });
+  const gateway = await startHarnessGateway("aub-mx-");
+  const { dataDir } = gateway;
   const people = {
     person: { id: "@ada:fake.test", name: "Ada" },
     colleague: { id: "@grace:fake.test", name: "Grace" },
@@ -57,8 +57,7 @@ export async function createMatrixHarness(options: { people?: Partial<Record<"pe
     MATRIX_ACCESS_TOKEN: fake.token,
     MATRIX_ALLOWED_USERS: `${people.person.id},${people.colleague.id}`,
   });
-  const start = () => startMatrixBot(config, { log: () => {}, syncTimeoutMs: 5_000 });
-  let bot = await start();
+  const lifecycle = await startPlatformLifecycle(gateway, () => startMatrixBot(config, { log: () => {}, syncTimeoutMs: 5_000 }), [fake]);
 
   const roomOf = (target: string) => (target.startsWith("@") ? fake.dmRoomOf(target) ?? target : target);
   const eventOf = (ref: string) => {
@@ -79,13 +78,13 @@ export async function createMatrixHarness(options: { people?: Partial<Record<"pe
   }
 
   const harness: MatrixHarness = {
+    ...lifecycle,
     fake,
     config,
     dataDir,
     roomOf,
     replyToEvent,
     surface: "matrix",
-    gatewayUrl: () => gateway.url,
     chat,
     otherChat,
     ...people,
@@ -175,21 +174,6 @@ export async function createMatrixHarness(options: { people?: Partial<Record<"pe
       fake.calls.filter((c) => c.created && c.created.type === POLL_START && !c.body["m.relates_to"] && JSON.stringify(c.body).includes(`|${questionId}|`)).length,
     rateLimitNextSend(seconds) {
       fake.failNext("send", { status: 429, body: { errcode: "M_LIMIT_EXCEEDED", error: "Too Many Requests", retry_after_ms: seconds * 1000 } });
-    },
-    async restartBot(whileDown) {
-      await bot.stop();
-      await whileDown?.();
-      bot = await start();
-    },
-    async restartGateway() {
-      await gateway.close();
-      gateway = await startTestGateway({ dataDir, GATEWAY_PORT: port, DELIVERY_TIMEOUT_SECONDS: 30 });
-      await sleep(100);
-    },
-    async close() {
-      await bot.stop();
-      await gateway.close();
-      await fake.close();
     },
   };
   return harness;

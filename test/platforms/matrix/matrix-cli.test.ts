@@ -5,7 +5,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { cleanup, rpcOk, spawnCli, startTestGateway, TOKEN, waitForOutput } from "../../helpers/gateway.ts";
 import { waitUntil } from "../../scenarios/tools.ts";
-import { POLL_START, startFakeMatrix } from "./matrix-api.ts";
+import { POLL_START, startFakeMatrix } from "./fake-api.ts";
 
 afterAll(() => cleanup());
 

@@ -1,9 +1,10 @@
 /** The delivery scenarios' kit (test/scenarios/delivery-kits.ts) for Mattermost: the real bot against the fake. */
 import { startMattermostBot } from "../../../bots/mattermost/index.ts";
 import { loadConfig } from "../../../src/runtime/config.ts";
-import { freePort, startTestGateway, TOKEN } from "../../helpers/gateway.ts";
+import { freePort, TOKEN } from "../../helpers/gateway.ts";
+import { startHarnessGateway, startPlatformLifecycle } from "../../helpers/platform-harness.ts";
 import type { DeliveryKit } from "../../scenarios/delivery-kits.ts";
-import { startFakeMattermost } from "./fake-mattermost.ts";
+import { startFakeMattermost } from "./fake-api.ts";
 import { MATTERMOST_TEST_TOKEN } from "./harness.ts";
 
 export async function mattermostDeliveryKit(): Promise<DeliveryKit> {
@@ -16,7 +17,7 @@ export async function mattermostDeliveryKit(): Promise<DeliveryKit> {
     const id = /^\/api\/v4\/posts\/([a-z0-9]+)\/patch$/.exec(path)?.[1];
     return method === "PUT" && id !== undefined && fake.posts.get(id)?.channel_id === chat;
   };
-  const gateway = await startTestGateway({ DELIVERY_TIMEOUT_SECONDS: 30 });
+  const gateway = await startHarnessGateway();
   const config = loadConfig({
     GATEWAY_URL: gateway.url,
     GATEWAY_TOKEN: TOKEN,
@@ -25,28 +26,15 @@ export async function mattermostDeliveryKit(): Promise<DeliveryKit> {
     MATTERMOST_ACTIONS_HOST: "127.0.0.1",
     MATTERMOST_ACTIONS_PORT: String(await freePort()),
   });
-  const start = () => startMattermostBot(config, { log: () => {}, reconnectMs: 100 });
-  let bot: Awaited<ReturnType<typeof start>> | undefined = await start();
+  const lifecycle = await startPlatformLifecycle(gateway, () => startMattermostBot(config, { log: () => {}, reconnectMs: 100 }), [fake]);
   return {
+    ...lifecycle,
     surface: "mattermost",
-    gatewayUrl: () => gateway.url,
     chats,
     refusingChat,
     failSendsTo: (chat, status) => fake.failWhile(isSend(chat), status, "Bad Gateway"),
     acceptedSends: (chat) => fake.calls.filter((c) => isSend(chat)(c.method, c.path, c.body) && !c.failed).length,
     editCalls: () => fake.calls.filter((c) => c.method === "PUT" && /^\/api\/v4\/posts\/[a-z0-9]+\/patch$/.test(c.path)).length,
     failEditsIn: (chat, status) => fake.failWhile(editIn(chat), status, "Bad Gateway"),
-    async stopBot() {
-      await bot?.stop();
-      bot = undefined;
-    },
-    async startBot() {
-      bot ??= await start();
-    },
-    async close() {
-      await bot?.stop();
-      await gateway.close();
-      await fake.close();
-    },
   };
 }

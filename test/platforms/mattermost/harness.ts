@@ -2,11 +2,11 @@ import { decodeMattermostMessageRef } from "../../../bots/mattermost/adapter.ts"
 import { startMattermostBot, type RunningMattermostBot } from "../../../bots/mattermost/index.ts";
 import { loadConfig, type Config } from "../../../src/runtime/config.ts";
 import { encodeMattermostCallback, MATTERMOST_QUESTION_PROP, toMattermostText } from "../../../src/render/index.ts";
-import { freePort, sleep, startTestGateway, TOKEN, type TestGateway } from "../../helpers/gateway.ts";
+import { freePort, TOKEN } from "../../helpers/gateway.ts";
+import { startHarnessGateway, startPlatformLifecycle } from "../../helpers/platform-harness.ts";
 import { gatewayQuestions, waitUntil } from "../../scenarios/tools.ts";
 import type { BotHarness, Person, PromptCopy } from "../../scenarios/harness.ts";
-import { startFakeMattermost, type FakeMattermost, type FakeMattermostPost, type FakeMattermostUser, type RateLimit } from "./fake-mattermost.ts";
-import { tempDir } from "../../helpers/temp-dirs.ts";
+import { startFakeMattermost, type FakeMattermost, type FakeMattermostPost, type FakeMattermostUser, type RateLimit } from "./fake-api.ts";
 
 /** 26 lowercase letters and digits, the shape of a Mattermost token; not a real one. */
 export const MATTERMOST_TEST_TOKEN = "faketokenforthetests000000";
@@ -56,16 +56,13 @@ export async function createMattermostHarness(options: MattermostHarnessOptions 
     systemAdmin,
     ...(options.rateLimit !== undefined ? { rateLimit: options.rateLimit } : {}),
   });
-  const dataDir = tempDir("aub-mm-");
-  const gatewayPort = await freePort();
-  const startGateway = () => startTestGateway({ dataDir, GATEWAY_PORT: gatewayPort, DELIVERY_TIMEOUT_SECONDS: 30 });
-  let gateway: TestGateway = await startGateway();
+  const gateway = await startHarnessGateway("aub-mm-");
   // A fixed port: the prompts' actions keep calling it across a bot restart, as MATTERMOST_ACTIONS_URL would.
   const actionsPort = await freePort();
   const config = loadConfig({
     GATEWAY_URL: gateway.url,
     GATEWAY_TOKEN: TOKEN,
-    DATA_DIR: dataDir,
+    DATA_DIR: gateway.dataDir,
     MATTERMOST_URL: fake.url,
     MATTERMOST_BOT_TOKEN: MATTERMOST_TEST_TOKEN,
     MATTERMOST_ACTIONS_HOST: "127.0.0.1",
@@ -73,8 +70,7 @@ export async function createMattermostHarness(options: MattermostHarnessOptions 
     MATTERMOST_ALLOWED_USERS: `${people.person.id},${people.colleague.id}`,
   });
   const log = options.log ?? (process.env.MATTERMOST_TEST_LOG ? (m: string, e?: unknown) => console.error(`[mattermost] ${m}`, e ?? "") : () => {});
-  const start = () => startMattermostBot(config, { log, reconnectMs: 100 });
-  let bot: RunningMattermostBot = await start();
+  const lifecycle = await startPlatformLifecycle(gateway, () => startMattermostBot(config, { log, reconnectMs: 100 }), [fake]);
 
   const userOf = (who: Person) => fake.user(who.id)!;
   const channelOf = (chat: string) => {
@@ -94,12 +90,11 @@ export async function createMattermostHarness(options: MattermostHarnessOptions 
   const refOf = (p: FakeMattermostPost) => `${p.channel_id}:${p.id}`;
 
   const harness: MattermostHarness = {
+    ...lifecycle,
     fake,
     config,
-    bot: () => bot,
     surface: "mattermost",
     capabilities: { deletesMessages: systemAdmin },
-    gatewayUrl: () => gateway.url,
     ...chats,
     person: { id: people.person.id, name: people.person.name },
     colleague: { id: people.colleague.id, name: people.colleague.name },
@@ -172,22 +167,7 @@ export async function createMattermostHarness(options: MattermostHarnessOptions 
     rateLimitNextSend(seconds) {
       fake.failNext("POST", "/api/v4/posts", { status: 429, retryAfter: seconds });
     },
-    ...gatewayQuestions("mattermost", () => gateway.url, (chat, ref) => harness.copy(chat, ref), chats.chat),
-    async restartBot(whileDown) {
-      await bot.stop();
-      await whileDown?.();
-      bot = await start();
-    },
-    async restartGateway() {
-      await gateway.close();
-      gateway = await startGateway();
-      await sleep(100);
-    },
-    async close() {
-      await bot.stop();
-      await gateway.close();
-      await fake.close();
-    },
+    ...gatewayQuestions("mattermost", lifecycle.gatewayUrl, (chat, ref) => harness.copy(chat, ref), chats.chat),
   };
   return harness;
 }

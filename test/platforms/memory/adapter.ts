@@ -5,7 +5,7 @@
  */
 import type { SurfaceAdapter } from "../../../src/bridge/index.ts";
 import { cutToFit, renderTelegramPrompt, renderTelegramSummary, TELEGRAM_TEXT_MAX, toTelegramText, type ChatOptions, type TelegramMessage } from "../../../src/render/index.ts";
-import type { MemoryButton, MemoryPlatform } from "./memory-platform.ts";
+import type { MemoryButton, MemoryPlatform } from "./fake-api.ts";
 
 /** As on Telegram: group ids are negative, a direct message's chat is the person's id. */
 export const chatOf = (chat: string): ChatOptions => ({ chat: chat.startsWith("-") ? "group" : "direct" });

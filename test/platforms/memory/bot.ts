@@ -8,7 +8,7 @@ import { applyEffects, callbackToEvent, TEXTS } from "../../../src/bridge/index.
 import { decodeTelegramCallbackData } from "../../../src/render/index.ts";
 import type { Config } from "../../../src/runtime/config.ts";
 import { chatOf, createMemoryAdapter, toMemoryText } from "./adapter.ts";
-import type { MemoryPlatform } from "./memory-platform.ts";
+import type { MemoryPlatform } from "./fake-api.ts";
 import { memoryMessageOps, memoryPressOps } from "./ops.ts";
 
 export function startMemoryBot(platform: MemoryPlatform, config: Config, allowedUsers: readonly string[]): Promise<RunningBot> {

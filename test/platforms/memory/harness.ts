@@ -1,42 +1,37 @@
 /**
  * The in-memory platform's harness: the real bridge (./bot.ts) against the memory platform, connected to a real
- * gateway in this process. It builds the same BotHarness and DeliveryKit as every platform, so the three
+ * gateway in this process. It builds the same BotHarness (and ./delivery-kit.ts the same DeliveryKit) as every platform, so the three
  * cross-platform suites run on it with no framework and no HTTP to a fake, in seconds.
  */
-import type { RunningBot } from "../../../bots/shared.ts";
 import { loadConfig } from "../../../src/runtime/config.ts";
 import { encodeTelegramCallbackData, toTelegramText } from "../../../src/render/index.ts";
-import { freePort, sleep, startTestGateway, tempDir, TOKEN, type TestGateway } from "../../helpers/gateway.ts";
-import type { DeliveryKit } from "../../scenarios/delivery-kits.ts";
+import { TOKEN } from "../../helpers/gateway.ts";
+import { startHarnessGateway, startPlatformLifecycle } from "../../helpers/platform-harness.ts";
 import type { BotHarness, Person, PromptCopy } from "../../scenarios/harness.ts";
 import { startMemoryBot } from "./bot.ts";
-import { createMemoryPlatform, type MemoryMessage, type MemoryPlatform } from "./memory-platform.ts";
+import { createMemoryPlatform, type MemoryMessage, type MemoryPlatform } from "./fake-api.ts";
 
 export interface MemoryHarness extends BotHarness {
   platform: MemoryPlatform;
 }
 
 const PEOPLE = { person: { id: "101", name: "Ada" }, colleague: { id: "102", name: "Grace" }, stranger: { id: "666", name: "Mallory" } };
-const ALLOWED = [PEOPLE.person.id, PEOPLE.colleague.id];
+export const ALLOWED = [PEOPLE.person.id, PEOPLE.colleague.id];
 
 export async function createMemoryHarness(): Promise<MemoryHarness> {
   const platform = createMemoryPlatform();
-  const dataDir = tempDir("aub-mem-");
-  const port = await freePort();
-  const startGateway = () => startTestGateway({ dataDir, GATEWAY_PORT: port, DELIVERY_TIMEOUT_SECONDS: 30 });
-  let gateway: TestGateway = await startGateway();
-  const config = loadConfig({ GATEWAY_URL: gateway.url, GATEWAY_TOKEN: TOKEN, DATA_DIR: dataDir });
-  const start = () => startMemoryBot(platform, config, ALLOWED);
-  let bot: RunningBot = await start();
+  const gateway = await startHarnessGateway("aub-mem-");
+  const config = loadConfig({ GATEWAY_URL: gateway.url, GATEWAY_TOKEN: TOKEN, DATA_DIR: gateway.dataDir });
+  const lifecycle = await startPlatformLifecycle(gateway, () => startMemoryBot(platform, config, ALLOWED));
 
   const message = (copy: { chat: string; ref: string }) => platform.find(copy.chat, copy.ref);
   const copyOf = (m: MemoryMessage): PromptCopy => ({ chat: m.chat, ref: m.id, text: m.text, buttons: m.buttons.map((b) => b.label) });
   const press = (m: MemoryMessage, data: string, who: Person) => platform.press(m, data, who);
 
   const harness: MemoryHarness = {
+    ...lifecycle,
     platform,
     surface: "telegram",
-    gatewayUrl: () => gateway.url,
     chat: "-1001",
     otherChat: "-1002",
     ...PEOPLE,
@@ -79,53 +74,6 @@ export async function createMemoryHarness(): Promise<MemoryHarness> {
     privateNotices: (who) => platform.noticesTo(who.id),
     promptSends: (questionId) => platform.calls.filter((c) => c.op === "sendPrompt" && c.ok && c.questionId === questionId).length,
     rateLimitNextSend: (seconds) => platform.rateLimitNextSend(seconds),
-    async restartBot(whileDown) {
-      await bot.stop();
-      await whileDown?.();
-      bot = await start();
-    },
-    async restartGateway() {
-      await gateway.close();
-      gateway = await startGateway();
-      await sleep(100); // let fetch's pool notice the old server's sockets are gone
-    },
-    async close() {
-      await bot.stop();
-      await gateway.close();
-    },
   };
   return harness;
-}
-
-/** The delivery kit: the same bridge, with the platform failing or refusing what the scenarios ask. */
-export async function memoryDeliveryKit(): Promise<DeliveryKit & { platform: MemoryPlatform }> {
-  const platform = createMemoryPlatform();
-  const refusingChat = "777000111";
-  platform.refuse(refusingChat);
-  const gateway = await startTestGateway({ DELIVERY_TIMEOUT_SECONDS: 30 });
-  const config = loadConfig({ GATEWAY_URL: gateway.url, GATEWAY_TOKEN: TOKEN });
-  let bot: RunningBot | undefined = await startMemoryBot(platform, config, ALLOWED);
-  const sends = (chat: string) => platform.calls.filter((c) => c.op === "sendPrompt" && c.chat === chat && c.ok);
-  return {
-    platform,
-    surface: "telegram",
-    gatewayUrl: () => gateway.url,
-    chats: ["-1001", "-1002"],
-    refusingChat,
-    failSendsTo: (chat, status) => platform.failSendsTo(chat, status),
-    acceptedSends: (chat) => sends(chat).length,
-    editCalls: () => platform.calls.filter((c) => c.op === "editPrompt").length,
-    failEditsIn: (chat, status) => platform.failEditsIn(chat, status),
-    async stopBot() {
-      await bot?.stop();
-      bot = undefined;
-    },
-    async startBot() {
-      bot ??= await startMemoryBot(platform, config, ALLOWED);
-    },
-    async close() {
-      await bot?.stop();
-      await gateway.close();
-    },
-  };
 }

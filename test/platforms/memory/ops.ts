@@ -6,7 +6,7 @@
 import type { Bridge, PlatformOps, ReplyEffect } from "../../../src/bridge/index.ts";
 import { toTelegramText } from "../../../src/render/index.ts";
 import { chatOf } from "./adapter.ts";
-import type { MemoryMessage, MemoryPlatform } from "./memory-platform.ts";
+import type { MemoryMessage, MemoryPlatform } from "./fake-api.ts";
 
 type Sent = Pick<Bridge, "sent">;
 

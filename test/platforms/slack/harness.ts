@@ -1,20 +1,16 @@
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { decodeSlackMessageRef } from "../../../bots/slack/adapter.ts";
-import { startSlackBot, type RunningSlackBot } from "../../../bots/slack/index.ts";
+import { startSlackBot } from "../../../bots/slack/index.ts";
 import { loadConfig, type Config } from "../../../src/runtime/config.ts";
 import { encodeSlackActionId, toSlackText } from "../../../src/render/index.ts";
-import { freePort, sleep, startTestGateway, TOKEN, type TestGateway } from "../../helpers/gateway.ts";
+import { TOKEN } from "../../helpers/gateway.ts";
+import { startHarnessGateway, startPlatformLifecycle } from "../../helpers/platform-harness.ts";
 import { gatewayQuestions, waitUntil } from "../../scenarios/tools.ts";
 import type { BotHarness, Person, PromptCopy } from "../../scenarios/harness.ts";
-import { startFakeSlack, type FakeSlack, type FakeSlackMessage } from "./slack-api.ts";
-
-export { slackDeliveryKit } from "../../scenarios/delivery-kits.ts";
+import { startFakeSlack, type FakeSlack, type FakeSlackMessage } from "./fake-api.ts";
 
 export const SLACK_TEST_TOKENS = { bot: "xoxb-test-not-real", app: "xapp-1-test-not-real", signingSecret: "8f742231b10e8888abcd99yyyzzz85a5" };
 /** Fast retries for tests; production uses SLACK_RETRY_CONFIG. A 429 still waits its full Retry-After. */
-const TEST_RETRY = { retries: 2, minTimeout: 20, maxTimeout: 100 };
+export const SLACK_TEST_RETRY = { retries: 2, minTimeout: 20, maxTimeout: 100 };
 
 export interface SlackHarness extends BotHarness {
   mode: "socket" | "http";
@@ -42,22 +38,19 @@ export async function createSlackHarness(mode: "socket" | "http" = "socket"): Pr
     people: Object.values(people),
     channels: Object.values(chats),
   });
-  const dataDir = mkdtempSync(join(tmpdir(), "aub-slack-"));
-  const gatewayPort = await freePort();
-  const startGateway = () => startTestGateway({ dataDir, GATEWAY_PORT: gatewayPort, DELIVERY_TIMEOUT_SECONDS: 30 });
-  let gateway: TestGateway = await startGateway();
+  const gateway = await startHarnessGateway("aub-slack-");
   const config = loadConfig({
     GATEWAY_URL: gateway.url,
     GATEWAY_TOKEN: TOKEN,
-    DATA_DIR: dataDir,
+    DATA_DIR: gateway.dataDir,
     SLACK_BOT_TOKEN: SLACK_TEST_TOKENS.bot,
     SLACK_API_URL: fake.apiUrl.replace(/\/$/, ""), // the bot adds the slash Bolt needs
     SLACK_ALLOWED_USERS: `${people.person.id},${people.colleague.id}`,
     ...(mode === "socket" ? { SLACK_APP_TOKEN: SLACK_TEST_TOKENS.app } : { SLACK_SIGNING_SECRET: SLACK_TEST_TOKENS.signingSecret, SLACK_PORT: "0" }),
   });
-  const start = () => startSlackBot(config, { log: process.env.SLACK_TEST_LOG ? (m, e) => console.error(`[slack] ${m}`, e ?? "") : () => {}, retryConfig: TEST_RETRY, connectRetryConfig: TEST_RETRY });
-  let bot: RunningSlackBot = await start();
-  const eventsUrl = () => `http://127.0.0.1:${bot.port}/slack/events`;
+  const log = process.env.SLACK_TEST_LOG ? (m: string, e?: unknown) => console.error(`[slack] ${m}`, e ?? "") : () => {};
+  const lifecycle = await startPlatformLifecycle(gateway, () => startSlackBot(config, { log, retryConfig: SLACK_TEST_RETRY, connectRetryConfig: SLACK_TEST_RETRY }), [fake]);
+  const eventsUrl = () => `http://127.0.0.1:${lifecycle.bot().port}/slack/events`;
   if (mode === "http") fake.useHttp(eventsUrl, SLACK_TEST_TOKENS.signingSecret);
 
   /** A target chat as Slack sees it: a user id means the DM with that user. */
@@ -88,11 +81,11 @@ export async function createSlackHarness(mode: "socket" | "http" = "socket"): Pr
   }
 
   const harness: SlackHarness = {
+    ...lifecycle,
     mode,
     fake,
     config,
     surface: "slack",
-    gatewayUrl: () => gateway.url,
     eventsUrl,
     ...chats,
     ...people,
@@ -172,28 +165,7 @@ export async function createSlackHarness(mode: "socket" | "http" = "socket"): Pr
     rateLimitNextSend(seconds) {
       fake.failNext("chat.postMessage", { status: 429, retryAfter: seconds });
     },
-    ...gatewayQuestions("slack", () => gateway.url, (chat, ref) => harness.copy(chat, ref), chats.chat),
-    async restartBot(whileDown) {
-      await bot.stop();
-      await whileDown?.();
-      bot = await start();
-    },
-    async stopGateway() {
-      await gateway.close();
-    },
-    async startGateway() {
-      gateway = await startGateway();
-      await sleep(100); // let fetch's pool notice the old server's sockets are gone
-    },
-    async restartGateway() {
-      await harness.stopGateway();
-      await harness.startGateway();
-    },
-    async close() {
-      await bot.stop();
-      await gateway.close();
-      await fake.close();
-    },
+    ...gatewayQuestions("slack", lifecycle.gatewayUrl, (chat, ref) => harness.copy(chat, ref), chats.chat),
   };
   return harness;
 }

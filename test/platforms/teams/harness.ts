@@ -1,12 +1,11 @@
-import { join } from "node:path";
 import { startTeamsBot, type RunningTeamsBot } from "../../../bots/teams/index.ts";
 import { loadConfig, type Config } from "../../../src/runtime/config.ts";
 import { encodeTeamsSubmitData, toTeamsText, TEAMS_ANSWER_INPUT_ID, TEAMS_SUBMIT_FIELD } from "../../../src/render/index.ts";
-import { freePort, sleep, startTestGateway, TOKEN, type TestGateway } from "../../helpers/gateway.ts";
+import { TOKEN } from "../../helpers/gateway.ts";
+import { startHarnessGateway, startPlatformLifecycle } from "../../helpers/platform-harness.ts";
 import { gatewayQuestions, waitUntil } from "../../scenarios/tools.ts";
 import type { BotHarness, Person, PromptCopy } from "../../scenarios/harness.ts";
-import { startFakeTeams, type FakeTeams, type FakeTeamsMessage } from "./teams-api.ts";
-import { tempDir } from "../../helpers/temp-dirs.ts";
+import { startFakeTeams, type FakeTeams, type FakeTeamsMessage } from "./fake-api.ts";
 
 export const TEAMS_TEST_APP = { appId: "6f0b7c1e-2d3a-4b5c-8d9e-0a1b2c3d4e5f", tenantId: "72f988bf-86f1-41af-91ab-2d7cd011db47" };
 
@@ -81,19 +80,18 @@ export async function startTeamsFake(): Promise<FakeTeams> {
   });
 }
 
+/** Starts the bot and points the fake's Bot Framework at it. */
+export async function startTeamsTestBot(fake: FakeTeams, config: Config): Promise<RunningTeamsBot> {
+  const running = await startTeamsBot(config, { log: teamsTestLog(), pace: TEAMS_TEST_PACE });
+  fake.useBot(`http://127.0.0.1:${running.port}/api/messages`);
+  return running;
+}
+
 export async function createTeamsHarness(): Promise<TeamsHarness> {
   const fake = await startTeamsFake();
-  const dataDir = tempDir("aub-teams-");
-  const gatewayPort = await freePort();
-  const startGateway = () => startTestGateway({ dataDir, GATEWAY_PORT: gatewayPort, DELIVERY_TIMEOUT_SECONDS: 30 });
-  let gateway: TestGateway = await startGateway();
-  const config = teamsTestConfig(fake, gateway.url, dataDir);
-  const start = async () => {
-    const running = await startTeamsBot(config, { log: teamsTestLog(), pace: TEAMS_TEST_PACE });
-    fake.useBot(`http://127.0.0.1:${running.port}/api/messages`);
-    return running;
-  };
-  let bot = await start();
+  const gateway = await startHarnessGateway("aub-teams-");
+  const config = teamsTestConfig(fake, gateway.url, gateway.dataDir);
+  const lifecycle = await startPlatformLifecycle(gateway, () => startTeamsTestBot(fake, config), [fake]);
   // The app is installed in the channel, the group chat and every person's personal chat: the bot has each reference.
   for (const conversation of fake.conversations.values()) {
     const status = await fake.install(conversation.id);
@@ -134,12 +132,11 @@ export async function createTeamsHarness(): Promise<TeamsHarness> {
   };
 
   const harness: TeamsHarness = {
+    ...lifecycle,
     fake,
     config,
-    bot: () => bot,
     surface: "teams",
     capabilities: { deletesMessages: false, marksMessages: false },
-    gatewayUrl: () => gateway.url,
     ...TEAMS_CHATS,
     ...TEAMS_PEOPLE,
     message: messageOf,
@@ -218,22 +215,7 @@ export async function createTeamsHarness(): Promise<TeamsHarness> {
     rateLimitNextSend(seconds) {
       fake.failNext("post", 429, { retryAfter: seconds });
     },
-    ...gatewayQuestions("teams", () => gateway.url, (chat, ref) => harness.copy(chat, ref), TEAMS_CHATS.chat),
-    async restartBot(whileDown) {
-      await bot.stop();
-      await whileDown?.();
-      bot = await start();
-    },
-    async restartGateway() {
-      await gateway.close();
-      gateway = await startGateway();
-      await sleep(100);
-    },
-    async close() {
-      await bot.stop();
-      await gateway.close();
-      await fake.close();
-    },
+    ...gatewayQuestions("teams", lifecycle.gatewayUrl, (chat, ref) => harness.copy(chat, ref), TEAMS_CHATS.chat),
   };
   return harness;
 }

@@ -12,7 +12,7 @@ import { createTeamsReferenceStore } from "../../../bots/teams/references.ts";
 import { rpcOk, sleep } from "../../helpers/gateway.ts";
 import { waitUntil } from "../../scenarios/bot-scenarios.ts";
 import { createTeamsHarness, type TeamsHarness } from "./harness.ts";
-import type { TokenIssuer } from "./teams-api.ts";
+import type { TokenIssuer } from "./fake-api.ts";
 
 const single = { id: "deploy_target", header: "Target", question: "Where should I deploy?", options: [{ label: "Staging" }, { label: "Production" }] };
 

@@ -5,16 +5,14 @@
 import { startTelegramBot } from "../../../bots/telegram/index.ts";
 import { loadConfig } from "../../../src/runtime/config.ts";
 import { encodeTelegramCallbackData, toTelegramText } from "../../../src/render/index.ts";
-import { startFakeTelegram, type FakeTelegram, type FakeTelegramMessage } from "./telegram-api.ts";
-import { freePort, sleep, startTestGateway, TOKEN, type TestGateway } from "../../helpers/gateway.ts";
+import { startFakeTelegram, type FakeTelegram, type FakeTelegramMessage } from "./fake-api.ts";
+import { TOKEN } from "../../helpers/gateway.ts";
+import { startHarnessGateway, startPlatformLifecycle } from "../../helpers/platform-harness.ts";
 import { waitUntil } from "../../scenarios/tools.ts";
 import type { BotHarness, Person } from "../../scenarios/harness.ts";
-import { tempDir } from "../../helpers/temp-dirs.ts";
-
-export { telegramDeliveryKit } from "../../scenarios/delivery-kits.ts";
 
 /** Fast limits for tests; the real defaults space sends a second apart per chat. */
-const TEST_THROTTLE = {
+export const TELEGRAM_TEST_THROTTLE = {
   global: { reservoir: 1000, reservoirRefreshAmount: 1000, reservoirRefreshInterval: 1000 },
   group: { maxConcurrent: 1, minTime: 5 },
   out: { maxConcurrent: 1, minTime: 5 },
@@ -27,21 +25,17 @@ export interface TelegramHarness extends BotHarness {
 /** `publicUrl`: the gateway gets GATEWAY_PUBLIC_URL at its own address, so its answer links (Review…) reach "a phone". */
 export async function createTelegramHarness({ publicUrl = false }: { publicUrl?: boolean } = {}): Promise<TelegramHarness> {
   const fake = await startFakeTelegram();
-  const dataDir = tempDir("aub-tg-");
-  const port = await freePort();
-  const gatewayOptions = { dataDir, GATEWAY_PORT: port, DELIVERY_TIMEOUT_SECONDS: 30, ...(publicUrl ? { GATEWAY_PUBLIC_URL: `http://127.0.0.1:${port}` } : {}) };
-  let gateway: TestGateway = await startTestGateway(gatewayOptions);
+  const gateway = await startHarnessGateway("aub-tg-", (port) => (publicUrl ? { GATEWAY_PUBLIC_URL: `http://127.0.0.1:${port}` } : {}));
   const people = { person: { id: "101", name: "Ada" }, colleague: { id: "102", name: "Grace" }, stranger: { id: "666", name: "Mallory" } };
   const config = loadConfig({
     GATEWAY_URL: gateway.url,
     GATEWAY_TOKEN: TOKEN,
-    DATA_DIR: dataDir,
+    DATA_DIR: gateway.dataDir,
     TELEGRAM_BOT_TOKEN: "123456:TEST-TOKEN-not-real",
     TELEGRAM_API_ROOT: fake.apiRoot,
     TELEGRAM_ALLOWED_USERS: `${people.person.id},${people.colleague.id}`,
   });
-  const start = () => startTelegramBot(config, { log: () => {}, throttle: TEST_THROTTLE });
-  let bot = await start();
+  const lifecycle = await startPlatformLifecycle(gateway, () => startTelegramBot(config, { log: () => {}, throttle: TELEGRAM_TEST_THROTTLE }), [fake]);
 
   const tgUser = (p: Person) => ({ id: Number(p.id), first_name: p.name });
   const message = (chat: string, ref: string): FakeTelegramMessage => {
@@ -52,8 +46,8 @@ export async function createTelegramHarness({ publicUrl = false }: { publicUrl?:
 
   const harness: TelegramHarness = {
     fake,
+    ...lifecycle,
     surface: "telegram",
-    gatewayUrl: () => gateway.url,
     chat: "-1001",
     otherChat: "-1002",
     ...people,
@@ -122,21 +116,6 @@ export async function createTelegramHarness({ publicUrl = false }: { publicUrl?:
       fake.calls.filter((c) => c.method === "sendMessage" && !c.failed && JSON.stringify(c.body.reply_markup ?? "").includes(`|${questionId}|`)).length,
     rateLimitNextSend(seconds) {
       fake.failNext("sendMessage", { error_code: 429, description: `Too Many Requests: retry after ${seconds}`, parameters: { retry_after: seconds } });
-    },
-    async restartBot(whileDown) {
-      await bot.stop();
-      await whileDown?.();
-      bot = await start();
-    },
-    async restartGateway() {
-      await gateway.close();
-      gateway = await startTestGateway(gatewayOptions);
-      await sleep(100); // let fetch's pool notice the old server's sockets are gone
-    },
-    async close() {
-      await bot.stop();
-      await gateway.close();
-      await fake.close();
     },
   };
   return harness;

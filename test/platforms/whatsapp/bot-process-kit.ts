@@ -1,6 +1,6 @@
 /** `ask-user-bridge bot whatsapp` as ops run it (the compiled CLI), with a real gateway and the fake Graph API. */
 import { freePort, spawnCli, startTestGateway, TOKEN, waitForOutput, type TestGateway } from "../../helpers/gateway.ts";
-import { startFakeWhatsApp, type FakeWhatsApp } from "./graph-api.ts";
+import { startFakeWhatsApp, type FakeWhatsApp } from "./fake-api.ts";
 import { WA, whatsappBotEnv } from "./harness.ts";
 
 export interface WhatsAppBotProcess {

@@ -7,11 +7,11 @@
 import { startWhatsAppBot, type WhatsAppBotOptions } from "../../../bots/whatsapp/index.ts";
 import { loadConfig } from "../../../src/runtime/config.ts";
 import { encodeWhatsAppRowId, toWhatsAppText } from "../../../src/render/index.ts";
-import { freePort, sleep, startTestGateway, TOKEN, type TestGateway } from "../../helpers/gateway.ts";
+import { freePort, TOKEN } from "../../helpers/gateway.ts";
+import { startHarnessGateway, startPlatformLifecycle } from "../../helpers/platform-harness.ts";
 import { waitUntil } from "../../scenarios/tools.ts";
 import type { BotHarness, Person, PromptCopy } from "../../scenarios/harness.ts";
-import { startFakeWhatsApp, type FakeBotMessage, type FakeWhatsApp, type PairPace } from "./graph-api.ts";
-import { tempDir } from "../../helpers/temp-dirs.ts";
+import { startFakeWhatsApp, type FakeBotMessage, type FakeWhatsApp, type PairPace } from "./fake-api.ts";
 
 export const WA = {
   accessToken: "EAAfaketoken-not-real",
@@ -53,23 +53,20 @@ const REMINDER = /^⏰/u;
 
 export async function createWhatsAppHarness(options: WhatsAppHarnessOptions = {}): Promise<WhatsAppHarness> {
   const fake = await startFakeWhatsApp({ ...WA, ...(options.pairPace ? { pairPace: options.pairPace } : {}) });
-  const dataDir = tempDir("aub-wa-");
-  const port = await freePort();
+  const gateway = await startHarnessGateway("aub-wa-");
   const webhookPort = await freePort();
-  let gateway: TestGateway = await startTestGateway({ dataDir, GATEWAY_PORT: port, DELIVERY_TIMEOUT_SECONDS: 30 });
   const people = { person: { id: "15550000101", name: "Ada" }, colleague: { id: "15550000102", name: "Grace" }, stranger: { id: "15550000666", name: "Mallory" } };
   const config = loadConfig({
     GATEWAY_URL: gateway.url,
     GATEWAY_TOKEN: TOKEN,
-    DATA_DIR: dataDir,
+    DATA_DIR: gateway.dataDir,
     ...whatsappBotEnv(fake.apiRoot, webhookPort),
     WHATSAPP_ALLOWED_USERS: `${people.person.id},${people.colleague.id}`,
     ...options.env,
   });
   const webhookUrl = `http://127.0.0.1:${webhookPort}/webhook`;
   fake.setWebhook(webhookUrl);
-  const start = () => startWhatsAppBot(config, { log: () => {}, retry: TEST_RETRY, pace: TEST_PACE, ...options.bot });
-  let bot = await start();
+  const lifecycle = await startPlatformLifecycle(gateway, () => startWhatsAppBot(config, { log: () => {}, retry: TEST_RETRY, pace: TEST_PACE, ...options.bot }), [fake]);
 
   const message = (chat: string, ref: string): FakeBotMessage => {
     const found = fake.message(ref);
@@ -99,11 +96,11 @@ export async function createWhatsAppHarness(options: WhatsAppHarnessOptions = {}
   }
 
   const harness: WhatsAppHarness = {
+    ...lifecycle,
     fake,
     webhookUrl,
     surface: "whatsapp",
     capabilities: { edits: false, groups: false, deletesMessages: false, deletesOwnMessages: false },
-    gatewayUrl: () => gateway.url,
     chat: people.person.id,
     otherChat: people.colleague.id,
     ...people,
@@ -160,21 +157,6 @@ export async function createWhatsAppHarness(options: WhatsAppHarnessOptions = {}
       fake.calls.filter((c) => c.status === 200 && c.body.type === "interactive" && !c.body.context && JSON.stringify(c.body.interactive).includes(`|${questionId}|`)).length,
     rateLimitNextSend() {
       fake.failNext((body) => body.type === "interactive" && !body.context, 131056, { message: "(Business Account, Consumer Account) pair rate limit hit" });
-    },
-    async restartBot(whileDown) {
-      await bot.stop();
-      await whileDown?.();
-      bot = await start();
-    },
-    async restartGateway() {
-      await gateway.close();
-      gateway = await startTestGateway({ dataDir, GATEWAY_PORT: port, DELIVERY_TIMEOUT_SECONDS: 30 });
-      await sleep(100);
-    },
-    async close() {
-      await bot.stop();
-      await gateway.close();
-      await fake.close();
     },
   };
   return harness;

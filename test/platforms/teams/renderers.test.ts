@@ -16,6 +16,7 @@ import {
   TEAMS_SUBMIT_DATA_MAX,
 } from "../../../src/render/index.ts";
 import { formatTarget, parseTarget } from "../../../src/record/targets.ts";
+import { expiredLateOpen as expired, LATE } from "../../fixtures/render-records.ts";
 import { question, record } from "../../helpers/records.ts";
 
 const four = question({ options: [{ label: "A".repeat(64) }, { label: "Production" }, { label: "EU" }, { label: "US" }] });
@@ -150,5 +151,26 @@ describe("teams: targets in text form (a conversation id holds a colon)", () => 
 
   it("other surfaces parse as before", () => {
     expect(parseTarget("telegram:-1001:42+77")).toEqual({ ok: true, target: { surface: "telegram", chat: "-1001", users: ["42", "77"] } });
+  });
+});
+
+describe("a late copy offers no Skip (a late skip is refused)", () => {
+  it("Teams", () => {
+    const { nowMs: now, text, c0, c1, other } = LATE;
+    const card = renderTeamsSummary(expired, { nowMs: now });
+    expect(card.text).toBe(text);
+    expect(card.card.actions).toEqual([
+      { type: "Action.Submit", title: "Staging (Recommended)", data: { ask_user: c0 } },
+      { type: "Action.Submit", title: "Production", data: { ask_user: c1 } },
+      {
+        type: "Action.ShowCard",
+        title: "Other…",
+        card: {
+          type: "AdaptiveCard",
+          body: [{ type: "Input.Text", id: "ask_user_answer", label: "Where should this deploy?", isMultiline: true, maxLength: 2000, placeholder: "Your answer" }],
+          actions: [{ type: "Action.Submit", title: "Send", data: { ask_user: other } }],
+        },
+      },
+    ]);
   });
 });

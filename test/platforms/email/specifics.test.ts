@@ -15,7 +15,7 @@ import { optionLinkUrl } from "../../../src/record/answer-links.ts";
 import { rpcOk, sleep } from "../../helpers/gateway.ts";
 import { waitUntil } from "../../scenarios/tools.ts";
 import { createEmailHarness, PEOPLE, type EmailHarness } from "./harness.ts";
-import { BOT_ADDRESS, type FakeMail } from "./smtp-fake.ts";
+import { BOT_ADDRESS, type FakeMail } from "./fake-api.ts";
 
 const single = {
   id: "deploy_target",

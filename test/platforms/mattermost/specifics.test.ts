@@ -7,7 +7,7 @@ import { loadConfig } from "../../../src/runtime/config.ts";
 import { decodeMattermostDialogState, encodeMattermostCallback, toMattermostText } from "../../../src/render/index.ts";
 import { rpcOk, sleep, spawnCli, startTestGateway, TOKEN } from "../../helpers/gateway.ts";
 import { waitUntil } from "../../scenarios/tools.ts";
-import { startFakeMattermost } from "./fake-mattermost.ts";
+import { startFakeMattermost } from "./fake-api.ts";
 import { createMattermostHarness, MATTERMOST_TEST_TOKEN, shown, type MattermostHarness } from "./harness.ts";
 
 const single = {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTelegramBot } from "../../../bots/telegram/index.ts";
 import { loadConfig } from "../../../src/runtime/config.ts";
-import { startFakeTelegram, type FakeTelegram } from "./telegram-api.ts";
+import { startFakeTelegram, type FakeTelegram } from "./fake-api.ts";
 import { freePort, rpcOk, sleep, startTestGateway, TOKEN, type TestGateway } from "../../helpers/gateway.ts";
 import { waitUntil } from "../../scenarios/bot-scenarios.ts";
 import { tempDir } from "../../helpers/temp-dirs.ts";
