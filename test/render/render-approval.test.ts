@@ -6,21 +6,15 @@
 import { describe, expect, it } from "vitest";
 import type { ApprovalSubject, QuestionRecord } from "../../src/record/record.ts";
 import { NO_LINK_NOTE, REVIEW_BUTTON_TEXT, REVIEW_NOTE } from "../../src/render/approval.ts";
-import {
-  approvalShownWhole,
-  renderDiscordPrompt,
-  renderEmailPrompt,
-  renderMatrixPrompt,
-  renderMattermostPrompt,
-  renderSlackPrompt,
-  renderTeamsPrompt,
-  renderTelegramPrompt,
-  renderWhatsAppPrompt,
-  type MatrixMessageContent,
-  type SlackRichTextBlock,
-  type TeamsTextBlock,
-  type WhatsAppListMessage,
-} from "../../src/render/index.ts";
+import { approvalShownWhole } from "../../src/platforms/approval-views.ts";
+import { renderDiscordPrompt } from "../../src/platforms/discord/payload.ts";
+import { renderEmailPrompt } from "../../src/platforms/email/payload.ts";
+import { renderMatrixPrompt, type MatrixMessageContent } from "../../src/platforms/matrix/payload.ts";
+import { renderMattermostPrompt } from "../../src/platforms/mattermost/payload.ts";
+import { renderSlackPrompt, type SlackRichTextBlock } from "../../src/platforms/slack/payload.ts";
+import { renderTeamsPrompt, type TeamsTextBlock } from "../../src/platforms/teams/payload.ts";
+import { renderTelegramPrompt } from "../../src/platforms/telegram/payload.ts";
+import { renderWhatsAppPrompt, type WhatsAppListMessage } from "../../src/platforms/whatsapp/payload.ts";
 import { question, record } from "../helpers/records.ts";
 
 const GRANT = "Allow for this session";
@@ -268,7 +262,7 @@ describe("fenced code blocks cannot be closed from inside", () => {
   });
 
   it("matrix: the summary of an approval stays a message (an edit keeps the event type)", async () => {
-    const { renderMatrixSummary } = await import("../../src/render/index.ts");
+    const { renderMatrixSummary } = await import("../../src/platforms/matrix/payload.ts");
     const r = { ...approval(SHORT), status: "answered" as const, answers: { approval: ["Deny"] }, resolvedAtMs: 1 };
     expect(renderMatrixSummary(r).prompt.type).toBe("m.room.message");
   });

@@ -1,12 +1,7 @@
 import { describe, it, expect } from "vitest";
-import {
-  decodeDiscordCustomId,
-  decodeSlackModalMetadata,
-  encodeSlackModalMetadata,
-  renderDiscordOtherModal,
-  renderSlackOtherModal,
-  slackModalAnswer,
-} from "../../src/render/index.ts";
+import { decodeDiscordCustomId } from "../../src/platforms/discord/callback-data.ts";
+import { decodeSlackModalMetadata, encodeSlackModalMetadata, renderSlackOtherModal, slackModalAnswer } from "../../src/platforms/slack/modal.ts";
+import { renderDiscordOtherModal } from "../../src/platforms/discord/modal.ts";
 
 const request = { questionId: "q_123", title: "Your answer", label: "Where should this deploy?" };
 

@@ -5,7 +5,8 @@
  */
 import type { RunningBot } from "../../../bots/shared.ts";
 import { loadConfig } from "../../../src/runtime/config.ts";
-import { encodeTelegramCallbackData, toTelegramText } from "../../../src/render/index.ts";
+import { encodeTelegramCallbackData } from "../../../src/platforms/telegram/callback-data.ts";
+import { toTelegramText } from "../../../src/platforms/telegram/escaping.ts";
 import { freePort, sleep, startTestGateway, tempDir, TOKEN, type TestGateway } from "../../helpers/gateway.ts";
 import type { DeliveryKit } from "../../scenarios/delivery-kits.ts";
 import type { BotHarness, Person, PromptCopy } from "../../scenarios/harness.ts";
