@@ -2,7 +2,9 @@
  * The layers, enforced by `npm test` (dependency-cruiser). Read top to bottom, each layer may import the ones
  * below it and never the ones above:
  *   bin                      the CLI entry
- *   bots/<platform>          one folder per platform SDK → bridge, client, render, parse, contract
+ *   bots/<platform>          one folder per platform SDK → bridge, client, render, parse, contract, and its own
+ *                            platform's folder src/platforms/<platform>/ (never another's: each bot loads only its
+ *                            own platform's renderers)
  *   src/cli                  commands → gateway, client, web, and everything below (the mcp command, mcp.ts,
  *                            runs the MCP server in src/cli/mcp)
  *   src/frameworks           optional agent-framework adapters (subpath exports) → coding-agents, client, core
@@ -16,9 +18,11 @@
  *   src/runtime              process plumbing (config, logs, the data dir, the token file) → record, platforms
  *   src/protocol             the wire types both sides share (method params, frames, events, payloads) → record,
  *                            contract
- *   src/bridge               platform-free bot logic → render, parse, contract
+ *   src/bridge               platform-free bot logic → render, parse, contract, and the registry; it reaches no
+ *                            platform's renderers (the bot hands it a SurfaceAdapter that renders)
  *   src/platforms/<p>/       a platform's renderers (payload.ts, modal.ts, callback-data.ts) → render, parse,
- *                            contract; src/render/index.ts re-exports them for the bots (src/platforms/renderers.ts)
+ *                            contract, src/platforms/kit and its own folder, never another platform's; its bot
+ *                            imports them directly (nothing re-exports them: src/render never reaches them)
  *   src/render, src/parse    pure → record, contract, kernel and the platform leaves
  *   src/record               the question record and its rules (state, follow-ups, the late window, reminder
  *                            timing, freshness, targets): pure, no zod of its own, no I/O → contract, kernel
@@ -44,6 +48,8 @@ const folder = (name) => `^src/${name}/`;
 
 /** `from` may not import `to`. */
 const forbid = (name, from, to, comment) => ({ name, comment, severity: "error", from: { path: from }, to: { path: to } });
+/** `from` may not reach `to` through any chain of imports. */
+const reaches = (name, from, to, comment) => ({ name, comment, severity: "error", from: { path: from }, to: { path: to, reachable: true } });
 
 /** The only file allowed at the src/ root, the main entry: no layer rule can name a loose root file, so none is added. */
 const ROOT_FILES = ["index"];
@@ -55,6 +61,8 @@ const NEW_ROOT_FILE_COMMENT = "a new file at the src/ root: put it in its layer'
 const PLATFORM_LEAF = "^src/platforms/(index\\.ts$|descriptors\\.ts$|surfaces\\.ts$|kit/|[^/]+/(platform|surface|escaping)\\.ts$)";
 /** The renderer side: what a platform's folder holds besides its descriptor. */
 const PLATFORM_RENDERER = "^src/platforms/(?!kit/)[^/]+/(?!(platform|surface|escaping)\\.ts$)";
+/** The renderer side of any platform but $1, the platform of the rule's `from` (bots/$1/). */
+const OTHER_PLATFORM_RENDERER = "^src/platforms/(?!kit/|$1/)[^/]+/(?!(platform|surface|escaping)\\.ts$)";
 
 module.exports = {
   forbidden: [
@@ -89,9 +97,14 @@ module.exports = {
     forbid("platform-descriptors-are-leaves", PLATFORM_LEAF, "^src/(?!platforms/)", "the registry and the descriptors are leaves every layer may read: they import nothing of src/ outside src/platforms"),
     forbid("descriptors-load-no-renderer", PLATFORM_LEAF, PLATFORM_RENDERER, "a descriptor (and the registry) never loads a renderer: the renderers sit above src/render, the descriptors below it"),
     forbid("registry-stays-light", "^src/platforms/index\\.ts$", "^src/platforms/(?!kit/)[^/]+/(?!surface\\.ts$)", "the registry of names holds only each platform's surface.ts: the Control UI bundles it (src/platforms/surfaces.ts); the descriptors are src/platforms/descriptors.ts"),
-    forbid("core-reads-platforms-through-the-registry", "^src/(?!platforms/)", "^src/platforms/(?!kit/)[^/]+/", "outside src/platforms, the core reads a platform only through the registry (src/platforms/index.ts, descriptors.ts) and src/platforms/kit (src/render/index.ts re-exports the renderers through src/platforms/renderers.ts)"),
+    forbid("core-reads-platforms-through-the-registry", "^src/(?!platforms/)", "^src/platforms/(?!kit/)[^/]+/", "outside src/platforms, the core (the bridge too) reads a platform only through the registry (src/platforms/index.ts, descriptors.ts) and src/platforms/kit"),
+    forbid("platforms-stay-apart", "^src/platforms/([^/]+)/", "^src/platforms/(?!$1/|kit/)[^/]+/", "a platform's folder imports only itself and src/platforms/kit (shared, not a platform; it imports no platform)"),
+    reaches("render-reaches-no-platform-renderer", folder("render"), PLATFORM_RENDERER, "the shared renderer sits below the platforms' renderers and re-exports none of them: each bot imports its own platform's folder"),
+    reaches("bridge-reaches-no-platform-renderer", folder("bridge"), PLATFORM_RENDERER, "the bridge is platform-free: it renders through the SurfaceAdapter its bot hands it and reads platforms only through the descriptors, so no platform's payload or modal code is in its module graph"),
     forbid("bots-not-to-server-or-cli", "^bots/", "^src/(gateway|web|cli)/", "a bot is a client of the gateway: bridge, client, render, parse, contract"),
     forbid("bots-stay-in-their-folder", "^bots/([^/]+)/", "^bots/(?!$1/|shared\\.ts$)", "a platform's folder imports only itself and bots/shared.ts"),
+    forbid("bots-import-only-their-platform", "^bots/([^/]+)/", "^src/platforms/(?!$1/|kit/)[^/]+/", "a bot imports its own platform's folder (bots/<p> → src/platforms/<p>/), never another platform's"),
+    reaches("bots-load-only-their-platform", "^bots/([^/]+)/", OTHER_PLATFORM_RENDERER, "a bot's module graph holds no other platform's renderers (payload, modal, callback data), only the descriptors every layer reads through the registry"),
     {
       name: "no-folder-cycles",
       comment: "no folder imports a folder that (through others) imports it back",

@@ -9,7 +9,7 @@
  */
 import { startMattermostBot } from "../bots/mattermost/index.ts";
 import { loadConfig } from "../src/runtime/config.ts";
-import { MATTERMOST_QUESTION_PROP } from "../src/render/index.ts";
+import { MATTERMOST_QUESTION_PROP } from "../src/platforms/mattermost/payload.ts";
 import { freePort } from "../test/helpers/free-port.ts";
 import { MATTERMOST_RATE_LIMIT, startFakeMattermost, type RateLimit } from "../test/platforms/mattermost/fake-api.ts";
 import { BENCH_TOKEN } from "./lib/procs.ts";

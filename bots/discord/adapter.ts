@@ -1,6 +1,8 @@
 import { DiscordAPIError, RESTJSONErrorCodes, Routes, type APIMessage, type Client } from "discord.js";
 import { PermanentSendError, type SurfaceAdapter } from "../../src/bridge/index.ts";
-import { cutToFit, DISCORD_CONTENT_MAX, renderDiscordPrompt, renderDiscordSummary, toDiscordContent, type ChatOptions } from "../../src/render/index.ts";
+import { cutToFit, type ChatOptions } from "../../src/render/index.ts";
+import { DISCORD_CONTENT_MAX, renderDiscordPrompt, renderDiscordSummary } from "../../src/platforms/discord/payload.ts";
+import { toDiscordContent } from "../../src/platforms/discord/escaping.ts";
 import type { Log } from "../shared.ts";
 
 /** Channel and user ids are snowflakes: 17-20 digits. */

@@ -1,6 +1,7 @@
 import { Events, GuildMember, MessageFlags, type ButtonInteraction, type Client, type Message, type ModalSubmitInteraction, type User } from "discord.js";
 import { applyEffects, callbackToEvent, TEXTS, type Bridge, type BridgeUser } from "../../src/bridge/index.ts";
-import { decodeDiscordCustomId, DISCORD_MODAL_INPUT_ID } from "../../src/render/index.ts";
+import { decodeDiscordCustomId } from "../../src/platforms/discord/callback-data.ts";
+import { DISCORD_MODAL_INPUT_ID } from "../../src/platforms/discord/modal.ts";
 import type { Log } from "../shared.ts";
 import { toMessageRef } from "./adapter.ts";
 import { discordInteractionOps, discordMessageOps, discordOtherOps, refuseInteraction, type Interaction } from "./ops.ts";

@@ -1,6 +1,6 @@
 import { MessageFlags, Routes, type APIMessage, type ButtonInteraction, type Client, type Message, type ModalSubmitInteraction } from "discord.js";
 import { TEXTS, type Bridge, type PlatformOps } from "../../src/bridge/index.ts";
-import { renderDiscordOtherModal } from "../../src/render/index.ts";
+import { renderDiscordOtherModal } from "../../src/platforms/discord/modal.ts";
 import type { Log } from "../shared.ts";
 import { toMessageRef } from "./adapter.ts";
 

@@ -1,5 +1,6 @@
 import { PermanentSendError, type SurfaceAdapter } from "../../src/bridge/index.ts";
-import { emailAnsweredLate, emailPromptSubject, normalizeAddress, renderEmailCopy, renderEmailPrompt, renderEmailReply } from "../../src/render/index.ts";
+import { answeredLate as emailAnsweredLate, promptSubject as emailPromptSubject, renderEmailCopy, renderEmailPrompt, renderEmailReply } from "../../src/platforms/email/payload.ts";
+import { normalizeAddress } from "../../src/platforms/email/platform.ts";
 import type { MessageIds } from "./message-id.ts";
 import type { SmtpSender } from "./transport.ts";
 

@@ -19,7 +19,7 @@
  */
 import { ImapFlow, type FetchMessageObject } from "imapflow";
 import { backoffDelay } from "../../src/kernel/backoff.ts";
-import { EMAIL_INBOUND_MAX_BYTES, type ImapMailbox } from "../../src/render/index.ts";
+import { EMAIL_INBOUND_MAX_BYTES, type ImapMailbox } from "../../src/platforms/email/platform.ts";
 import type { Log } from "../shared.ts";
 import type { ImapCursorStore } from "./imap-cursor.ts";
 import type { MailOutcome } from "./inbound.ts";

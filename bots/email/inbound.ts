@@ -11,7 +11,7 @@ import { createHash } from "node:crypto";
 import EmailReplyParser from "email-reply-parser";
 import { simpleParser, type ParsedMail } from "mailparser";
 import { applyEffects, type Bridge } from "../../src/bridge/index.ts";
-import { normalizeAddress } from "../../src/render/index.ts";
+import { normalizeAddress } from "../../src/platforms/email/platform.ts";
 import type { Log } from "../shared.ts";
 import type { InboundMail } from "./listener.ts";
 import type { MessageIds } from "./message-id.ts";

@@ -1,5 +1,7 @@
 import { ConfigError, requireConfig, type Config } from "../../src/runtime/config.ts";
-import { cutToFit, EMAIL_TEXT_MAX, parseImapUrl, toEmailText } from "../../src/render/index.ts";
+import { cutToFit } from "../../src/render/index.ts";
+import { EMAIL_TEXT_MAX, parseImapUrl } from "../../src/platforms/email/platform.ts";
+import { toEmailText } from "../../src/platforms/email/escaping.ts";
 import { createLog, startBridgeBot, type Log, type RunningBot } from "../shared.ts";
 import { createEmailAdapter } from "./adapter.ts";
 import { createImapCursorStore } from "./imap-cursor.ts";

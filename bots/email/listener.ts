@@ -12,7 +12,7 @@
  */
 import { timingSafeEqual } from "node:crypto";
 import { SMTPServer } from "smtp-server";
-import { EMAIL_INBOUND_MAX_BYTES } from "../../src/render/index.ts";
+import { EMAIL_INBOUND_MAX_BYTES } from "../../src/platforms/email/platform.ts";
 import type { Log } from "../shared.ts";
 import { createSmtpAuthBackoff, type SmtpAuthBackoff } from "./auth-backoff.ts";
 

@@ -1,5 +1,5 @@
 import type { Bridge, PlatformOps } from "../../src/bridge/index.ts";
-import { renderEmailReply } from "../../src/render/index.ts";
+import { renderEmailReply } from "../../src/platforms/email/payload.ts";
 import type { MessageIds } from "./message-id.ts";
 import type { SmtpSender } from "./transport.ts";
 

@@ -6,7 +6,7 @@
  */
 import nodemailer from "nodemailer";
 import { PermanentSendError } from "../../src/bridge/index.ts";
-import type { EmailMessage } from "../../src/render/index.ts";
+import type { EmailMessage } from "../../src/platforms/email/payload.ts";
 
 export interface OutgoingMail {
   to: string;

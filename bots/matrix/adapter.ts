@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { MatrixError } from "matrix-js-sdk";
 import { PermanentSendError, type SurfaceAdapter } from "../../src/bridge/index.ts";
-import { matrixEditContent, matrixMessage, matrixPollEndContent, renderMatrixPrompt, renderMatrixSummary } from "../../src/render/index.ts";
+import { matrixEditContent, matrixMessage, matrixPollEndContent, renderMatrixPrompt, renderMatrixSummary } from "../../src/platforms/matrix/payload.ts";
 import type { MatrixApi } from "./client.ts";
 import { isRateLimited, retryAfterMs } from "./client.ts";
 import { matrixRef, parseMatrixRef, replyRelation } from "./ops.ts";

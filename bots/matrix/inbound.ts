@@ -1,5 +1,6 @@
 import { applyEffects, callbackToEvent, TEXTS, type Bridge, type BridgeUser } from "../../src/bridge/index.ts";
-import { decodeMatrixAnswerId, MATRIX_POLL_RESPONSES } from "../../src/render/index.ts";
+import { decodeMatrixAnswerId } from "../../src/platforms/matrix/callback-data.ts";
+import { MATRIX_POLL_RESPONSES } from "../../src/platforms/matrix/payload.ts";
 import type { Log } from "../shared.ts";
 import type { MatrixApi, MatrixRawEvent } from "./client.ts";
 import { matrixMessageOps, matrixRef, matrixVoteOps, sendNotice, type MatrixPlace } from "./ops.ts";

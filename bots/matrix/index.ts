@@ -1,7 +1,9 @@
 import { MatrixClient, MatrixError } from "matrix-js-sdk";
 import { BotStopError } from "../../src/kernel/errors.ts";
 import { requireConfig, type Config } from "../../src/runtime/config.ts";
-import { cutToFit, MATRIX_TEXT_MAX, toMatrixText } from "../../src/render/index.ts";
+import { cutToFit } from "../../src/render/index.ts";
+import { MATRIX_TEXT_MAX } from "../../src/platforms/matrix/platform.ts";
+import { toMatrixText } from "../../src/platforms/matrix/escaping.ts";
 import { createLog, startBridgeBot, type Log, type RunningBot } from "../shared.ts";
 import { createMatrixAdapter } from "./adapter.ts";
 import { createMatrixApi } from "./client.ts";

@@ -1,6 +1,7 @@
 import { MatrixError } from "matrix-js-sdk";
 import type { Bridge, PlatformOps, ReplyEffect } from "../../src/bridge/index.ts";
-import { matrixMessage, toMatrixHtml, toMatrixText } from "../../src/render/index.ts";
+import { matrixMessage } from "../../src/platforms/matrix/payload.ts";
+import { toMatrixHtml, toMatrixText } from "../../src/platforms/matrix/escaping.ts";
 import type { Log } from "../shared.ts";
 import type { MatrixApi } from "./client.ts";
 

@@ -1,14 +1,8 @@
 import { PermanentSendError, type SurfaceAdapter } from "../../src/bridge/index.ts";
-import {
-  cutToFit,
-  MATTERMOST_ACTIONS_PATH,
-  MATTERMOST_MESSAGE_MAX,
-  renderMattermostPrompt,
-  renderMattermostSummary,
-  toMattermostText,
-  type ChatOptions,
-  type MattermostActionSigning,
-} from "../../src/render/index.ts";
+import { cutToFit, type ChatOptions } from "../../src/render/index.ts";
+import { MATTERMOST_ACTIONS_PATH, renderMattermostPrompt, renderMattermostSummary, type MattermostActionSigning } from "../../src/platforms/mattermost/payload.ts";
+import { MATTERMOST_MESSAGE_MAX } from "../../src/platforms/mattermost/platform.ts";
+import { toMattermostText } from "../../src/platforms/mattermost/escaping.ts";
 import type { Log } from "../shared.ts";
 import { mattermostStatus, type MattermostClient } from "./client.ts";
 import type { Signer } from "./signing.ts";

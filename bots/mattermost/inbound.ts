@@ -1,17 +1,10 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { WebSocketClient, WebSocketMessage } from "@mattermost/client";
 import { applyEffects, callbackToEvent, TEXTS, type Bridge, type BridgeUser } from "../../src/bridge/index.ts";
-import {
-  decodeMattermostCallback,
-  decodeMattermostDialogState,
-  MATTERMOST_ACTIONS_PATH,
-  MATTERMOST_DIALOG_CALLBACK_ID,
-  MATTERMOST_DIALOG_PATH,
-  MATTERMOST_QUESTION_PROP,
-  mattermostDialogAnswer,
-  mattermostDialogSignedText,
-  toMattermostText,
-} from "../../src/render/index.ts";
+import { decodeMattermostCallback } from "../../src/platforms/mattermost/callback-data.ts";
+import { decodeMattermostDialogState, MATTERMOST_DIALOG_CALLBACK_ID, mattermostDialogAnswer, mattermostDialogSignedText } from "../../src/platforms/mattermost/modal.ts";
+import { MATTERMOST_ACTIONS_PATH, MATTERMOST_DIALOG_PATH, MATTERMOST_QUESTION_PROP } from "../../src/platforms/mattermost/payload.ts";
+import { toMattermostText } from "../../src/platforms/mattermost/escaping.ts";
 import type { Log } from "../shared.ts";
 import { encodeMattermostMessageRef, type MattermostAdapter, type MattermostConversations } from "./adapter.ts";
 import { mattermostStatus, type MattermostClient } from "./client.ts";

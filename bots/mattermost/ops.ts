@@ -1,5 +1,7 @@
 import type { Bridge, PlatformOps } from "../../src/bridge/index.ts";
-import { MATTERMOST_DIALOG_PATH, renderMattermostOtherDialog, encodeMattermostDialogState, mattermostDialogSignedText, toMattermostText } from "../../src/render/index.ts";
+import { MATTERMOST_DIALOG_PATH } from "../../src/platforms/mattermost/payload.ts";
+import { renderMattermostOtherDialog, encodeMattermostDialogState, mattermostDialogSignedText } from "../../src/platforms/mattermost/modal.ts";
+import { toMattermostText } from "../../src/platforms/mattermost/escaping.ts";
 import type { Log } from "../shared.ts";
 import { encodeMattermostMessageRef } from "./adapter.ts";
 import type { MattermostClient } from "./client.ts";

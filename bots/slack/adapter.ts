@@ -1,6 +1,8 @@
 import { webApi } from "@slack/bolt";
 import { PermanentSendError, type SurfaceAdapter } from "../../src/bridge/index.ts";
-import { cutToFit, renderSlackPrompt, renderSlackSummary, SLACK_SECTION_TEXT_MAX, toSlackText, type ChatOptions } from "../../src/render/index.ts";
+import { cutToFit, type ChatOptions } from "../../src/render/index.ts";
+import { renderSlackPrompt, renderSlackSummary, SLACK_SECTION_TEXT_MAX } from "../../src/platforms/slack/payload.ts";
+import { toSlackText } from "../../src/platforms/slack/escaping.ts";
 import type { Log } from "../shared.ts";
 import { createChannelPacer } from "./channel-pacer.ts";
 

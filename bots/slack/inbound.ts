@@ -1,6 +1,9 @@
 import type { App, BlockAction, ViewSubmitAction, webApi } from "@slack/bolt";
 import { applyEffects, callbackToEvent, TEXTS, type Bridge, type BridgeUser } from "../../src/bridge/index.ts";
-import { decodeSlackActionId, decodeSlackModalMetadata, SLACK_REVIEW_ACTION_ID, SLACK_OTHER_MODAL_CALLBACK_ID, slackModalAnswer, slackTextToPlain, toSlackText } from "../../src/render/index.ts";
+import { decodeSlackActionId } from "../../src/platforms/slack/callback-data.ts";
+import { decodeSlackModalMetadata, SLACK_OTHER_MODAL_CALLBACK_ID, slackModalAnswer } from "../../src/platforms/slack/modal.ts";
+import { SLACK_REVIEW_ACTION_ID } from "../../src/platforms/slack/payload.ts";
+import { slackTextToPlain, toSlackText } from "../../src/platforms/slack/escaping.ts";
 import type { Log } from "../shared.ts";
 import { encodeSlackMessageRef, type SlackConversations } from "./adapter.ts";
 import { slackMessageOps, slackPressOps, tellPrivately } from "./ops.ts";

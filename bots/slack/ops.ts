@@ -1,6 +1,7 @@
 import type { webApi } from "@slack/bolt";
 import type { Bridge, PlatformOps } from "../../src/bridge/index.ts";
-import { renderSlackOtherModal, toSlackText } from "../../src/render/index.ts";
+import { renderSlackOtherModal } from "../../src/platforms/slack/modal.ts";
+import { toSlackText } from "../../src/platforms/slack/escaping.ts";
 import type { Log } from "../shared.ts";
 import { encodeSlackMessageRef } from "./adapter.ts";
 

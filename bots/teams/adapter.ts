@@ -1,14 +1,7 @@
 import { PermanentSendError, type SurfaceAdapter } from "../../src/bridge/index.ts";
-import {
-  cutToFit,
-  renderTeamsPrompt,
-  renderTeamsSummary,
-  teamsChatKind,
-  TEAMS_ADAPTIVE_CARD_CONTENT_TYPE,
-  toTeamsText,
-  type TeamsChatKind,
-  type TeamsMessage,
-} from "../../src/render/index.ts";
+import { cutToFit } from "../../src/render/index.ts";
+import { renderTeamsPrompt, renderTeamsSummary, teamsChatKind, TEAMS_ADAPTIVE_CARD_CONTENT_TYPE, type TeamsChatKind, type TeamsMessage } from "../../src/platforms/teams/payload.ts";
+import { toTeamsText } from "../../src/platforms/teams/escaping.ts";
 import type { Log } from "../shared.ts";
 import { httpStatusOf, type OutgoingActivity, type TeamsConnector } from "./connector.ts";
 import type { TeamsReference, TeamsReferenceStore } from "./references.ts";

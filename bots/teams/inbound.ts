@@ -8,7 +8,9 @@
  */
 import type { Activity } from "@microsoft/agents-activity";
 import { applyEffects, callbackToEvent, TEXTS, type Bridge, type BridgeUser } from "../../src/bridge/index.ts";
-import { decodeTeamsSubmitData, teamsTextToPlain, toTeamsText, TEAMS_ANSWER_INPUT_ID, TEAMS_SUBMIT_FIELD } from "../../src/render/index.ts";
+import { decodeTeamsSubmitData } from "../../src/platforms/teams/callback-data.ts";
+import { teamsTextToPlain, toTeamsText } from "../../src/platforms/teams/escaping.ts";
+import { TEAMS_ANSWER_INPUT_ID, TEAMS_SUBMIT_FIELD } from "../../src/platforms/teams/payload.ts";
 import type { Log } from "../shared.ts";
 import type { TeamsConnector } from "./connector.ts";
 import { teamsOps, type TeamsPlace } from "./ops.ts";

@@ -1,6 +1,7 @@
 import { AuthType, CloudAdapter, type AuthConfiguration, type TurnContext } from "@microsoft/agents-hosting";
 import { ConfigError, requireConfig, type Config } from "../../src/runtime/config.ts";
-import { cutToFit, toTeamsText } from "../../src/render/index.ts";
+import { cutToFit } from "../../src/render/index.ts";
+import { toTeamsText } from "../../src/platforms/teams/escaping.ts";
 import { createLog, startBridgeBot, type Log, type RunningBot } from "../shared.ts";
 import { createTeamsAdapter, TEAMS_TEXT_MAX } from "./adapter.ts";
 import { createTeamsConnector } from "./connector.ts";

@@ -1,6 +1,8 @@
 import { GrammyError, HttpError, type Api } from "grammy";
 import { PermanentSendError, type SurfaceAdapter } from "../../src/bridge/index.ts";
-import { cutToFit, renderTelegramPrompt, renderTelegramSummary, TELEGRAM_TEXT_MAX, toTelegramText, type ChatOptions } from "../../src/render/index.ts";
+import { cutToFit, type ChatOptions } from "../../src/render/index.ts";
+import { renderTelegramPrompt, renderTelegramSummary, TELEGRAM_TEXT_MAX } from "../../src/platforms/telegram/payload.ts";
+import { toTelegramText } from "../../src/platforms/telegram/escaping.ts";
 import { unreachableReason } from "./connection.ts";
 
 /** Telegram answers these for a chat that will never accept the message. */

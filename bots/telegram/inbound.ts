@@ -1,6 +1,6 @@
 import type { Bot, Context } from "grammy";
 import { applyEffects, callbackToEvent, TEXTS, type Bridge, type BridgeUser } from "../../src/bridge/index.ts";
-import { decodeTelegramCallbackData } from "../../src/render/index.ts";
+import { decodeTelegramCallbackData } from "../../src/platforms/telegram/callback-data.ts";
 import type { Log } from "../shared.ts";
 import { telegramMessageOps, telegramPressOps } from "./ops.ts";
 

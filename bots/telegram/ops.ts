@@ -1,6 +1,6 @@
 import type { Context } from "grammy";
 import type { Bridge, PlatformOps, ReplyEffect } from "../../src/bridge/index.ts";
-import { toTelegramText } from "../../src/render/index.ts";
+import { toTelegramText } from "../../src/platforms/telegram/escaping.ts";
 import type { Log } from "../shared.ts";
 
 /** The mark on a typed reply from someone who may not answer (a group is never told in public). */

@@ -1,6 +1,9 @@
 import { PermanentSendError, WaitingSendError, type SentNote, type SurfaceAdapter } from "../../src/bridge/index.ts";
 import type { QuestionRecord } from "../../src/record/record.ts";
-import { cutToFit, renderWhatsAppPrompt, renderWhatsAppSummary, toWhatsAppText, WHATSAPP_TEXT_MAX, whatsappText, type WhatsAppMessage } from "../../src/render/index.ts";
+import { cutToFit } from "../../src/render/index.ts";
+import { renderWhatsAppPrompt, renderWhatsAppSummary, whatsappText, type WhatsAppMessage } from "../../src/platforms/whatsapp/payload.ts";
+import { toWhatsAppText } from "../../src/platforms/whatsapp/escaping.ts";
+import { WHATSAPP_TEXT_MAX } from "../../src/platforms/whatsapp/platform.ts";
 import type { Log } from "../shared.ts";
 import { GraphApiError, RE_ENGAGEMENT, type GraphApi } from "./graph-api.ts";
 import type { ConversationWindows } from "./windows.ts";

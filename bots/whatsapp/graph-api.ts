@@ -4,7 +4,7 @@
  * limits (130429: the number's throughput; 131056: too many messages to one recipient) are retried here with
  * backoff; every other error goes to the caller as a `GraphApiError` with Meta's code.
  */
-import type { WhatsAppMessage } from "../../src/render/index.ts";
+import type { WhatsAppMessage } from "../../src/platforms/whatsapp/payload.ts";
 
 /** Meta's error object (`{ error: { message, type, code, error_subcode, error_data, fbtrace_id } }`). */
 export class GraphApiError extends Error {

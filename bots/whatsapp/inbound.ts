@@ -10,7 +10,8 @@
  * takes it for no question whose copy in that chat was delivered after it.
  */
 import { applyEffects, callbackToEvent, TEXTS, type Bridge, type BridgeResponse, type BridgeUser } from "../../src/bridge/index.ts";
-import { decodeWhatsAppRowId, whatsappText } from "../../src/render/index.ts";
+import { decodeWhatsAppRowId } from "../../src/platforms/whatsapp/callback-data.ts";
+import { whatsappText } from "../../src/platforms/whatsapp/payload.ts";
 import type { Log } from "../shared.ts";
 import type { GraphApi } from "./graph-api.ts";
 import { whatsappOps, WHATSAPP_REFUSED_REACTION } from "./ops.ts";

@@ -1,5 +1,7 @@
 import { requireConfig, type Config } from "../../src/runtime/config.ts";
-import { cutToFit, toWhatsAppText, WHATSAPP_GRAPH_VERSION, WHATSAPP_TEXT_MAX } from "../../src/render/index.ts";
+import { cutToFit } from "../../src/render/index.ts";
+import { toWhatsAppText } from "../../src/platforms/whatsapp/escaping.ts";
+import { WHATSAPP_GRAPH_VERSION, WHATSAPP_TEXT_MAX } from "../../src/platforms/whatsapp/platform.ts";
 import { createLog, startBridgeBot, type Log, type RunningBot } from "../shared.ts";
 import { createWhatsAppAdapter, parseTemplateSetting } from "./adapter.ts";
 import { createGraphApi, type GraphApiRetry } from "./graph-api.ts";

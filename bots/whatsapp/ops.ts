@@ -1,5 +1,5 @@
 import type { Bridge, PlatformOps } from "../../src/bridge/index.ts";
-import { whatsappText } from "../../src/render/index.ts";
+import { whatsappText } from "../../src/platforms/whatsapp/payload.ts";
 import type { Log } from "../shared.ts";
 import type { GraphApi } from "./graph-api.ts";
 

@@ -1,4 +1,8 @@
-/** The shared renderer: pure functions from question records to plain text and plain platform JSON. */
+/**
+ * The shared renderer: pure functions from question records to plain text, for every platform alike. Each platform's
+ * own renderers, limits and escaping live in its folder (src/platforms/<platform>/), which its bot imports directly:
+ * this file re-exports none of them, so the bridge and each bot load no other platform's payload or modal code.
+ */
 export { fitsButtons, type PromptLayout } from "./layout.ts";
 export { chooseLayout, BUTTON_SURFACES } from "./choose-layout.ts";
 export {
@@ -47,5 +51,3 @@ export {
 } from "./callback-data.ts";
 export { MODAL_LABEL_FALLBACK, type ModalRequest } from "./modal-request.ts";
 export { answerLinkOf, approvalPromptParts, reviewLinkLine, type ApprovalPromptParts, type ApprovalFitOptions } from "./approval-prompt.ts";
-// Each platform's renderers, limits and escaping, under the names the bots and the tests use (src/platforms/renderers.ts).
-export * from "../platforms/renderers.ts";

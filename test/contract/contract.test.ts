@@ -1,14 +1,12 @@
 import { cpuMsSince } from "../helpers/cpu-time.ts";
 import { describe, expect, it } from "vitest";
 import { askUserInputJsonSchema, LIMITS, normalizeAskUserInput } from "../../src/index.ts";
-import {
-  DISCORD_CONTENT_MAX,
-  DISCORD_TEXT_INPUT_MAX,
-  renderPromptText,
-  SLACK_INPUT_LABEL_MAX,
-  SLACK_SECTION_TEXT_MAX,
-  TELEGRAM_TEXT_MAX,
-} from "../../src/render/index.ts";
+import { renderPromptText } from "../../src/render/index.ts";
+import { DISCORD_CONTENT_MAX } from "../../src/platforms/discord/payload.ts";
+import { DISCORD_TEXT_INPUT_MAX } from "../../src/platforms/discord/modal.ts";
+import { SLACK_INPUT_LABEL_MAX } from "../../src/platforms/slack/modal.ts";
+import { SLACK_SECTION_TEXT_MAX } from "../../src/platforms/slack/payload.ts";
+import { TELEGRAM_TEXT_MAX } from "../../src/platforms/telegram/payload.ts";
 
 import { input, issuesOf, option, question, valueOf } from "../helpers/contract-inputs.ts";
 

@@ -20,8 +20,9 @@ async function violations(name: string, files: Record<string, string>): Promise<
     mkdirSync(dirname(join(baseDir, path)), { recursive: true });
     writeFileSync(join(baseDir, path), source);
   }
+  const roots = [...new Set(Object.keys(files).map((path) => path.split("/")[0]!))];
   const { output } = await cruise(
-    ["src"],
+    roots,
     { baseDir, validate: true, ruleSet: { forbidden: config.forbidden ?? [] }, parser: "swc", tsPreCompilationDeps: true },
     { extensions: [".ts"] },
   );
@@ -79,6 +80,57 @@ describe("the layer rules", () => {
       "the store kit importing a backend",
       { "src/gateway/store/kit/a.ts": uses("../memory/b.ts"), "src/gateway/store/memory/b.ts": LEAF },
       ["store-kit-is-the-store-bottom: src/gateway/store/kit/a.ts → src/gateway/store/memory/b.ts"],
+    ],
+    [
+      "a bot importing its own platform's folder",
+      { "bots/slack/a.ts": uses("../../src/platforms/slack/payload.ts"), "src/platforms/slack/payload.ts": uses("../kit/b.ts"), "src/platforms/kit/b.ts": LEAF },
+      [],
+    ],
+    [
+      "a bot importing another platform's folder",
+      { "bots/slack/a.ts": uses("../../src/platforms/telegram/platform.ts"), "src/platforms/telegram/platform.ts": LEAF },
+      ["bots-import-only-their-platform: bots/slack/a.ts → src/platforms/telegram/platform.ts"],
+    ],
+    [
+      "a bot loading another platform's renderer through a barrel in src/render (issue 38)",
+      {
+        "bots/slack/a.ts": uses("../../src/render/index.ts"),
+        "src/render/index.ts": `export * from "../platforms/renderers.ts";\n`,
+        "src/platforms/renderers.ts": `export * from "./telegram/payload.ts";\n`,
+        "src/platforms/telegram/payload.ts": LEAF,
+      },
+      [
+        "bots-load-only-their-platform: bots/slack/a.ts → src/platforms/telegram/payload.ts",
+        "render-reaches-no-platform-renderer: src/render/index.ts → src/platforms/telegram/payload.ts",
+      ],
+    ],
+    [
+      "a platform's folder importing another platform's",
+      { "src/platforms/slack/payload.ts": uses("../telegram/escaping.ts"), "src/platforms/telegram/escaping.ts": LEAF },
+      ["platforms-stay-apart: src/platforms/slack/payload.ts → src/platforms/telegram/escaping.ts"],
+    ],
+    [
+      "the platform kit importing a platform",
+      { "src/platforms/kit/a.ts": uses("../telegram/platform.ts"), "src/platforms/telegram/platform.ts": LEAF },
+      ["platforms-stay-apart: src/platforms/kit/a.ts → src/platforms/telegram/platform.ts"],
+    ],
+    [
+      "the bridge importing a platform's folder",
+      { "src/bridge/a.ts": uses("../platforms/telegram/payload.ts"), "src/platforms/telegram/payload.ts": LEAF },
+      [
+        "bridge-reaches-no-platform-renderer: src/bridge/a.ts → src/platforms/telegram/payload.ts",
+        "core-reads-platforms-through-the-registry: src/bridge/a.ts → src/platforms/telegram/payload.ts",
+      ],
+    ],
+    [
+      "the bridge reaching a platform's renderer through a file of src/platforms",
+      { "src/bridge/a.ts": uses("../platforms/views.ts"), "src/platforms/views.ts": uses("./telegram/payload.ts"), "src/platforms/telegram/payload.ts": LEAF },
+      ["bridge-reaches-no-platform-renderer: src/bridge/a.ts → src/platforms/telegram/payload.ts"],
+    ],
+    [
+      "the bridge reading the platform descriptors",
+      { "src/bridge/a.ts": uses("../platforms/descriptors.ts"), "src/platforms/descriptors.ts": uses("./telegram/platform.ts"), "src/platforms/telegram/platform.ts": LEAF },
+      [],
     ],
   ])("%s", async (name, files, expected) => {
     expect(await violations(name, files)).toEqual(expected);

@@ -6,20 +6,14 @@
 import { describe, expect, it } from "vitest";
 import type { QuestionRecord } from "../../src/record/record.ts";
 import { NO_LINK_NOTE, REVIEW_BUTTON_TEXT, REVIEW_NOTE } from "../../src/render/approval.ts";
-import {
-  approvalShownWhole,
-  renderDiscordPrompt,
-  renderMatrixPrompt,
-  renderMattermostPrompt,
-  renderSlackPrompt,
-  renderTeamsPrompt,
-  renderTelegramPrompt,
-  renderWhatsAppPrompt,
-  type MatrixMessageContent,
-  type SlackRichTextBlock,
-  type TeamsTextBlock,
-  type WhatsAppListMessage,
-} from "../../src/render/index.ts";
+import { approvalShownWhole } from "../../src/platforms/approval-views.ts";
+import { renderDiscordPrompt } from "../../src/platforms/discord/payload.ts";
+import { renderMatrixPrompt, type MatrixMessageContent } from "../../src/platforms/matrix/payload.ts";
+import { renderMattermostPrompt } from "../../src/platforms/mattermost/payload.ts";
+import { renderSlackPrompt, type SlackRichTextBlock } from "../../src/platforms/slack/payload.ts";
+import { renderTeamsPrompt, type TeamsTextBlock } from "../../src/platforms/teams/payload.ts";
+import { renderTelegramPrompt } from "../../src/platforms/telegram/payload.ts";
+import { renderWhatsAppPrompt, type WhatsAppListMessage } from "../../src/platforms/whatsapp/payload.ts";
 import { approval, GRANT, HOSTILE_COMMAND, LINK, LONG, SHORT } from "../fixtures/render-records.ts";
 import { question, record } from "../helpers/records.ts";
 

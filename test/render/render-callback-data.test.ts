@@ -1,17 +1,11 @@
 import { describe, it, expect } from "vitest";
-import {
-  decodeDiscordCustomId,
-  decodeSlackActionId,
-  decodeTelegramCallbackData,
-  DISCORD_CUSTOM_ID_MAX,
-  encodeDiscordCustomId,
-  encodeSlackActionId,
-  encodeTelegramCallbackData,
-  SLACK_ACTION_ID_MAX,
-  TELEGRAM_CALLBACK_DATA_MAX_BYTES,
-  type PromptAction,
-  type PromptCallback,
-} from "../../src/render/index.ts";
+import type { PromptAction, PromptCallback } from "../../src/render/index.ts";
+import { decodeDiscordCustomId, encodeDiscordCustomId } from "../../src/platforms/discord/callback-data.ts";
+import { decodeSlackActionId, encodeSlackActionId } from "../../src/platforms/slack/callback-data.ts";
+import { decodeTelegramCallbackData, encodeTelegramCallbackData } from "../../src/platforms/telegram/callback-data.ts";
+import { DISCORD_CUSTOM_ID_MAX } from "../../src/platforms/discord/platform.ts";
+import { SLACK_ACTION_ID_MAX } from "../../src/platforms/slack/platform.ts";
+import { TELEGRAM_CALLBACK_DATA_MAX_BYTES } from "../../src/platforms/telegram/platform.ts";
 
 type Encode = (callback: PromptCallback) => string;
 type Decode = (input: unknown, opts?: { optionCount?: number }) => PromptCallback | null;

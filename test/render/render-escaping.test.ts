@@ -1,16 +1,11 @@
 import { describe, it, expect } from "vitest";
 import type { AskUserQuestion } from "../../src/contract/schema.ts";
-import {
-  DISCORD_CONTENT_MAX,
-  renderDiscordPrompt,
-  renderSlackPrompt,
-  renderTelegramPrompt,
-  SLACK_SECTION_TEXT_MAX,
-  TELEGRAM_TEXT_MAX,
-  toDiscordContent,
-  toSlackText,
-  toTelegramText,
-} from "../../src/render/index.ts";
+import { toDiscordContent } from "../../src/platforms/discord/escaping.ts";
+import { DISCORD_CONTENT_MAX, renderDiscordPrompt } from "../../src/platforms/discord/payload.ts";
+import { toSlackText } from "../../src/platforms/slack/escaping.ts";
+import { renderSlackPrompt, SLACK_SECTION_TEXT_MAX } from "../../src/platforms/slack/payload.ts";
+import { toTelegramText } from "../../src/platforms/telegram/escaping.ts";
+import { renderTelegramPrompt, TELEGRAM_TEXT_MAX } from "../../src/platforms/telegram/payload.ts";
 import { question, record as recordOf } from "../helpers/records.ts";
 
 const ZW = "\u200B";

@@ -1,20 +1,10 @@
 /** Issue 20's texts: reminders, expired copies that still take a late answer, late answers, escalated answers. */
 import { describe, expect, it } from "vitest";
-import {
-  EXPIRED_SUMMARY,
-  formatTimeLeft,
-  LATE_OPEN_SUMMARY,
-  renderDiscordSummary,
-  renderReminderDone,
-  renderReminderText,
-  renderSlackSummary,
-  renderSummary,
-  renderTelegramPrompt,
-  renderTelegramSummary,
-  renderWhatsAppSummary,
-  SKIP_LINE,
-  summarizeRecord,
-} from "../../src/render/index.ts";
+import { EXPIRED_SUMMARY, formatTimeLeft, LATE_OPEN_SUMMARY, renderReminderDone, renderReminderText, renderSummary, SKIP_LINE, summarizeRecord } from "../../src/render/index.ts";
+import { renderDiscordSummary } from "../../src/platforms/discord/payload.ts";
+import { renderSlackSummary } from "../../src/platforms/slack/payload.ts";
+import { renderTelegramPrompt, renderTelegramSummary } from "../../src/platforms/telegram/payload.ts";
+import { renderWhatsAppSummary } from "../../src/platforms/whatsapp/payload.ts";
 import { expiredLateOpen as expired, LATE } from "../fixtures/render-records.ts";
 import { question, record } from "../helpers/records.ts";
 

@@ -1,14 +1,9 @@
 import { describe, it, expect } from "vitest";
 import type { QuestionRecord } from "../../src/record/record.ts";
-import {
-  renderDiscordPrompt,
-  renderDiscordSummary,
-  renderSlackPrompt,
-  renderSlackSummary,
-  renderSummary,
-  renderTelegramPrompt,
-  renderTelegramSummary,
-} from "../../src/render/index.ts";
+import { renderSummary } from "../../src/render/index.ts";
+import { renderDiscordPrompt, renderDiscordSummary } from "../../src/platforms/discord/payload.ts";
+import { renderSlackPrompt, renderSlackSummary } from "../../src/platforms/slack/payload.ts";
+import { renderTelegramPrompt, renderTelegramSummary } from "../../src/platforms/telegram/payload.ts";
 import { SUMMARY_CASES, target } from "../fixtures/summary-cases.ts";
 import { record as recordOf } from "../helpers/records.ts";
 

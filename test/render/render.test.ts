@@ -1,16 +1,8 @@
 import { describe, it, expect } from "vitest";
-import {
-  chooseLayout,
-  GROUP_REPLY_HINTS,
-  renderDiscordPrompt,
-  renderMissingPrompt,
-  renderPromptText,
-  renderSlackPrompt,
-  renderTelegramPrompt,
-  renderTelegramMissingPrompt,
-  renderSlackMissingPrompt,
-  renderTelegramSummary,
-} from "../../src/render/index.ts";
+import { chooseLayout, GROUP_REPLY_HINTS, renderMissingPrompt, renderPromptText } from "../../src/render/index.ts";
+import { renderDiscordPrompt } from "../../src/platforms/discord/payload.ts";
+import { renderSlackPrompt, renderSlackMissingPrompt } from "../../src/platforms/slack/payload.ts";
+import { renderTelegramPrompt, renderTelegramMissingPrompt, renderTelegramSummary } from "../../src/platforms/telegram/payload.ts";
 import { question, record } from "../helpers/records.ts";
 
 const dBtn = (style: 1 | 2, label: string, custom_id: string) => ({ type: 2, style, label, custom_id });

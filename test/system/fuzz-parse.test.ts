@@ -2,7 +2,9 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { AskUserQuestion } from "../../src/contract/schema.ts";
 import { parseReply, type ParseOutcome } from "../../src/parse/index.ts";
-import { decodeDiscordCustomId, decodeSlackActionId, decodeTelegramCallbackData } from "../../src/render/index.ts";
+import { decodeDiscordCustomId } from "../../src/platforms/discord/callback-data.ts";
+import { decodeSlackActionId } from "../../src/platforms/slack/callback-data.ts";
+import { decodeTelegramCallbackData } from "../../src/platforms/telegram/callback-data.ts";
 
 const questions: AskUserQuestion[] = [
   { id: "deploy_target", header: "Deployment t", question: "Where should I deploy?", multiSelect: false, options: [{ label: "Staging (Recommended)" }, { label: "Production" }, { label: "Skip" }] },

@@ -4,7 +4,9 @@
  * was sent, and tells whether a copy still shows buttons.
  */
 import { TEXTS } from "../../src/bridge/index.ts";
-import { decodeDiscordCustomId, decodeSlackActionId, decodeTelegramCallbackData } from "../../src/render/index.ts";
+import { decodeDiscordCustomId } from "../../src/platforms/discord/callback-data.ts";
+import { decodeSlackActionId } from "../../src/platforms/slack/callback-data.ts";
+import { decodeTelegramCallbackData } from "../../src/platforms/telegram/callback-data.ts";
 import { BOT_USER, type FakeDiscordMessage } from "../platforms/discord/discord-payloads.ts";
 import type { FakeSlackMessage } from "../platforms/slack/fake-api.ts";
 import type { FakeTelegramMessage } from "../platforms/telegram/fake-api.ts";

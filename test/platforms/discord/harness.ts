@@ -4,7 +4,8 @@
  */
 import { startDiscordBot } from "../../../bots/discord/index.ts";
 import { loadConfig } from "../../../src/runtime/config.ts";
-import { encodeDiscordCustomId, toDiscordContent } from "../../../src/render/index.ts";
+import { encodeDiscordCustomId } from "../../../src/platforms/discord/callback-data.ts";
+import { toDiscordContent } from "../../../src/platforms/discord/escaping.ts";
 import { startFakeDiscord, type FakeDiscord, type FakeInteraction } from "./fake-api.ts";
 import { BOT_USER, CALLBACK_TYPE, type FakeDiscordMessage } from "./discord-payloads.ts";
 import { TOKEN } from "../../helpers/gateway.ts";

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startDiscordBot } from "../../../bots/discord/index.ts";
 import { loadConfig } from "../../../src/runtime/config.ts";
-import { decodeDiscordCustomId } from "../../../src/render/index.ts";
+import { decodeDiscordCustomId } from "../../../src/platforms/discord/callback-data.ts";
 import { startFakeDiscord } from "./fake-api.ts";
 import { OP } from "./discord-gateway.ts";
 import { CALLBACK_TYPE, INTENT, MESSAGE_FLAG_EPHEMERAL } from "./discord-payloads.ts";

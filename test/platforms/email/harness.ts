@@ -8,7 +8,7 @@
  */
 import { startEmailBot } from "../../../bots/email/index.ts";
 import { loadConfig } from "../../../src/runtime/config.ts";
-import { toEmailText } from "../../../src/render/index.ts";
+import { toEmailText } from "../../../src/platforms/email/escaping.ts";
 import { freePort, rpcOk, TOKEN } from "../../helpers/gateway.ts";
 import { startHarnessGateway, startPlatformLifecycle } from "../../helpers/platform-harness.ts";
 import { waitUntil } from "../../scenarios/tools.ts";

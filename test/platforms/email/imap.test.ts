@@ -13,7 +13,7 @@ import { startEmailBot } from "../../../bots/email/index.ts";
 import { DONE_KEYWORD, returnPathOf } from "../../../bots/email/imap.ts";
 import { createImapCursorStore } from "../../../bots/email/imap-cursor.ts";
 import { ConfigError, loadConfig } from "../../../src/runtime/config.ts";
-import { parseImapUrl } from "../../../src/render/index.ts";
+import { parseImapUrl } from "../../../src/platforms/email/platform.ts";
 import type { RunningBot } from "../../../bots/shared.ts";
 import { dovecotMissing, IMAP_PASS, IMAP_USER, startDovecot, type TestDovecot } from "../../helpers/dovecot.ts";
 import { rpcOk, spawnCli, startTestGateway, tempDir, TOKEN, waitForOutput, type TestGateway } from "../../helpers/gateway.ts";

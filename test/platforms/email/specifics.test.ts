@@ -10,7 +10,7 @@ import type { OutgoingMail } from "../../../bots/email/transport.ts";
 import { loadConfig } from "../../../src/runtime/config.ts";
 import { parseTarget } from "../../../src/record/targets.ts";
 import type { QuestionRecord } from "../../../src/record/record.ts";
-import { EMAIL_LINKS_GUIDANCE, renderEmailCopy, renderEmailPrompt } from "../../../src/render/index.ts";
+import { EMAIL_LINKS_GUIDANCE, renderEmailCopy, renderEmailPrompt } from "../../../src/platforms/email/payload.ts";
 import { optionLinkUrl } from "../../../src/record/answer-links.ts";
 import { rpcOk, sleep } from "../../helpers/gateway.ts";
 import { waitUntil } from "../../scenarios/tools.ts";

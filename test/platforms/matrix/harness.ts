@@ -4,7 +4,8 @@
  */
 import { startMatrixBot } from "../../../bots/matrix/index.ts";
 import { loadConfig, type Config } from "../../../src/runtime/config.ts";
-import { encodeMatrixAnswerId, toMatrixText } from "../../../src/render/index.ts";
+import { encodeMatrixAnswerId } from "../../../src/platforms/matrix/callback-data.ts";
+import { toMatrixText } from "../../../src/platforms/matrix/escaping.ts";
 import { startFakeMatrix, POLL_START, type FakeMatrix, type FakeMatrixEvent } from "./fake-api.ts";
 import { TOKEN } from "../../helpers/gateway.ts";
 import { startHarnessGateway, startPlatformLifecycle } from "../../helpers/platform-harness.ts";

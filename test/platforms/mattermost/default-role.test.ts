@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEXTS } from "../../../src/bridge/index.ts";
-import { toMattermostText } from "../../../src/render/index.ts";
+import { toMattermostText } from "../../../src/platforms/mattermost/escaping.ts";
 import { rpcOk } from "../../helpers/gateway.ts";
 import { waitUntil } from "../../scenarios/tools.ts";
 import { createMattermostHarness, type MattermostHarness } from "./harness.ts";

@@ -1,7 +1,9 @@
 import { decodeMattermostMessageRef } from "../../../bots/mattermost/adapter.ts";
 import { startMattermostBot, type RunningMattermostBot } from "../../../bots/mattermost/index.ts";
 import { loadConfig, type Config } from "../../../src/runtime/config.ts";
-import { encodeMattermostCallback, MATTERMOST_QUESTION_PROP, toMattermostText } from "../../../src/render/index.ts";
+import { encodeMattermostCallback } from "../../../src/platforms/mattermost/callback-data.ts";
+import { toMattermostText } from "../../../src/platforms/mattermost/escaping.ts";
+import { MATTERMOST_QUESTION_PROP } from "../../../src/platforms/mattermost/payload.ts";
 import { freePort, TOKEN } from "../../helpers/gateway.ts";
 import { startHarnessGateway, startPlatformLifecycle } from "../../helpers/platform-harness.ts";
 import { gatewayQuestions, waitUntil } from "../../scenarios/tools.ts";

@@ -4,7 +4,9 @@
  * the memory platform, which records each call. A message reference is the message id.
  */
 import type { SurfaceAdapter } from "../../../src/bridge/index.ts";
-import { cutToFit, renderTelegramPrompt, renderTelegramSummary, TELEGRAM_TEXT_MAX, toTelegramText, type ChatOptions, type TelegramMessage } from "../../../src/render/index.ts";
+import { cutToFit, type ChatOptions } from "../../../src/render/index.ts";
+import { toTelegramText } from "../../../src/platforms/telegram/escaping.ts";
+import { renderTelegramPrompt, renderTelegramSummary, TELEGRAM_TEXT_MAX, type TelegramMessage } from "../../../src/platforms/telegram/payload.ts";
 import type { MemoryButton, MemoryPlatform } from "./fake-api.ts";
 
 /** As on Telegram: group ids are negative, a direct message's chat is the person's id. */

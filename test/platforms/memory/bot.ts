@@ -5,7 +5,7 @@
  */
 import { startBridgeBot, type RunningBot } from "../../../bots/shared.ts";
 import { applyEffects, callbackToEvent, TEXTS } from "../../../src/bridge/index.ts";
-import { decodeTelegramCallbackData } from "../../../src/render/index.ts";
+import { decodeTelegramCallbackData } from "../../../src/platforms/telegram/callback-data.ts";
 import type { Config } from "../../../src/runtime/config.ts";
 import { chatOf, createMemoryAdapter, toMemoryText } from "./adapter.ts";
 import type { MemoryPlatform } from "./fake-api.ts";

@@ -4,7 +4,8 @@
  * cross-platform suites run on it with no framework and no HTTP to a fake, in seconds.
  */
 import { loadConfig } from "../../../src/runtime/config.ts";
-import { encodeTelegramCallbackData, toTelegramText } from "../../../src/render/index.ts";
+import { encodeTelegramCallbackData } from "../../../src/platforms/telegram/callback-data.ts";
+import { toTelegramText } from "../../../src/platforms/telegram/escaping.ts";
 import { TOKEN } from "../../helpers/gateway.ts";
 import { startHarnessGateway, startPlatformLifecycle } from "../../helpers/platform-harness.ts";
 import type { BotHarness, Person, PromptCopy } from "../../scenarios/harness.ts";

@@ -4,7 +4,7 @@
  * about a question is handed to `bridge.sent`, so a reply to it counts as a reply to that question.
  */
 import type { Bridge, PlatformOps, ReplyEffect } from "../../../src/bridge/index.ts";
-import { toTelegramText } from "../../../src/render/index.ts";
+import { toTelegramText } from "../../../src/platforms/telegram/escaping.ts";
 import { chatOf } from "./adapter.ts";
 import type { MemoryMessage, MemoryPlatform } from "./fake-api.ts";
 

@@ -1,7 +1,8 @@
 import { decodeSlackMessageRef } from "../../../bots/slack/adapter.ts";
 import { startSlackBot } from "../../../bots/slack/index.ts";
 import { loadConfig, type Config } from "../../../src/runtime/config.ts";
-import { encodeSlackActionId, toSlackText } from "../../../src/render/index.ts";
+import { encodeSlackActionId } from "../../../src/platforms/slack/callback-data.ts";
+import { toSlackText } from "../../../src/platforms/slack/escaping.ts";
 import { TOKEN } from "../../helpers/gateway.ts";
 import { startHarnessGateway, startPlatformLifecycle } from "../../helpers/platform-harness.ts";
 import { gatewayQuestions, waitUntil } from "../../scenarios/tools.ts";

@@ -1,6 +1,8 @@
 import { startTeamsBot, type RunningTeamsBot } from "../../../bots/teams/index.ts";
 import { loadConfig, type Config } from "../../../src/runtime/config.ts";
-import { encodeTeamsSubmitData, toTeamsText, TEAMS_ANSWER_INPUT_ID, TEAMS_SUBMIT_FIELD } from "../../../src/render/index.ts";
+import { encodeTeamsSubmitData } from "../../../src/platforms/teams/callback-data.ts";
+import { toTeamsText } from "../../../src/platforms/teams/escaping.ts";
+import { TEAMS_ANSWER_INPUT_ID, TEAMS_SUBMIT_FIELD } from "../../../src/platforms/teams/payload.ts";
 import { TOKEN } from "../../helpers/gateway.ts";
 import { startHarnessGateway, startPlatformLifecycle } from "../../helpers/platform-harness.ts";
 import { gatewayQuestions, waitUntil } from "../../scenarios/tools.ts";

@@ -1,20 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { looksLikeCredential } from "../../../src/parse/index.ts";
-import {
-  decodeTeamsSubmitData,
-  encodeTeamsSubmitData,
-  renderTeamsPrompt,
-  renderTeamsSummary,
-  teamsChatKind,
-  teamsTextToPlain,
-  toTeamsCardText,
-  toTeamsText,
-  TEAMS_ACTION_TITLE_MAX,
-  TEAMS_CARD_ACTIONS_MAX,
-  TEAMS_CARD_TEXT_MAX,
-  TEAMS_INPUT_LABEL_MAX,
-  TEAMS_SUBMIT_DATA_MAX,
-} from "../../../src/render/index.ts";
+import { decodeTeamsSubmitData, encodeTeamsSubmitData } from "../../../src/platforms/teams/callback-data.ts";
+import { renderTeamsPrompt, renderTeamsSummary, teamsChatKind, TEAMS_CARD_TEXT_MAX, TEAMS_INPUT_LABEL_MAX } from "../../../src/platforms/teams/payload.ts";
+import { teamsTextToPlain, toTeamsCardText, toTeamsText } from "../../../src/platforms/teams/escaping.ts";
+import { TEAMS_ACTION_TITLE_MAX, TEAMS_CARD_ACTIONS_MAX, TEAMS_SUBMIT_DATA_MAX } from "../../../src/platforms/teams/platform.ts";
 import { formatTarget, parseTarget } from "../../../src/record/targets.ts";
 import { expiredLateOpen as expired, LATE } from "../../fixtures/render-records.ts";
 import { question, record } from "../../helpers/records.ts";

@@ -4,7 +4,8 @@
  */
 import { startTelegramBot } from "../../../bots/telegram/index.ts";
 import { loadConfig } from "../../../src/runtime/config.ts";
-import { encodeTelegramCallbackData, toTelegramText } from "../../../src/render/index.ts";
+import { encodeTelegramCallbackData } from "../../../src/platforms/telegram/callback-data.ts";
+import { toTelegramText } from "../../../src/platforms/telegram/escaping.ts";
 import { startFakeTelegram, type FakeTelegram, type FakeTelegramMessage } from "./fake-api.ts";
 import { TOKEN } from "../../helpers/gateway.ts";
 import { startHarnessGateway, startPlatformLifecycle } from "../../helpers/platform-harness.ts";

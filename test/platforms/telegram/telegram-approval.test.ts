@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { NO_LINK_NOTE, REVIEW_FIRST_REPLY } from "../../../src/render/approval.ts";
-import { toTelegramText } from "../../../src/render/index.ts";
+import { toTelegramText } from "../../../src/platforms/telegram/escaping.ts";
 import { rpcOk } from "../../helpers/gateway.ts";
 import { waitUntil } from "../../scenarios/bot-scenarios.ts";
 import { scenarioTools } from "../../scenarios/tools.ts";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { toTelegramText } from "../../../src/render/index.ts";
+import { toTelegramText } from "../../../src/platforms/telegram/escaping.ts";
 import { rpcOk, sleep } from "../../helpers/gateway.ts";
 import { runBotScenarios, waitUntil } from "../../scenarios/bot-scenarios.ts";
 import { createTelegramHarness, type TelegramHarness } from "./harness.ts";

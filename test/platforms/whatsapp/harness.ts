@@ -6,7 +6,8 @@
  */
 import { startWhatsAppBot, type WhatsAppBotOptions } from "../../../bots/whatsapp/index.ts";
 import { loadConfig } from "../../../src/runtime/config.ts";
-import { encodeWhatsAppRowId, toWhatsAppText } from "../../../src/render/index.ts";
+import { encodeWhatsAppRowId } from "../../../src/platforms/whatsapp/callback-data.ts";
+import { toWhatsAppText } from "../../../src/platforms/whatsapp/escaping.ts";
 import { freePort, TOKEN } from "../../helpers/gateway.ts";
 import { startHarnessGateway, startPlatformLifecycle } from "../../helpers/platform-harness.ts";
 import { waitUntil } from "../../scenarios/tools.ts";

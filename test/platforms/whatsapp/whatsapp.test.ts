@@ -1,6 +1,9 @@
 import { createHmac } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { renderWhatsAppPrompt, decodeWhatsAppRowId, WHATSAPP_ROW_TITLE_MAX, WHATSAPP_ROW_DESCRIPTION_MAX, toWhatsAppText } from "../../../src/render/index.ts";
+import { renderWhatsAppPrompt } from "../../../src/platforms/whatsapp/payload.ts";
+import { decodeWhatsAppRowId } from "../../../src/platforms/whatsapp/callback-data.ts";
+import { WHATSAPP_ROW_TITLE_MAX, WHATSAPP_ROW_DESCRIPTION_MAX } from "../../../src/platforms/whatsapp/platform.ts";
+import { toWhatsAppText } from "../../../src/platforms/whatsapp/escaping.ts";
 import { rpcOk, sleep } from "../../helpers/gateway.ts";
 import { runBotScenarios, waitUntil } from "../../scenarios/bot-scenarios.ts";
 import { runDeliveryScenarios } from "../../scenarios/delivery-scenarios.ts";
