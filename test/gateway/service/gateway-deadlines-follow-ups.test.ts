@@ -3,6 +3,7 @@
  * tried again a second later, never in a tight loop; and the end of a late window is announced once.
  */
 import { describe, expect, it } from "vitest";
+import { realClock } from "../../../src/kernel/clock.ts";
 import { createDeadlines } from "../../../src/gateway/service/deadlines.ts";
 import { createMemoryStore } from "../../../src/gateway/store/memory/memory-store.ts";
 import type { QuestionStore } from "../../../src/gateway/store/kit/types.ts";
@@ -26,7 +27,7 @@ describe("deadlines with follow-ups", () => {
     const errors: unknown[] = [];
     const deadlines = createDeadlines({
       store,
-      now: Date.now,
+      clock: realClock,
       deliveryTimeoutMs: 30_000,
       onExpired: () => {},
       onDeliveryOverdue: async () => {},
@@ -50,7 +51,7 @@ describe("deadlines with follow-ups", () => {
     const ended: string[] = [];
     const deadlines = createDeadlines({
       store,
-      now: Date.now,
+      clock: realClock,
       deliveryTimeoutMs: 30_000,
       onExpired: (record) => deadlines.followUpAt(record.lateUntilMs),
       onDeliveryOverdue: async () => {},
