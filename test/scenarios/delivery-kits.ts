@@ -12,9 +12,12 @@ import { startFakeDiscord } from "../platforms/discord/discord-api.ts";
 import { startFakeSlack } from "../platforms/slack/slack-api.ts";
 import { startFakeTelegram } from "../platforms/telegram/telegram-api.ts";
 import { startTestGateway, TOKEN, type TestGateway } from "../helpers/gateway.ts";
+import type { ScenarioClock } from "./harness.ts";
 
 export interface DeliveryKit {
   surface: Surface;
+  /** The virtual clock of the gateway and the bot (the in-memory platform's kit); absent: they run on real time. */
+  clock?: ScenarioClock;
   gatewayUrl(): string;
   /** Two chats the bot can post in. */
   chats: [string, string];

@@ -1,7 +1,8 @@
 /**
  * The in-memory platform's harness: the real bridge (./bot.ts) against the memory platform, connected to a real
  * gateway in this process. It builds the same BotHarness and DeliveryKit as every platform, so the three
- * cross-platform suites run on it with no framework and no HTTP to a fake, in seconds.
+ * cross-platform suites run on it with no framework and no HTTP to a fake, in seconds. The gateway and the bot share
+ * one virtual clock (`clock`), so the time-driven scenarios move it instead of waiting.
  */
 import type { RunningBot } from "../../../bots/shared.ts";
 import { loadConfig } from "../../../src/runtime/config.ts";
@@ -9,6 +10,7 @@ import { encodeTelegramCallbackData, toTelegramText } from "../../../src/render/
 import { freePort, sleep, startTestGateway, tempDir, TOKEN, type TestGateway } from "../../helpers/gateway.ts";
 import type { DeliveryKit } from "../../scenarios/delivery-kits.ts";
 import type { BotHarness, Person, PromptCopy } from "../../scenarios/harness.ts";
+import { createVirtualClock } from "../../scenarios/virtual-clock.ts";
 import { startMemoryBot } from "./bot.ts";
 import { createMemoryPlatform, type MemoryMessage, type MemoryPlatform } from "./memory-platform.ts";
 
@@ -20,13 +22,14 @@ const PEOPLE = { person: { id: "101", name: "Ada" }, colleague: { id: "102", nam
 const ALLOWED = [PEOPLE.person.id, PEOPLE.colleague.id];
 
 export async function createMemoryHarness(): Promise<MemoryHarness> {
-  const platform = createMemoryPlatform();
+  const clock = createVirtualClock();
+  const platform = createMemoryPlatform(clock);
   const dataDir = tempDir("aub-mem-");
   const port = await freePort();
-  const startGateway = () => startTestGateway({ dataDir, GATEWAY_PORT: port, DELIVERY_TIMEOUT_SECONDS: 30 });
+  const startGateway = () => startTestGateway({ dataDir, GATEWAY_PORT: port, DELIVERY_TIMEOUT_SECONDS: 30 }, clock);
   let gateway: TestGateway = await startGateway();
   const config = loadConfig({ GATEWAY_URL: gateway.url, GATEWAY_TOKEN: TOKEN, DATA_DIR: dataDir });
-  const start = () => startMemoryBot(platform, config, ALLOWED);
+  const start = () => startMemoryBot(platform, config, ALLOWED, clock);
   let bot: RunningBot = await start();
 
   const message = (copy: { chat: string; ref: string }) => platform.find(copy.chat, copy.ref);
@@ -35,6 +38,7 @@ export async function createMemoryHarness(): Promise<MemoryHarness> {
 
   const harness: MemoryHarness = {
     platform,
+    clock,
     surface: "telegram",
     gatewayUrl: () => gateway.url,
     chat: "-1001",
@@ -99,15 +103,17 @@ export async function createMemoryHarness(): Promise<MemoryHarness> {
 
 /** The delivery kit: the same bridge, with the platform failing or refusing what the scenarios ask. */
 export async function memoryDeliveryKit(): Promise<DeliveryKit & { platform: MemoryPlatform }> {
-  const platform = createMemoryPlatform();
+  const clock = createVirtualClock();
+  const platform = createMemoryPlatform(clock);
   const refusingChat = "777000111";
   platform.refuse(refusingChat);
-  const gateway = await startTestGateway({ DELIVERY_TIMEOUT_SECONDS: 30 });
+  const gateway = await startTestGateway({ DELIVERY_TIMEOUT_SECONDS: 30 }, clock);
   const config = loadConfig({ GATEWAY_URL: gateway.url, GATEWAY_TOKEN: TOKEN });
-  let bot: RunningBot | undefined = await startMemoryBot(platform, config, ALLOWED);
+  let bot: RunningBot | undefined = await startMemoryBot(platform, config, ALLOWED, clock);
   const sends = (chat: string) => platform.calls.filter((c) => c.op === "sendPrompt" && c.chat === chat && c.ok);
   return {
     platform,
+    clock,
     surface: "telegram",
     gatewayUrl: () => gateway.url,
     chats: ["-1001", "-1002"],
@@ -121,7 +127,7 @@ export async function memoryDeliveryKit(): Promise<DeliveryKit & { platform: Mem
       bot = undefined;
     },
     async startBot() {
-      bot ??= await startMemoryBot(platform, config, ALLOWED);
+      bot ??= await startMemoryBot(platform, config, ALLOWED, clock);
     },
     async close() {
       await bot?.stop();

@@ -12,7 +12,7 @@ import { createMemoryHarness, memoryDeliveryKit, type MemoryHarness } from "./ha
 
 runBotScenarios("memory", createMemoryHarness);
 runDeliveryScenarios("memory", memoryDeliveryKit);
-runFollowUpScenarios("memory", createMemoryHarness);
+runFollowUpScenarios("memory", createMemoryHarness, "virtual");
 
 const single = { id: "deploy_target", header: "Deployment target", question: "Where should I deploy?", options: [{ label: "Staging" }, { label: "Production" }] };
 
