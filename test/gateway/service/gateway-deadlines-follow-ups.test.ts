@@ -48,12 +48,16 @@ describe("deadlines with follow-ups", () => {
     const clock = createVirtualClock();
     const now = clock.now();
     await store.create(pendingRecord("q1", { createdAtMs: now - 2_000, expiresAtMs: now - 1_000, lateAnswerSeconds: 1 }));
+    const expired: string[] = [];
     const ended: string[] = [];
     const deadlines = createDeadlines({
       store,
       clock,
       deliveryTimeoutMs: 30_000,
-      onExpired: (record) => deadlines.followUpAt(record.lateUntilMs),
+      onExpired: (record) => {
+        expired.push(record.id);
+        deadlines.followUpAt(record.lateUntilMs);
+      },
       onDeliveryOverdue: async () => {},
       onFollowUpDue: async () => {},
       onLateWindowEnded: (record) => ended.push(record.id),
@@ -62,6 +66,7 @@ describe("deadlines with follow-ups", () => {
       },
     });
     await deadlines.start();
+    await vi.waitFor(() => expect(expired).toEqual(["q1"])); // its late window ends a second after this
     await clock.advance(1_600);
     await vi.waitFor(() => expect(ended).toEqual(["q1"]));
     await clock.advance(1_600); // announced once: a later tick says nothing more
