@@ -40,6 +40,8 @@ export interface BridgeBot<Running extends RunningBot> {
   adapter: SurfaceAdapter;
   /** The platform's escaping, as its renderer uses it (`toTelegramText`…): every text the bridge says goes through it. */
   toPlatformText: BridgeOptions["toPlatformText"];
+  /** The bridge's time and timers (default the real clock; tests hand a virtual one). */
+  clock?: BridgeOptions["clock"];
   /** Registers the platform's handlers: every button press, modal submit and typed message goes to the bridge. */
   listen(bridge: Pick<Bridge, "handle" | "sent" | "refused" | "redeliver">): void;
   /**
@@ -58,7 +60,7 @@ export async function startBridgeBot<Running extends RunningBot>(bot: BridgeBot<
   const { config, log } = bot;
   // The bot's surface, declared on every connection: the gateway then knows a bot of it is connected (issue 30).
   const gateway = await connectBotToGateway(config, log, bot.adapter.surface);
-  const bridge = createBridge({ client: gateway, adapter: bot.adapter, allowedUsers: bot.allowedUsers, otherOpens: bot.otherOpens, toPlatformText: bot.toPlatformText, log });
+  const bridge = createBridge({ client: gateway, adapter: bot.adapter, allowedUsers: bot.allowedUsers, otherOpens: bot.otherOpens, toPlatformText: bot.toPlatformText, log, ...(bot.clock ? { clock: bot.clock } : {}) });
   bot.listen(bridge);
   // Whether it reaches its platform's API, for the gateway's /readyz: from the start, while the platform connects.
   const watch = watchPlatform({ config, surface: bot.adapter.surface, gateway, log: bot.logsConnection ? () => {} : log, everyMs: config.BOT_PLATFORM_CHECK_SECONDS * 1000 });

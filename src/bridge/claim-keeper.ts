@@ -1,3 +1,4 @@
+import type { Clock, ClockTimer } from "../kernel/clock.ts";
 /**
  * Keeps this bot's delivery claims alive while their sends wait in the platform's queue (a framework's
  * throttler or REST queue): the gateway counts a target with a live claim as queued, not
@@ -9,16 +10,18 @@ export interface ClaimKeeperOptions {
   leaseMs: number;
   /** Renews one claim (question.claimDelivery with the same claimant); errors are the caller's to swallow. */
   renew: (id: string, chat: string) => Promise<unknown>;
-  now: () => number;
+  /** The renewal interval's timer, and the time a send started. */
+  clock: Clock;
   /** The longest a send's claim is held for it (default 15 minutes). */
   maxHoldMs?: number;
 }
 
-export function createClaimKeeper({ leaseMs, renew, now, maxHoldMs = 15 * 60_000 }: ClaimKeeperOptions) {
+export function createClaimKeeper({ leaseMs, renew, clock, maxHoldMs = 15 * 60_000 }: ClaimKeeperOptions) {
+  const now = () => clock.now();
   const held = new Map<string, { id: string; chat: string; sinceMs: number }>();
   let settled = 0;
   let settledAtLastTick = 0;
-  let timer: NodeJS.Timeout | undefined;
+  let timer: ClockTimer | undefined;
 
   function tick(): void {
     const progressed = settled !== settledAtLastTick;
@@ -35,7 +38,7 @@ export function createClaimKeeper({ leaseMs, renew, now, maxHoldMs = 15 * 60_000
     hold(key: string, id: string, chat: string): void {
       held.set(key, { id, chat, sinceMs: now() });
       if (!timer) {
-        timer = setInterval(tick, Math.max(50, Math.floor(leaseMs / 2)));
+        timer = clock.setInterval(tick, Math.max(50, Math.floor(leaseMs / 2)));
         timer.unref?.();
       }
     },
@@ -43,7 +46,7 @@ export function createClaimKeeper({ leaseMs, renew, now, maxHoldMs = 15 * 60_000
     release(key: string): void {
       held.delete(key);
       if (held.size === 0 && timer) {
-        clearInterval(timer);
+        clock.clearInterval(timer);
         timer = undefined;
       }
     },
@@ -58,7 +61,7 @@ export function createClaimKeeper({ leaseMs, renew, now, maxHoldMs = 15 * 60_000
     /** Stops renewing (the process is stopping). */
     stop(): void {
       held.clear();
-      if (timer) clearInterval(timer);
+      if (timer) clock.clearInterval(timer);
       timer = undefined;
     },
   };

@@ -1,3 +1,4 @@
+import type { Clock, ClockTimer } from "../kernel/clock.ts";
 import type { GatewayClient } from "../client/index.ts";
 import type { Delivery, QuestionRecord } from "../record/record.ts";
 import type { SurfaceAdapter } from "./surface-adapter.ts";
@@ -13,7 +14,7 @@ export interface CopyEditorOptions {
   cache: RecordCache;
   log: (message: string, error?: unknown) => void;
   sendRetry: SendRetryPolicy;
-  now: () => number;
+  clock: Clock;
   /**
    * What a copy of the record shows at `nowMs`, as a fingerprint (undefined: the adapter cannot say, so always edit).
    * It depends on the moment: an expired copy shows its controls while a late answer is still taken, then not.
@@ -28,7 +29,8 @@ export interface CopyEditorOptions {
  * is kept on the record (question.copyRendered), so a restarted bot does not edit again what already shows its
  * summary. A failed edit is tried again with the send backoff.
  */
-export function createCopyEditor({ client, adapter, cache, log, sendRetry, now, fingerprintOf, onSettled }: CopyEditorOptions) {
+export function createCopyEditor({ client, adapter, cache, log, sendRetry, clock, fingerprintOf, onSettled }: CopyEditorOptions) {
+  const now = () => clock.now();
   const { surface } = adapter;
   /** Failed tries so far of each copy's edit still to make. */
   const editAttempts = new Map<string, number>();
@@ -74,7 +76,7 @@ export function createCopyEditor({ client, adapter, cache, log, sendRetry, now, 
       return;
     }
     editAttempts.set(key, attempt);
-    const timer = setTimeout(() => {
+    const timer = clock.setTimeout(() => {
       const record = cache.get(id);
       const delivery = record?.deliveries.find((d) => d.surface === surface && d.chat === chat);
       if (record && delivery) void updateCopy(record, delivery);

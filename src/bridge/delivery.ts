@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { GatewayClient } from "../client/index.ts";
+import { clockSleep, realClock, type Clock, type ClockTimer } from "../kernel/clock.ts";
 import { GatewayError } from "../kernel/errors.ts";
 import type { QuestionRecord } from "../record/record.ts";
 import { createClaimKeeper } from "./claim-keeper.ts";
@@ -18,7 +19,8 @@ export interface DeliveryLoopOptions {
   client: GatewayClient;
   adapter: SurfaceAdapter;
   cache: RecordCache;
-  now?: () => number;
+  /** Time and timers (send retries, reminders, late windows, claim renewal); default the real clock. */
+  clock?: Clock;
   log?: (message: string, error?: unknown) => void;
   /** This bot process in delivery claims; default: the surface and a random id. */
   claimant?: string;
@@ -61,7 +63,8 @@ type ClaimVerdict = "send" | "skip" | { retryAtMs: number };
  * (resync) and on question.requested. Each send is claimed at the gateway first, so with several bot processes
  * for one platform exactly one sends each copy; a claim whose bot dies lapses, and another bot then sends it.
  */
-export function createDeliveryLoop({ client, adapter, cache, now = Date.now, log = () => {}, ...options }: DeliveryLoopOptions) {
+export function createDeliveryLoop({ client, adapter, cache, clock = realClock, log = () => {}, ...options }: DeliveryLoopOptions) {
+  const now = () => clock.now();
   const { surface } = adapter;
   const claimant = options.claimant ?? `${surface}-${randomBytes(6).toString("hex")}`;
   const claimLeaseMs = options.claimLeaseMs ?? 60_000;
@@ -70,20 +73,20 @@ export function createDeliveryLoop({ client, adapter, cache, now = Date.now, log
   const attempts = new Map<string, number>();
   const keeper = createClaimKeeper({
     leaseMs: claimLeaseMs,
-    now,
+    clock,
     renew: (id, chat) => client.claimDelivery({ id, surface, chat, claimant, leaseMs: claimLeaseMs }),
   });
   const fingerprintOf = (record: QuestionRecord, chat: string, nowMs = now()): string | undefined =>
     adapter.renderedOf ? renderedFingerprint(adapter.renderedOf(record, chat, nowMs)) : undefined;
-  const { updateCopies } = createCopyEditor({ client, adapter, cache, log, sendRetry, now, fingerprintOf, onSettled: () => keeper.progressed() });
+  const { updateCopies } = createCopyEditor({ client, adapter, cache, log, sendRetry, clock, fingerprintOf, onSettled: () => keeper.progressed() });
   const reminders = adapter.reminders
-    ? createReminderSender({ client, surface, reminders: adapter.reminders, cache, claimant, claimLeaseMs, now, log, sendRetry, ...(options.onReminderSent ? { onSent: options.onReminderSent } : {}) })
+    ? createReminderSender({ client, surface, reminders: adapter.reminders, cache, claimant, claimLeaseMs, clock, log, sendRetry, ...(options.onReminderSent ? { onSent: options.onReminderSent } : {}) })
     : undefined;
   const copiesBehind = (record: QuestionRecord): boolean =>
     record.deliveries.some((d) => d.surface === surface && (!d.rendered || d.rendered !== fingerprintOf(record, d.chat)));
-  const { settle, stop: stopSettling } = createCopySettler({ cache, now, updateCopies, copiesBehind, ...(reminders ? { reminders } : {}) });
+  const { settle, stop: stopSettling } = createCopySettler({ cache, clock, updateCopies, copiesBehind, ...(reminders ? { reminders } : {}) });
   /** Copies another bot holds: looked at again when its lease lapses. */
-  const retries = new Map<string, NodeJS.Timeout>();
+  const retries = new Map<string, ClockTimer>();
   const inFlight = new Set<string>();
   /** Sends whose question.delivered report has not reached the gateway yet (it was down): re-sent first. */
   const unreported = new Map<string, { id: string; chat: string; messageRef: string; rendered?: string }>();
@@ -91,10 +94,10 @@ export function createDeliveryLoop({ client, adapter, cache, now = Date.now, log
   let firstSync = true;
 
   /** A report the gateway could not take just now (its database is down, or it timed out) is sent again shortly. */
-  let flushTimer: NodeJS.Timeout | undefined;
+  let flushTimer: ClockTimer | undefined;
   function flushLater(): void {
     if (flushTimer) return;
-    flushTimer = setTimeout(() => {
+    flushTimer = clock.setTimeout(() => {
       flushTimer = undefined;
       void flushReports();
     }, RETRY_AFTER_STORE_ERROR_MS);
@@ -186,7 +189,7 @@ export function createDeliveryLoop({ client, adapter, cache, now = Date.now, log
 
   function retryLater(record: QuestionRecord, key: string, atMs: number, slackMs = 250): void {
     if (retries.has(key)) return;
-    const timer = setTimeout(() => {
+    const timer = clock.setTimeout(() => {
       retries.delete(key);
       void deliver(cache.get(record.id) ?? record);
     }, Math.max(0, atMs - now()) + slackMs);
@@ -349,13 +352,13 @@ export function createDeliveryLoop({ client, adapter, cache, now = Date.now, log
       const copies: Array<{ id: string; chat: string; copy?: string }> = [...keeper.heldCopies(), ...(reminders?.stop() ?? [])];
       keeper.stop();
       stopSettling();
-      for (const timer of retries.values()) clearTimeout(timer);
+      for (const timer of retries.values()) clock.clearTimeout(timer);
       retries.clear();
       if (copies.length === 0) return;
       const handBack = Promise.all(
         copies.map(({ id, chat, copy }) => client.claimDelivery({ id, surface, chat, claimant, leaseMs: HAND_BACK_LEASE_MS, ...(copy ? { copy } : {}) }).catch(() => {})),
       );
-      await Promise.race([handBack, new Promise((resolve) => setTimeout(resolve, waitMs).unref?.())]);
+      await Promise.race([handBack, clockSleep(clock, waitMs)]);
     },
     /**
      * The platform took a copy this bot sent (`messageRef`) and then refused it for good, e.g. in a delivery status
@@ -382,7 +385,7 @@ export function createDeliveryLoop({ client, adapter, cache, now = Date.now, log
       if (!record) return;
       for (const [key, timer] of retries) {
         if (!key.startsWith(`${id}\u0000`)) continue;
-        clearTimeout(timer);
+        clock.clearTimeout(timer);
         retries.delete(key);
       }
       void deliver(record);

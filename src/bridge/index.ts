@@ -1,4 +1,5 @@
 import type { GatewayClient } from "../client/index.ts";
+import { realClock, type Clock } from "../kernel/clock.ts";
 import { createDeliveryLoop, type SurfaceAdapter } from "./delivery.ts";
 import { createInboundHandler } from "./inbound.ts";
 import { createInflightSends } from "./inflight-sends.ts";
@@ -12,11 +13,15 @@ export interface BridgeOptions {
   /** The platform's escaping, as its renderer uses it: every text the bridge has the bot send goes through it. */
   toPlatformText?: (text: string) => string;
   log?: (message: string, error?: unknown) => void;
+  /** Time and timers (send retries, reminders, late windows, claim renewal); default the real clock. */
+  clock?: Clock;
 }
 
 /** The platform-free half of every bot: delivery, edits after resolution, and every inbound event. */
 export function createBridge(options: BridgeOptions) {
-  const cache = createRecordCache();
+  const clock = options.clock ?? realClock;
+  const now = () => clock.now();
+  const cache = createRecordCache(now);
   const log = options.log ?? (() => {});
   const inflight = createInflightSends();
   // Every prompt send is tracked while in flight, so a reply that beats the platform's answer to it can wait for it.
@@ -29,10 +34,11 @@ export function createBridge(options: BridgeOptions) {
     adapter,
     cache,
     log,
+    clock,
     // A reply to a reminder is a reply to its question.
     onReminderSent: (note) => inbound.sent({ ...note, messageRef: Promise.resolve(note.messageRef) }),
   });
-  const inbound = createInboundHandler({ ...options, surface: options.adapter.surface, cache, inflight, log });
+  const inbound = createInboundHandler({ ...options, surface: options.adapter.surface, cache, inflight, log, now });
   return {
     start: () => delivery.start(),
     /** Hands back the claims of sends still in flight (see the delivery loop's stop). */

@@ -1,3 +1,4 @@
+import type { Clock, ClockTimer } from "../kernel/clock.ts";
 import type { GatewayClient } from "../client/index.ts";
 import type { Surface } from "../contract/result.ts";
 import { GatewayError } from "../kernel/errors.ts";
@@ -23,7 +24,7 @@ export interface ReminderSenderOptions {
   cache: RecordCache;
   claimant: string;
   claimLeaseMs: number;
-  now: () => number;
+  clock: Clock;
   log: (message: string, error?: unknown) => void;
   sendRetry: SendRetryPolicy;
   /** A reminder went out: a reply to it is a reply to its question. */
@@ -42,18 +43,19 @@ const sameCopy = (a: Pick<ReminderCopy, "surface" | "chat" | "offsetSeconds">, b
  * edited to a short line where the platform refuses the delete.
  */
 export function createReminderSender(options: ReminderSenderOptions) {
-  const { client, surface, reminders, cache, claimant, claimLeaseMs, now, log, sendRetry } = options;
+  const { client, surface, reminders, cache, claimant, claimLeaseMs, clock, log, sendRetry } = options;
+  const now = () => clock.now();
   /** Reminders this process sent, until cleaned up: known before (and whether or not) the gateway records them. */
   const sent = new Map<string, { id: string; copy: ReminderCopy; reported: boolean }>();
   const inFlight = new Set<string>();
   const attempts = new Map<string, number>();
   const cleaning = new Set<string>();
   const cleaned = new Set<string>();
-  const timers = new Set<NodeJS.Timeout>();
+  const timers = new Set<ClockTimer>();
   const keyOf = (id: string, chat: string, offsetSeconds: number) => `${id}\u0000${chat}\u0000${offsetSeconds}`;
 
   function later(ms: number, run: () => void): void {
-    const timer = setTimeout(() => {
+    const timer = clock.setTimeout(() => {
       timers.delete(timer);
       run();
     }, ms);
@@ -191,7 +193,7 @@ export function createReminderSender(options: ReminderSenderOptions) {
     },
     /** Stops retrying; returns the reminders whose sends are in flight now (their claims are handed back). */
     stop(): Array<{ id: string; chat: string; copy: string }> {
-      for (const timer of timers) clearTimeout(timer);
+      for (const timer of timers) clock.clearTimeout(timer);
       timers.clear();
       return [...inFlight].map((key) => {
         const [id, chat, offsetSeconds] = key.split("\u0000");

@@ -1,3 +1,4 @@
+import type { Clock, ClockTimer } from "../kernel/clock.ts";
 import { acceptsLateAnswer } from "../record/late-window.ts";
 import type { QuestionRecord } from "../record/record.ts";
 import type { RecordCache } from "./record-cache.ts";
@@ -5,7 +6,7 @@ import type { ReminderSender } from "./reminders.ts";
 
 export interface CopySettlerOptions {
   cache: RecordCache;
-  now: () => number;
+  clock: Clock;
   /** Edits the copies that are behind what the record shows now (the copy editor). */
   updateCopies: (record: QuestionRecord) => Promise<void>;
   /** Whether some copy of this surface shows something else than the record does now (by its fingerprint). */
@@ -22,13 +23,14 @@ const TIMER_MAX_MS = 2 ** 31 - 1;
  * copy that still takes a late answer is edited again when its window ends, by this process's clock too (the
  * gateway announces the end with question.updated, but a bot whose clock runs behind would still render it open).
  */
-export function createCopySettler({ cache, now, updateCopies, copiesBehind, reminders }: CopySettlerOptions) {
-  const lateWindows = new Map<string, NodeJS.Timeout>();
+export function createCopySettler({ cache, clock, updateCopies, copiesBehind, reminders }: CopySettlerOptions) {
+  const now = () => clock.now();
+  const lateWindows = new Map<string, ClockTimer>();
 
   function watchLateWindow(record: QuestionRecord): void {
     const untilMs = record.lateUntilMs;
     if (untilMs === undefined || !acceptsLateAnswer(record, now()) || lateWindows.has(record.id)) return;
-    const timer = setTimeout(() => {
+    const timer = clock.setTimeout(() => {
       lateWindows.delete(record.id);
       const current = cache.get(record.id);
       if (current) void updateCopies(current);
@@ -52,7 +54,7 @@ export function createCopySettler({ cache, now, updateCopies, copiesBehind, remi
       return edited;
     },
     stop(): void {
-      for (const timer of lateWindows.values()) clearTimeout(timer);
+      for (const timer of lateWindows.values()) clock.clearTimeout(timer);
       lateWindows.clear();
     },
   };

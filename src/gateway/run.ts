@@ -1,3 +1,4 @@
+import { realClock, type Clock } from "../kernel/clock.ts";
 import { deploymentSecrets, type BOT_SECRETS, type Config } from "../runtime/config.ts";
 import { isWildcardHost, localGatewayUrl } from "../runtime/local-url.ts";
 import { describeModeChanges, tightenPrivateDir } from "../runtime/data-dir.ts";
@@ -89,6 +90,8 @@ export async function startGateway(
     expectedBots?: readonly string[];
     /** Tests: the webhook sender's clock, retry window, first retry wait and lease. */
     webhooks?: Pick<WebhookSenderOptions, "now" | "retryWindowMs" | "retryBaseMs" | "leaseMs">;
+    /** The questions' time and timers (expiry, reminders, escalation, late windows, long-polls); default the real clock. */
+    clock?: Clock;
   } = {},
 ): Promise<RunningGateway> {
   if (extras.logger && !extras.log) extras = { ...extras, log: logCallback(extras.logger) };
@@ -109,7 +112,8 @@ export async function startGateway(
   let connectionSnapshots: () => ConnectionSnapshot[] = () => [];
   const metrics = createGatewayMetrics({ store, connections: () => connectionSnapshots() });
   events.subscribe(metrics.onEvent);
-  if (extras.logger) events.subscribe(createLifecycleLog(extras.logger));
+  const clock = extras.clock ?? realClock;
+  if (extras.logger) events.subscribe(createLifecycleLog(extras.logger, () => clock.now()));
   // Answer links: signed with one key kept in the store (every instance on a database shares it), made on every read
   // at GATEWAY_PUBLIC_URL, else at this gateway's own URL (the configured one until it listens).
   let ownUrl = localGatewayUrl(config.GATEWAY_HOST, config.GATEWAY_PORT);
@@ -137,6 +141,7 @@ export async function startGateway(
   const service = createQuestionService({
     store: withAnswerLinks(metrics.timeStore(store), links.linksFor),
     events,
+    clock,
     ...(extras.log ? { log: extras.log } : {}),
     deliveryTimeoutMs: config.DELIVERY_TIMEOUT_SECONDS * 1000,
     defaultTargets: config.ASK_DEFAULT_TARGETS,

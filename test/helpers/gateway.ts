@@ -5,6 +5,7 @@
 import { rmSync } from "node:fs";
 import { afterAll, beforeAll } from "vitest";
 import { WebSocket, type RawData } from "ws";
+import type { Clock } from "../../src/kernel/clock.ts";
 import { startGateway, type RunningGateway } from "../../src/gateway/run.ts";
 import { createControlUi } from "../../src/web/index.ts";
 import { createAnswerPage } from "../../src/web/answer-page.ts";
@@ -80,9 +81,9 @@ export interface TestGateway extends RunningGateway {
 }
 
 /** Starts the real gateway in this process on an ephemeral port (or `overrides.GATEWAY_PORT`). */
-export async function startTestGateway(overrides: Partial<GatewayConfig> & { dataDir?: string } = {}): Promise<TestGateway> {
+export async function startTestGateway(overrides: Partial<GatewayConfig> & { dataDir?: string } = {}, clock?: Clock): Promise<TestGateway> {
   const { dataDir = tempDir(), ...rest } = overrides;
-  const gateway = await startGateway(gatewayConfig(dataDir, rest), { log: () => {}, webApp: createControlUi, answerPage: createAnswerPage });
+  const gateway = await startGateway(gatewayConfig(dataDir, rest), { log: () => {}, webApp: createControlUi, answerPage: createAnswerPage, ...(clock ? { clock } : {}) });
   const port = Number(new URL(gateway.url).port);
   return { ...gateway, close: gateway.close, dataDir, port, wsUrl: `ws://127.0.0.1:${port}/ws` };
 }

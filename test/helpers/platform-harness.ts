@@ -4,6 +4,7 @@
  * comes back on the same port with the same DATA_DIR, so the bot's GATEWAY_URL stays right; close stops the bot, then
  * the gateway, then each of the rest in order. Each harness adds only its platform's specifics.
  */
+import type { Clock } from "../../src/kernel/clock.ts";
 import { freePort, sleep, startTestGateway, type GatewayConfig, type TestGateway } from "./gateway.ts";
 import { tempDir } from "./temp-dirs.ts";
 
@@ -28,12 +29,13 @@ export interface HarnessGateway {
 
 /**
  * Starts the gateway on a port of its own, with DATA_DIR a new `tempDir(dataDirPrefix)`; `settings` adds to its
- * configuration (it gets the port, for a GATEWAY_PUBLIC_URL at the gateway's own address).
+ * configuration (it gets the port, for a GATEWAY_PUBLIC_URL at the gateway's own address); `clock`, a virtual clock
+ * for its timers (default: real time).
  */
-export async function startHarnessGateway(dataDirPrefix = "aub-gw-", settings: (port: number) => Partial<GatewayConfig> = () => ({})): Promise<HarnessGateway> {
+export async function startHarnessGateway(dataDirPrefix = "aub-gw-", settings: (port: number) => Partial<GatewayConfig> = () => ({}), clock?: Clock): Promise<HarnessGateway> {
   const dataDir = tempDir(dataDirPrefix);
   const port = await freePort();
-  const launch = () => startTestGateway({ dataDir, GATEWAY_PORT: port, DELIVERY_TIMEOUT_SECONDS: 30, ...settings(port) });
+  const launch = () => startTestGateway({ dataDir, GATEWAY_PORT: port, DELIVERY_TIMEOUT_SECONDS: 30, ...settings(port) }, clock);
   let gateway: TestGateway | undefined = await launch();
   return {
     url: gateway.url,

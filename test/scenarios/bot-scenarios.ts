@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rpc, rpcOk, sleep } from "../helpers/gateway.ts";
-import { scenarioTools, waitUntil } from "./tools.ts";
+import { quietPeriod, scenarioTools, skipAhead, waitUntil } from "./tools.ts";
 import { capabilitiesOf, pressTold, type BotHarness, type Person, type PromptCopy } from "./harness.ts";
 
 const single = {
@@ -180,7 +180,7 @@ export function runBotScenarios(name: string, makeHarness: () => Promise<BotHarn
         const typed = await h.type(h.stranger.id, h.stranger, "2");
         if (can().marksMessages) await waitUntil(() => typed.reactions().length > 0, "the mark on the stranger's message");
         expect(await h.press(copy, 0, h.stranger)).toBeUndefined();
-        await sleep(300);
+        await quietPeriod();
         expect(await status(id)).toBe("pending");
         // A target's own user list narrows it further: the chat's own person is refused.
         const narrow = await ask([single], {}, h.chat, [h.colleague.id]);
@@ -192,7 +192,7 @@ export function runBotScenarios(name: string, makeHarness: () => Promise<BotHarn
       }
       expect(await h.press(copy, 0, h.stranger)).toBe("This question is for someone else.");
       await h.type(h.chat, h.stranger, "2", { replyTo: copy });
-      await sleep(300);
+      await quietPeriod();
       expect(await status(id)).toBe("pending");
       // A target's own user list narrows it further.
       const narrow = await ask([single], {}, h.chat, [h.colleague.id]);
@@ -235,10 +235,12 @@ export function runBotScenarios(name: string, makeHarness: () => Promise<BotHarn
       // late answer still reaches the agent, and keeps its buttons.
       const short = await ask([single], { timeoutSeconds: 1, lateAnswerSeconds: 0 });
       const shortCopy = await promptOf(short);
+      await skipAhead(h.clock, 1_000);
       const expired = await summaryOf(shortCopy, /⌛ No answer \(expired\)/);
       expect(expired.buttons).toEqual([]);
       const lateOpen = await ask([single], { timeoutSeconds: 1 });
       const lateCopy = await promptOf(lateOpen);
+      await skipAhead(h.clock, 1_000);
       const open = await lateOpenOf(lateCopy);
       // No Skip on a late copy: a late skip would be refused (issue 30).
       expect(open.buttons).toEqual(can().buttons ? ["Staging (Recommended)", "Production", "Other…"] : []);
@@ -265,7 +267,7 @@ export function runBotScenarios(name: string, makeHarness: () => Promise<BotHarn
       const id = await ask([single]);
       const copy = await promptOf(id);
       await h.restartBot();
-      await sleep(300);
+      await quietPeriod();
       expect(h.promptSends(id)).toBe(1);
       expect(await h.press(copy, 1, h.person)).toBe(submitted("Production", 2));
       expect(await result(id)).toMatchObject({ status: "answered" });
@@ -297,14 +299,14 @@ export function runBotScenarios(name: string, makeHarness: () => Promise<BotHarn
     it("a typed reply with no pending question is left alone", async () => {
       const before = h.botReplies(h.otherChat).length;
       await h.type(h.otherChat, can().groups ? h.person : h.colleague, "hello everyone");
-      await sleep(300);
+      await quietPeriod();
       expect(h.botReplies(h.otherChat).length).toBe(before);
     });
 
     const env = { id: "env", header: "Environment", question: "Which environment?", options: [{ label: "Staging" }, { label: "Production" }] };
     const db = { id: "db", header: "Database", question: "Which database?", options: [{ label: "Postgres" }, { label: "SQLite" }] };
     const hostile = "@everyone <!channel> <@123> **b** _i_ <b>x</b> [l](https://e.x) # h";
-    const quiet = () => sleep(300);
+    const quiet = quietPeriod;
 
     it("a re-delivered reply is taken once: it answers neither the next question nor another one pending in the chat", async () => {
       const id = await ask([env, db]);
@@ -435,7 +437,7 @@ export function runBotScenarios(name: string, makeHarness: () => Promise<BotHarn
         // Every answer replies to one of the bot's messages: a message that replies to none answers nothing, and
         // nothing is said to it; a reply to the prompt answers.
         await h.type(h.person.id, h.person, "2");
-        await sleep(300);
+        await quietPeriod();
         expect(await status(id)).toBe("pending");
         expect(h.botReplies(h.person.id).length).toBe(before);
       }

@@ -3,9 +3,12 @@
  * fail or refuse a chat's sends and count every edit. Each platform's kit is test/platforms/<p>/delivery-kit.ts.
  */
 import type { Surface } from "../../src/contract/result.ts";
+import type { ScenarioClock } from "./harness.ts";
 
 export interface DeliveryKit {
   surface: Surface;
+  /** The virtual clock of the gateway and the bot (the in-memory platform's kit); absent: they run on real time. */
+  clock?: ScenarioClock;
   gatewayUrl(): string;
   /** Two chats the bot can post in. */
   chats: [string, string];

@@ -4,9 +4,9 @@
  * that are behind. Each platform's test file runs this suite against its own fake, with the real framework.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { rpcOk, sleep } from "../helpers/gateway.ts";
+import { rpcOk } from "../helpers/gateway.ts";
 import type { DeliveryKit } from "./delivery-kits.ts";
-import { waitUntil } from "./tools.ts";
+import { elapse, skipAhead, waitUntil } from "./tools.ts";
 
 const single = { id: "deploy_target", header: "Deployment target", question: "Where should I deploy?", options: [{ label: "Staging" }, { label: "Production" }] };
 
@@ -30,7 +30,10 @@ export function runDeliveryScenarios(name: string, makeKit: () => Promise<Delive
     const askToSettle = (chat: string) => ask([chat], noSummaries() ? { timeoutSeconds: 1 } : {});
     /** Answers the question: at once, or once it expired (a late answer), where only that changes a copy. */
     const settle = async (id: string, label: string) => {
-      if (noSummaries()) await waitUntil(async () => (await get(id)).status === "expired", `${id} to expire`);
+      if (noSummaries()) {
+        await skipAhead(kit.clock, 1_000);
+        await waitUntil(async () => (await get(id)).status === "expired", `${id} to expire`);
+      }
       await rpcOk(kit.gatewayUrl(), "question.resolve", { id, answers: { deploy_target: [label] } });
     };
 
@@ -47,6 +50,7 @@ export function runDeliveryScenarios(name: string, makeKit: () => Promise<Delive
       const meanwhile = await get(id);
       expect(meanwhile.deliveries.map((d: any) => d.chat)).toEqual([ok]);
       lift();
+      await skipAhead(kit.clock, 2_000); // the next try (1 s after the first failure)
       const record = await waitUntil(async () => {
         const r = await get(id);
         return r.deliveries.length === 2 ? r : undefined;
@@ -75,8 +79,9 @@ export function runDeliveryScenarios(name: string, makeKit: () => Promise<Delive
       const before = kit.editCalls();
       await settle(id, "Production");
       await waitUntil(() => kit.editCalls() > before, "the first edit, refused");
-      await sleep(1_200);
+      await elapse(kit.clock, 1_200);
       lift();
+      await skipAhead(kit.clock, 2_000); // the next try (2 s after the second failure)
       const shown = await waitUntil(async () => {
         const d = (await get(id)).deliveries[0];
         return d.rendered !== sent && d.rendered;
@@ -116,7 +121,7 @@ export function runDeliveryScenarios(name: string, makeKit: () => Promise<Delive
       await settle(behind, "Staging");
       await kit.startBot();
       await waitUntil(() => kit.editCalls() > before, "the copy resolved while the bot was down edited");
-      await sleep(1_500); // any catch-up edit of the other copies would have been made by now
+      await elapse(kit.clock, 1_500); // any catch-up edit of the other copies would have been made by now
       expect(kit.editCalls() - before).toBe(1);
     });
   });

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { rpcOk, sleep } from "../helpers/gateway.ts";
+import { rpcOk } from "../helpers/gateway.ts";
 import { PLATFORM_SURFACES, isPlatform } from "../../src/platforms/index.ts";
 import { capabilitiesOf, pressTold, type BotHarness, type Person, type PromptCopy } from "./harness.ts";
-import { scenarioTools, waitUntil } from "./tools.ts";
+import { elapse, quietPeriod, scenarioTools, skipAhead, waitUntil } from "./tools.ts";
 
 const single = {
   id: "deploy_target",
@@ -13,11 +13,25 @@ const single = {
 const multi = { id: "checks", header: "Checks", question: "Which checks should run?", multiSelect: true, options: [{ label: "Lint" }, { label: "Unit" }, { label: "E2E" }] };
 
 /**
+ * How the suite spends time. Default: every case, on the real clock. "virtual": every case, on the harness's virtual
+ * clock (`clock`, the in-memory platform), one at a time, since a case moves the clock for all. "smoke": on the real
+ * clock, only one reminder case and one late-answer case: the others run in full on the in-memory platform. Only for
+ * a platform that can do everything the suites test (FULL_CAPABILITIES, like the in-memory one); one that lacks
+ * something runs every case, since their branches for what it lacks run nowhere else.
+ */
+export type FollowUpTime = "real" | "virtual" | "smoke";
+
+/**
  * When nobody answers (issue 20), on every platform: reminders, escalation within the platform, late answers and
  * the end of the late window, with the real bot against its fake and short timeouts. Each test uses its own
- * questions and copies, so they run concurrently, on a harness of their own.
+ * questions and copies, so on the real clock they run concurrently, on a harness of their own.
  */
-export function runFollowUpScenarios(name: string, makeHarness: () => Promise<BotHarness>) {
+export function runFollowUpScenarios(name: string, makeHarness: () => Promise<BotHarness>, time: FollowUpTime = "real") {
+  /** A case; `smoke`: it also runs in a smoke run; `concurrent`: beside the others, on the real clock. */
+  const scenario = ({ smoke = false, concurrent = false }, title: string, body: () => Promise<void>) => {
+    if (time === "smoke" && !smoke) return;
+    (concurrent && time !== "virtual" ? it.concurrent : it)(title, body);
+  };
   describe(`${name}: when nobody answers (reminders, escalation, late answers)`, () => {
     let h: BotHarness;
     beforeAll(async () => {
@@ -49,28 +63,32 @@ export function runFollowUpScenarios(name: string, makeHarness: () => Promise<Bo
     /** The reminder after the answer: deleted where the bot may delete its own messages, else it stays as sent. */
     const reminderCleared = async (copy: PromptCopy) => {
       if (can().deletesOwnMessages) return void (await waitUntil(() => h.repliesTo(copy)[0]?.deleted, "the reminder to be deleted"));
-      await sleep(300);
+      await quietPeriod();
       expect(h.repliesTo(copy)[0]).toMatchObject({ deleted: false, text: expect.stringMatching(/^⏰/u) });
     };
-    /** Waits until the copy says a late answer is still taken, with its controls (see lateOpenOf). */
-    const lateOpen = (copy: PromptCopy) => lateOpenOf(copy);
+    /** The copy's question (asked with timeoutSeconds: 1) expires; waits until the copy says a late answer is still taken, with its controls (see lateOpenOf). */
+    const lateOpen = async (copy: PromptCopy) => {
+      await skipAhead(h.clock, 1_000);
+      return lateOpenOf(copy);
+    };
 
-    it.concurrent("no reminder for a question answered before it came due, and none with reminders: []", async () => {
+    scenario({ concurrent: true }, "no reminder for a question answered before it came due, and none with reminders: []", async () => {
       const answered = await ask([single], { timeoutSeconds: 6, reminders: [4] });
       const copy = await promptOf(answered);
       expect(await h.press(copy, 0, h.person)).toBe(submitted("Staging (Recommended)", 1));
       const none = await ask([single], { timeoutSeconds: 4, reminders: [] }, h.otherChat);
       const noneCopy = await promptOf(none, h.otherChat);
-      await sleep(3_000);
+      await elapse(h.clock, 3_000);
       expect(h.repliesTo(copy)).toEqual([]);
       expect(h.repliesTo(noneCopy)).toEqual([]);
       expect((await get(answered)).remindersSent ?? []).toEqual([]);
       await rpcOk(h.gatewayUrl(), "question.resolve", { id: none, cancel: true, reason: "cancelled" });
     });
 
-    it.concurrent("an escalation step delivers the new copy like a new question; the first answer wins and every copy says where", async () => {
+    scenario({ concurrent: true }, "an escalation step delivers the new copy like a new question; the first answer wins and every copy says where", async () => {
       const id = await ask([single], { timeoutSeconds: 30, escalate: [{ afterSeconds: 1, targets: [{ surface: h.surface, chat: h.otherChat }] }] });
       const first = await promptOf(id);
+      await skipAhead(h.clock, 1_000);
       const escalated = await promptOf(id, h.otherChat);
       expect(escalated.buttons).toEqual(first.buttons);
       expect((await get(id)).escalated).toMatchObject([{ step: 0, targets: [{ surface: h.surface, chat: h.otherChat }] }]);
@@ -82,7 +100,7 @@ export function runFollowUpScenarios(name: string, makeHarness: () => Promise<Bo
       expect(h.promptSends(id)).toBe(2);
     });
 
-    it.concurrent("a late press is taken as the late answer: confirmed as late, collected, and every copy says so", async () => {
+    scenario({ smoke: true, concurrent: true }, "a late press is taken as the late answer: confirmed as late, collected, and every copy says so", async () => {
       const id = await ask([single], { timeoutSeconds: 1 });
       const copy = await lateOpen(await promptOf(id));
       // No Skip on a late copy (issue 30): an expired question has nothing to skip, and a stale skip is refused
@@ -99,7 +117,7 @@ export function runFollowUpScenarios(name: string, makeHarness: () => Promise<Bo
       expect((await get(id)).lateAnswer.answers).toEqual({ deploy_target: ["Production"] });
     });
 
-    it.concurrent("Other… on an expired copy: the person's own words are the late answer", async () => {
+    scenario({ concurrent: true }, "Other… on an expired copy: the person's own words are the late answer", async () => {
       const id = await ask([single], { timeoutSeconds: 1 }, h.otherChat);
       const copy = await lateOpen(await promptOf(id, h.otherChat));
       await h.answerOther(copy, answererIn(h.otherChat), "Canary first, late");
@@ -108,7 +126,7 @@ export function runFollowUpScenarios(name: string, makeHarness: () => Promise<Bo
       await summaryOf(copy, /✅ \(late\) .*“Canary first, late” — answered late/u);
     });
 
-    it.concurrent("a late typed reply: in a group only as a reply to the prompt, in a direct message any message", async () => {
+    scenario({ concurrent: true }, "a late typed reply: in a group only as a reply to the prompt, in a direct message any message", async () => {
       const id = await ask([single, multi], { timeoutSeconds: 1 });
       const copy = await lateOpen(await promptOf(id));
       // Numbered text, no buttons: nothing in it says to tap or press anything.
@@ -116,7 +134,7 @@ export function runFollowUpScenarios(name: string, makeHarness: () => Promise<Bo
       expect(copy.text).not.toMatch(/\btap\b|\bpress\b|\bbutton/iu);
       if (can().groups) {
         await h.type(h.chat, h.person, "1: 2\n2: lint");
-        await sleep(400);
+        await quietPeriod(400);
         expect((await get(id)).lateAnswer).toBeUndefined();
       } // else every chat is a direct message, as below: any message of the person's counts there
 
@@ -139,7 +157,7 @@ export function runFollowUpScenarios(name: string, makeHarness: () => Promise<Bo
       expect((await get(direct)).lateAnswer.by).toMatchObject({ via: "text", user: h.person.id });
     });
 
-    it.concurrent("a late reply goes through the same guards: a credential is refused and deleted, a re-delivered reply is taken once", async () => {
+    scenario({ concurrent: true }, "a late reply goes through the same guards: a credential is refused and deleted, a re-delivered reply is taken once", async () => {
       const id = await ask([single], { timeoutSeconds: 1 }, h.otherChat);
       const copy = await lateOpen(await promptOf(id, h.otherChat));
       const who = answererIn(h.otherChat);
@@ -157,15 +175,16 @@ export function runFollowUpScenarios(name: string, makeHarness: () => Promise<Bo
       await waitUntil(() => h.botReplies(h.otherChat).slice(before).some((t) => /Recorded \(late\): Production/u.test(t)), "the late confirmation");
       const replies = h.botReplies(h.otherChat).length;
       await answer.redeliver();
-      await sleep(400);
+      await quietPeriod(400);
       expect(h.botReplies(h.otherChat).length).toBe(replies);
       expect((await get(id)).lateAnswer).toMatchObject({ answers: { deploy_target: ["Production"] } });
     });
 
-    it.concurrent("after the late window the copy reads expired, its controls go, and nothing more is taken", async () => {
+    scenario({ concurrent: true }, "after the late window the copy reads expired, its controls go, and nothing more is taken", async () => {
       const id = await ask([single], { timeoutSeconds: 1, lateAnswerSeconds: 2 });
       const copy = await promptOf(id);
       await lateOpen(copy);
+      await skipAhead(h.clock, 2_000);
       await summaryOf(copy, /^⌛ No answer \(expired\)$/u);
       expect(await h.press(copy, 1, h.person)).toBe("This question was already answered.");
       const before = h.botReplies(h.chat).length;
@@ -179,20 +198,21 @@ export function runFollowUpScenarios(name: string, makeHarness: () => Promise<Bo
     });
 
     // Last and alone, one after the other: they restart the bot.
-    it("a bot that was down when a reminder fired and an escalation step was taken catches up when it starts: the new copy, and the reminder where still useful", async () => {
+    scenario({}, "a bot that was down when a reminder fired and an escalation step was taken catches up when it starts: the new copy, and the reminder where still useful", async () => {
       const id = await ask([single], { timeoutSeconds: 20, reminders: [18], escalate: [{ afterSeconds: 1, targets: [{ surface: h.surface, chat: h.otherChat }] }] });
       const copy = await promptOf(id);
-      await h.restartBot(() =>
-        waitUntil(async () => {
+      await h.restartBot(async () => {
+        await skipAhead(h.clock, 2_000);
+        await waitUntil(async () => {
           const record = await get(id);
           return record.remindersSent?.length === 1 && record.escalated?.length === 1;
-        }, "the reminder and the escalation step while the bot is down"),
-      );
+        }, "the reminder and the escalation step while the bot is down");
+      });
       const escalated = await promptOf(id, h.otherChat);
       const [reminder] = await waitUntil(() => h.repliesTo(copy).length > 0 && h.repliesTo(copy), "the reminder after the restart");
       expect(reminder!.text).toMatch(/^⏰ Still waiting for your answer — \d+ s left\.$/u);
       // The escalated copy came after the reminder fired: it gets none.
-      await sleep(300);
+      await quietPeriod();
       expect(h.repliesTo(escalated)).toEqual([]);
       expect(await h.press(escalated, 0, answererIn(h.otherChat))).toBe(submitted("Staging (Recommended)", 1));
       await reminderCleared(copy);
@@ -200,9 +220,10 @@ export function runFollowUpScenarios(name: string, makeHarness: () => Promise<Bo
     });
 
 
-    it("a reminder is a reply to the prompt, sent once (a bot restart sends it no second time), pings nobody; a reply to it answers, and it is deleted after the answer", async () => {
+    scenario({ smoke: true }, "a reminder is a reply to the prompt, sent once (a bot restart sends it no second time), pings nobody; a reply to it answers, and it is deleted after the answer", async () => {
       const id = await ask([single], { timeoutSeconds: 8, reminders: [6] });
       const copy = await promptOf(id);
+      await skipAhead(h.clock, 2_000);
       const [reminder] = await waitUntil(() => h.repliesTo(copy).length > 0 && h.repliesTo(copy), "the reminder");
       expect(reminder!.text).toMatch(/^⏰ Still waiting for your answer — \d s left\.$/u);
       expect(reminder!.text).not.toMatch(/\btap\b|\bpress\b/i);
@@ -210,7 +231,7 @@ export function runFollowUpScenarios(name: string, makeHarness: () => Promise<Bo
       const recorded = await waitUntil(async () => (await get(id)).reminderCopies?.length === 1 && (await get(id)).reminderCopies, "the reminder recorded");
       expect(recorded[0]).toMatchObject({ surface: h.surface, chat: h.chat, offsetSeconds: 6, messageRef: reminder!.ref });
       await h.restartBot();
-      await sleep(400);
+      await quietPeriod(400);
       expect(h.repliesTo(copy)).toHaveLength(1);
       await h.type(h.chat, h.person, "2", { replyTo: reminder! });
       expect(await result(id)).toMatchObject({ status: "answered", answers: { answers: { deploy_target: ["Production"] } } });
@@ -219,9 +240,10 @@ export function runFollowUpScenarios(name: string, makeHarness: () => Promise<Bo
       expect(h.repliesTo(copy).filter((r) => r.text.startsWith("⏰"))).toHaveLength(1);
     });
 
-    it("where the platform refuses to delete the reminder, it is edited to a short line once the question resolves", async () => {
+    scenario({}, "where the platform refuses to delete the reminder, it is edited to a short line once the question resolves", async () => {
       const id = await ask([single], { timeoutSeconds: 8, reminders: [6] });
       const copy = await promptOf(id);
+      await skipAhead(h.clock, 2_000);
       const [reminder] = await waitUntil(() => h.repliesTo(copy).length > 0 && h.repliesTo(copy), "the reminder");
       h.refuseDeletingOwn(true);
       try {

@@ -90,8 +90,19 @@ export function capabilitiesOf(harness: { capabilities?: Partial<PlatformCapabil
  * What the scenario suite needs from a platform: its real bot, driven through its own fake server.
  * Each platform's test implements this and calls runBotScenarios.
  */
+/**
+ * The clock the gateway and the bot run on, where the harness hands them a virtual one (the in-memory platform): the
+ * time-driven scenarios (expiry, reminders, escalation, late windows, back-offs) move it instead of waiting.
+ */
+export interface ScenarioClock {
+  now(): number;
+  advance(ms: number): Promise<void>;
+}
+
 export interface BotHarness {
   surface: Surface;
+  /** The virtual clock of the gateway and the bot; absent: they run on real time. */
+  clock?: ScenarioClock;
   /** What the platform cannot do (default: everything the suites test). */
   capabilities?: Partial<PlatformCapabilities>;
   /**

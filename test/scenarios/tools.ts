@@ -1,7 +1,23 @@
 import { rpcOk, sleep } from "../helpers/gateway.ts";
 import { acceptsLateAnswer } from "../../src/record/late-window.ts";
 import { LATE_OPEN_SUMMARY, renderSummary } from "../../src/render/summary.ts";
-import { capabilitiesOf, type BotHarness, type PromptCopy } from "./harness.ts";
+import { capabilitiesOf, type BotHarness, type PromptCopy, type ScenarioClock } from "./harness.ts";
+
+/** `ms` pass: a virtual clock is moved on (at once), a real one slept through. */
+export function elapse(clock: ScenarioClock | undefined, ms: number): Promise<void> {
+  return clock ? clock.advance(ms) : sleep(ms);
+}
+
+/**
+ * A deadline `ms` ahead comes due: a virtual clock is moved there at once; on a real one nothing happens here, and
+ * the wait that follows waits for it.
+ */
+export async function skipAhead(clock: ScenarioClock | undefined, ms: number): Promise<void> {
+  await clock?.advance(ms);
+}
+
+/** A message that should not come would have been sent by now (after something that could have sent it). */
+export const quietPeriod = (ms = 300) => sleep(ms);
 
 /** Polls until `probe` returns something truthy, or fails naming what it waited for. */
 export async function waitUntil<T>(probe: () => T | undefined | false | Promise<T | undefined | false>, what: string, timeoutMs = 10_000): Promise<T> {
@@ -33,7 +49,7 @@ export function scenarioTools(harness: () => BotHarness) {
   /** The copy as it was sent is what the person still sees: nothing was sent to change it. */
   const unchanged = async (copy: PromptCopy) => {
     const h = harness();
-    await sleep(200); // a message that should not come would have been sent by now
+    await quietPeriod(200);
     const now = h.copy(copy.chat, copy.ref);
     const sent = (h.sentCopy ?? h.copy)(copy.chat, copy.ref);
     if (now.text !== sent.text) throw new Error(`the copy ${copy.ref} was followed by a message, on a platform that sends none when a question resolves`);
@@ -89,7 +105,7 @@ export function scenarioTools(harness: () => BotHarness) {
         const id = questionOf(copy);
         await waitUntil(async () => {
           const r = await rpcOk(gateway(), "question.get", { id });
-          return r.status === "expired" && acceptsLateAnswer(r, Date.now());
+          return r.status === "expired" && acceptsLateAnswer(r, harness().clock?.now() ?? Date.now());
         }, `the record of ${id} to expire with its late window open`);
         return unchanged(copy);
       }

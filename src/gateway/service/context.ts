@@ -1,3 +1,4 @@
+import { realClock, type Clock } from "../../kernel/clock.ts";
 import { GatewayError } from "../../kernel/errors.ts";
 import type { QuestionRecord, Target } from "../../record/record.ts";
 import { createKnownSecretMatcher } from "../../parse/index.ts";
@@ -14,7 +15,8 @@ export interface QuestionServiceOptions {
   store: QuestionStore;
   /** Where events go; default: a fresh hub (see `subscribe`). */
   events?: EventHub;
-  now?: () => number;
+  /** Time and timers (deadlines, reminders, long-polls); default the real clock. */
+  clock?: Clock;
   /** How long chat targets get to report a delivery before the asker hears `delivery_failed`. */
   deliveryTimeoutMs?: number;
   /** Used when a request names no targets. */
@@ -40,6 +42,8 @@ export interface QuestionServiceOptions {
 export interface ServiceContext {
   readonly options: QuestionServiceOptions;
   readonly store: QuestionStore;
+  readonly clock: Clock;
+  /** `clock.now`. */
   readonly now: () => number;
   readonly log: (message: string, error?: unknown) => void;
   readonly events: EventHub;
@@ -67,14 +71,15 @@ export interface ServiceContext {
  */
 export function createServiceContext(options: QuestionServiceOptions, onDeliveryOverdue: (id: string) => Promise<void>): ServiceContext {
   const { store } = options;
-  const now = options.now ?? Date.now;
+  const clock = options.clock ?? realClock;
+  const now = () => clock.now();
   const log = options.log ?? (() => {});
   const deliveryTimeoutMs = options.deliveryTimeoutMs ?? 30_000;
   const events = options.events ?? createEventHub();
 
   const read = (id: string) => stored(store.get(id));
-  const noBot = createNoBot({ store, now, log });
-  const waiters = createWaiters({ maxWaitMs: options.maxWaitMs ?? 5 * 60_000, read });
+  const noBot = createNoBot({ store, clock, log });
+  const waiters = createWaiters({ maxWaitMs: options.maxWaitMs ?? 5 * 60_000, read, clock });
   const fireFollowUps = createFollowUpFiring({
     store,
     emit(event, record) {
@@ -88,7 +93,7 @@ export function createServiceContext(options: QuestionServiceOptions, onDelivery
   });
   const deadlines = createDeadlines({
     store,
-    now,
+    clock,
     deliveryTimeoutMs,
     onExpired: finished,
     onDeliveryOverdue,
@@ -111,6 +116,7 @@ export function createServiceContext(options: QuestionServiceOptions, onDelivery
   return {
     options,
     store,
+    clock,
     now,
     log,
     events,

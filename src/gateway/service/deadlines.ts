@@ -1,5 +1,6 @@
 import type { QuestionRecord } from "../../record/record.ts";
 import { isChatTarget } from "../../record/targets.ts";
+import type { Clock } from "../../kernel/clock.ts";
 import { createScheduler } from "./scheduler.ts";
 import type { QuestionStore } from "../store/kit/types.ts";
 
@@ -10,7 +11,7 @@ const FOLLOW_UP_BATCH = 200;
 
 export interface DeadlinesOptions {
   store: QuestionStore;
-  now: () => number;
+  clock: Clock;
   /** How long chat targets get to report a first delivery. */
   deliveryTimeoutMs: number;
   /** A question this instance expired (the store's compare-and-set made it so exactly once across instances). */
@@ -31,7 +32,8 @@ export interface DeadlinesOptions {
  * first chat delivery (and, past that deadline, for those queued behind a bot's live claim, until its lease ends).
  */
 export function createDeadlines(options: DeadlinesOptions) {
-  const { store, now, deliveryTimeoutMs } = options;
+  const { store, clock, deliveryTimeoutMs } = options;
+  const now = () => clock.now();
   /** Late windows ending at or before this moment were handled (or ended before this instance started). */
   let lateWindowsSeenUntil = now();
   /**
@@ -50,7 +52,7 @@ export function createDeadlines(options: DeadlinesOptions) {
   };
 
   const scheduler = createScheduler({
-    now,
+    clock,
     onError: options.onError,
     async next() {
       const expiry = await store.nextExpiryMs();

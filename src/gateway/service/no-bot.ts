@@ -1,3 +1,4 @@
+import type { Clock, ClockTimer } from "../../kernel/clock.ts";
 import type { QuestionRecord, Target } from "../../record/record.ts";
 import { isChatTarget, noBotReason } from "../../record/targets.ts";
 import { PLATFORM_SURFACES } from "../../platforms/index.ts";
@@ -18,9 +19,10 @@ const PRESENCE_MISS_CACHE_MS = 250;
  * 10 s while a bot is connected here). `mark` gives each chat target of a record that no bot can send yet the
  * `waiting` state, at once; the delivery watch is left as it is, so a bot that starts late still delivers.
  */
-export function createNoBot({ store, now, log }: { store: QuestionStore; now: () => number; log: (message: string, error?: unknown) => void }) {
+export function createNoBot({ store, clock, log }: { store: QuestionStore; clock: Clock; log: (message: string, error?: unknown) => void }) {
+  const now = () => clock.now();
   let here: ReadonlySet<string> = new Set();
-  let timer: NodeJS.Timeout | undefined;
+  let timer: ClockTimer | undefined;
   let stopped = false;
   let cached: { atMs: number; surfaces: Promise<ReadonlySet<string>> } | undefined;
   const presence = store.botPresence;
@@ -79,10 +81,10 @@ export function createNoBot({ store, now, log }: { store: QuestionStore; now: ()
       if (!presence) return;
       publish();
       if (here.size > 0 && !timer) {
-        timer = setInterval(publish, PRESENCE_REFRESH_MS);
-        timer.unref();
+        timer = clock.setInterval(publish, PRESENCE_REFRESH_MS);
+        timer.unref?.();
       } else if (here.size === 0 && timer) {
-        clearInterval(timer);
+        clock.clearInterval(timer);
         timer = undefined;
       }
     },
@@ -108,7 +110,7 @@ export function createNoBot({ store, now, log }: { store: QuestionStore; now: ()
     /** The service stopped: no more publishing (the store, closing, drops this instance's rows itself). */
     stop(): void {
       stopped = true;
-      clearInterval(timer);
+      clock.clearInterval(timer);
       timer = undefined;
     },
   };

@@ -1,3 +1,5 @@
+import type { Clock, ClockTimer } from "../../kernel/clock.ts";
+
 /**
  * The longest single timer. setTimeout runs on the monotonic clock, which stands still while the host is suspended,
  * so a long timer would fire late by the length of the sleep: each wake re-reads the wall clock (`now`, no store
@@ -12,15 +14,17 @@ export const MAX_TIMER_MS = 1_000;
  * that is out of date by the time it arrives can wake the gateway early (harmless: the tick finds nothing due),
  * never late.
  */
-export function createScheduler({ now, tick, next, onError, maxTimerMs = MAX_TIMER_MS }: {
-  now: () => number;
+export function createScheduler({ clock, tick, next, onError, maxTimerMs = MAX_TIMER_MS }: {
+  /** Time and the timer (the wall clock is `clock.now`). */
+  clock: Clock;
   tick: (nowMs: number) => Promise<void>;
   next: () => Promise<number | undefined>;
   onError: (error: unknown) => void;
   /** The longest single timer (default MAX_TIMER_MS). */
   maxTimerMs?: number;
 }) {
-  let timer: NodeJS.Timeout | undefined;
+  const now = () => clock.now();
+  let timer: ClockTimer | undefined;
   let armedFor: number | undefined;
   let stopped = false;
   let ticking = false;
@@ -48,7 +52,7 @@ export function createScheduler({ now, tick, next, onError, maxTimerMs = MAX_TIM
 
   /** Sleeps at most MAX_TIMER_MS at a time, and fires once the wall clock has reached `at`. */
   function wait(at: number): void {
-    timer = setTimeout(() => (now() < at ? wait(at) : void fire()), Math.min(maxTimerMs, Math.max(0, at - now())));
+    timer = clock.setTimeout(() => (now() < at ? wait(at) : void fire()), Math.min(maxTimerMs, Math.max(0, at - now())));
     timer.unref?.();
   }
 
@@ -67,7 +71,7 @@ export function createScheduler({ now, tick, next, onError, maxTimerMs = MAX_TIM
   }
 
   function clear(): void {
-    if (timer) clearTimeout(timer);
+    if (timer) clock.clearTimeout(timer);
     timer = undefined;
     armedFor = undefined;
   }

@@ -1,3 +1,4 @@
+import { realClock, type Clock } from "../../kernel/clock.ts";
 import type { AskUserResult } from "../../contract/result.ts";
 import { recordToResult, type QuestionRecord } from "../../record/record.ts";
 
@@ -23,7 +24,7 @@ const RECENT = 2_000;
  * this instance or, through the store's change feed, on any other. `read` gives the latest record when a wait ends
  * by timeout or cancellation.
  */
-export function createWaiters({ maxWaitMs, read }: { maxWaitMs: number; read: (id: string) => Promise<QuestionRecord | undefined> }) {
+export function createWaiters({ maxWaitMs, read, clock = realClock }: { maxWaitMs: number; read: (id: string) => Promise<QuestionRecord | undefined>; clock?: Clock }) {
   const waiting = new Map<string, Set<(record: QuestionRecord | undefined) => void>>();
   /**
    * The ids of questions that resolved while nobody here waited on them, oldest first (at most RECENT). A wait that
@@ -45,7 +46,7 @@ export function createWaiters({ maxWaitMs, read }: { maxWaitMs: number; read: (i
         waiting.set(id, set);
         let unregister: (() => void) | undefined;
         const done = (latest: QuestionRecord | undefined) => {
-          clearTimeout(timer);
+          clock.clearTimeout(timer);
           set.delete(done);
           if (set.size === 0 && waiting.get(id) === set) waiting.delete(id);
           unregister?.();
@@ -56,7 +57,7 @@ export function createWaiters({ maxWaitMs, read }: { maxWaitMs: number; read: (i
           set.delete(done);
           read(id).then(done, () => done(undefined));
         };
-        const timer = setTimeout(giveUp, Math.min(timeoutMs, maxWaitMs));
+        const timer = clock.setTimeout(giveUp, Math.min(timeoutMs, maxWaitMs));
         set.add(done);
         if (signal instanceof AbortSignal) {
           signal.addEventListener("abort", giveUp, { once: true });

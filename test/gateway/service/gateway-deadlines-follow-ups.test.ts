@@ -2,13 +2,12 @@
  * The one schedule with follow-ups (issue 20): a reminder the store cannot mark (a failing write, a corrupt row) is
  * tried again a second later, never in a tight loop; and the end of a late window is announced once.
  */
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { createDeadlines } from "../../../src/gateway/service/deadlines.ts";
 import { createMemoryStore } from "../../../src/gateway/store/memory/memory-store.ts";
 import type { QuestionStore } from "../../../src/gateway/store/kit/types.ts";
 import { pendingRecord } from "../store/store-contract.ts";
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+import { createVirtualClock } from "../../scenarios/virtual-clock.ts";
 
 describe("deadlines with follow-ups", () => {
   it("retries a follow-up the store keeps failing once a second, not in a loop", async () => {
@@ -21,12 +20,13 @@ describe("deadlines with follow-ups", () => {
         throw new Error("the database is read-only");
       },
     };
-    const now = Date.now();
+    const clock = createVirtualClock();
+    const now = clock.now();
     await store.create(pendingRecord("q1", { createdAtMs: now - 1_000, expiresAtMs: now + 60_000, reminders: [59] }));
     const errors: unknown[] = [];
     const deadlines = createDeadlines({
       store,
-      now: Date.now,
+      clock,
       deliveryTimeoutMs: 30_000,
       onExpired: () => {},
       onDeliveryOverdue: async () => {},
@@ -37,22 +37,27 @@ describe("deadlines with follow-ups", () => {
       onError: (error) => errors.push(error),
     });
     await deadlines.start();
-    await sleep(1_500);
+    await clock.advance(1_500);
+    await vi.waitFor(() => expect(errors.length).toBeGreaterThanOrEqual(1));
     deadlines.stop();
-    expect(errors.length).toBeGreaterThanOrEqual(1);
     expect(reads).toBeLessThanOrEqual(3);
   });
 
   it("announces the end of a late window once", async () => {
     const store = createMemoryStore();
-    const now = Date.now();
+    const clock = createVirtualClock();
+    const now = clock.now();
     await store.create(pendingRecord("q1", { createdAtMs: now - 2_000, expiresAtMs: now - 1_000, lateAnswerSeconds: 1 }));
+    const expired: string[] = [];
     const ended: string[] = [];
     const deadlines = createDeadlines({
       store,
-      now: Date.now,
+      clock,
       deliveryTimeoutMs: 30_000,
-      onExpired: (record) => deadlines.followUpAt(record.lateUntilMs),
+      onExpired: (record) => {
+        expired.push(record.id);
+        deadlines.followUpAt(record.lateUntilMs);
+      },
       onDeliveryOverdue: async () => {},
       onFollowUpDue: async () => {},
       onLateWindowEnded: (record) => ended.push(record.id),
@@ -61,7 +66,10 @@ describe("deadlines with follow-ups", () => {
       },
     });
     await deadlines.start();
-    await sleep(1_600);
+    await vi.waitFor(() => expect(expired).toEqual(["q1"])); // its late window ends a second after this
+    await clock.advance(1_600);
+    await vi.waitFor(() => expect(ended).toEqual(["q1"]));
+    await clock.advance(1_600); // announced once: a later tick says nothing more
     deadlines.stop();
     expect(ended).toEqual(["q1"]);
   });

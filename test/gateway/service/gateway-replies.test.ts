@@ -3,6 +3,7 @@
  * as a reply once, across questions and gateway restarts; an answer at or past expiresAtMs expires the question and
  * is refused. Over the real WebSocket protocol, plus the service with an injected clock and a failing store.
  */
+import { realClock } from "../../../src/kernel/clock.ts";
 import { afterAll, describe, expect, it } from "vitest";
 import { REPLY_KEY_TTL_MS } from "../../../src/gateway/service/reply-keys.ts";
 import { createQuestionService } from "../../../src/gateway/service/service.ts";
@@ -133,7 +134,7 @@ describe("reply keys in the service", () => {
     const store: QuestionStore = { ...inner, pruneRepliesSeen: async (beforeMs) => (prunes.push(beforeMs), inner.pruneRepliesSeen(beforeMs)) };
     expect(REPLY_KEY_TTL_MS).toBe((3_600 + 7 * 24 * 3_600) * 1000);
     let nowMs = 1_000 * 3_600_000;
-    const service = createQuestionService({ store, now: () => nowMs });
+    const service = createQuestionService({ store, clock: { ...realClock, now: () => nowMs } });
     const by = { surface: "telegram", chat: "5", via: "text" as const };
     // Each reply goes to a fresh question (the clock moves past the last one's expiry).
     const reply = async (messageRef: string) => {
@@ -163,7 +164,7 @@ describe("expiry at the moment of the answer", () => {
   /** A service whose clock the test moves; its schedule is never armed, as if its timer were late (a suspend). */
   async function lateClock(lateAnswerSeconds = 0) {
     let nowMs = 1_000_000;
-    const service = createQuestionService({ store: createMemoryStore(), now: () => nowMs, minTimeoutSeconds: 1 });
+    const service = createQuestionService({ store: createMemoryStore(), clock: { ...realClock, now: () => nowMs }, minTimeoutSeconds: 1 });
     const events: Array<{ event: string; id: string; status: string }> = [];
     service.subscribe((event, record) => events.push({ event, id: record.id, status: record.status }));
     // Without a late window (issue 20's late answers are tested below and in gateway-follow-ups.test.ts).

@@ -3,6 +3,7 @@
  * shared store's change, is answered against the questions it knows, straight to the store's compare-and-set. Every
  * case the shortcut does not cover takes the full path, with the same outcome and the same refusal as before.
  */
+import { realClock } from "../../../src/kernel/clock.ts";
 import { describe, expect, it } from "vitest";
 import { createQuestionService } from "../../../src/gateway/service/service.ts";
 import { createWaiters } from "../../../src/gateway/service/waiters.ts";
@@ -41,7 +42,7 @@ describe("question.resolve of a question known here", () => {
   it("refuses as before what the shortcut cannot decide: a bad answer, a question resolved elsewhere, one past its expiry", async () => {
     let nowMs = 1_000_000;
     const { store } = countingStore();
-    const service = createQuestionService({ store, now: () => nowMs });
+    const service = createQuestionService({ store, clock: { ...realClock, now: () => nowMs } });
     const { id } = await service.request(oneQuestion());
     await expect(service.resolve({ id, answers: { no_such_question: "Production" }, by })).rejects.toMatchObject({ code: "QUESTION_INVALID_ANSWER" });
     expect((await store.get(id))?.status).toBe("pending");

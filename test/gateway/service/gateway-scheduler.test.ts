@@ -4,6 +4,7 @@
  * suspend) while the timer is pending: the tick runs within about a second, not at the old timer's end.
  */
 import { describe, expect, it } from "vitest";
+import { realClock } from "../../../src/kernel/clock.ts";
 import { createScheduler, MAX_TIMER_MS } from "../../../src/gateway/service/scheduler.ts";
 
 describe("createScheduler and the wall clock", () => {
@@ -14,7 +15,7 @@ describe("createScheduler and the wall clock", () => {
     let answered = false;
     let next: number | undefined = deadline;
     const scheduler = createScheduler({
-      now: () => wall,
+      clock: { ...realClock, now: () => wall },
       tick: async (nowMs) => {
         ticks.push(nowMs);
         next = undefined;
@@ -50,7 +51,7 @@ describe("createScheduler and the wall clock", () => {
     let nextCalls = 0;
     const ticks: number[] = [];
     const scheduler = createScheduler({
-      now: () => wall,
+      clock: { ...realClock, now: () => wall },
       tick: async (nowMs) => void ticks.push(nowMs),
       next: async () => (nextCalls++ === 0 ? 60_000 : undefined),
       onError: () => undefined,

@@ -14,7 +14,7 @@ runBotScenarios("discord", async () => {
   return h;
 });
 runDeliveryScenarios("discord", discordDeliveryKit);
-runFollowUpScenarios("discord", createDiscordHarness);
+runFollowUpScenarios("discord", createDiscordHarness, "smoke");
 
 describe("discord: the scenario suite ran against Discord's rules", () => {
   it("every interaction was acknowledged inside 3 s, and every bot message carried allowed_mentions with no parse", () => {

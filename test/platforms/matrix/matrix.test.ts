@@ -16,7 +16,7 @@ import { matrixDeliveryKit } from "./delivery-kit.ts";
 
 runBotScenarios("matrix", createMatrixHarness);
 runDeliveryScenarios("matrix", matrixDeliveryKit);
-runFollowUpScenarios("matrix", createMatrixHarness);
+runFollowUpScenarios("matrix", createMatrixHarness, "smoke");
 
 /** The bot's sync token file in DATA_DIR. */
 const tokenFile = (dataDir: string) => join(dataDir, readdirSync(dataDir).find((f) => /^matrix-sync-[0-9a-f]+\.json$/u.test(f))!);

@@ -6,14 +6,16 @@
 import { startBridgeBot, type RunningBot } from "../../../bots/shared.ts";
 import { applyEffects, callbackToEvent, TEXTS } from "../../../src/bridge/index.ts";
 import { decodeTelegramCallbackData } from "../../../src/platforms/telegram/callback-data.ts";
+import type { Clock } from "../../../src/kernel/clock.ts";
 import type { Config } from "../../../src/runtime/config.ts";
 import { chatOf, createMemoryAdapter, toMemoryText } from "./adapter.ts";
 import type { MemoryPlatform } from "./fake-api.ts";
 import { memoryMessageOps, memoryPressOps } from "./ops.ts";
 
-export function startMemoryBot(platform: MemoryPlatform, config: Config, allowedUsers: readonly string[]): Promise<RunningBot> {
+export function startMemoryBot(platform: MemoryPlatform, config: Config, allowedUsers: readonly string[], clock?: Clock): Promise<RunningBot> {
   return startBridgeBot({
     config,
+    ...(clock ? { clock } : {}),
     log: () => {},
     allowedUsers,
     otherOpens: "reply",

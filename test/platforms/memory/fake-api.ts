@@ -5,7 +5,8 @@
  * it only keeps what a platform would show, and can refuse, fail, hold or rate-limit what the bot asks of it.
  */
 import { PermanentSendError } from "../../../src/bridge/index.ts";
-import { sleep } from "../../helpers/gateway.ts";
+import type { ScenarioClock } from "../../scenarios/harness.ts";
+import { elapse } from "../../scenarios/tools.ts";
 
 export interface MemoryButton {
   label: string;
@@ -54,13 +55,23 @@ export type MemoryUpdate =
 /** How the bot takes updates: a press resolves to what the presser was told (the toast), or undefined. */
 export type MemoryHandler = (update: MemoryUpdate) => Promise<string | undefined>;
 
-export function createMemoryPlatform() {
+/** The handler of the next bot to start (`resolve` when it does). */
+function nextBot() {
+  let resolve!: (handler: MemoryHandler) => void;
+  const promise = new Promise<MemoryHandler>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+/** `clock`: the virtual clock the bot runs on, which a retry-after is waited out on (default: real time). */
+export function createMemoryPlatform(clock?: ScenarioClock) {
   const messages: MemoryMessage[] = [];
   const calls: MemoryCall[] = [];
   /** Private notices per person, oldest first. */
   const notices = new Map<string, string[]>();
   let lastId = 0;
   let handler: MemoryHandler | undefined;
+  /** Resolves once a bot takes updates (`listen`): the platform keeps them while none runs. */
+  let running = nextBot();
   /** One chat's updates in order (a reply after the Other… press it follows); different chats at once. */
   const chains = new Map<string, Promise<unknown>>();
   const refusing = new Set<string>();
@@ -88,8 +99,7 @@ export function createMemoryPlatform() {
   async function deliver<T extends MemoryUpdate>(update: T): Promise<string | undefined> {
     const chat = update.kind === "press" ? update.chat : update.message.chat;
     const turn = (chains.get(chat) ?? Promise.resolve()).catch(() => {}).then(async () => {
-      while (!handler) await sleep(10); // the platform keeps updates while no bot is running
-      return handler(update);
+      return (handler ?? (await running.promise))(update);
     });
     chains.set(chat, turn);
     return turn;
@@ -103,6 +113,8 @@ export function createMemoryPlatform() {
     /** The bot starts or stops taking updates. */
     listen(next: MemoryHandler | undefined) {
       handler = next;
+      if (next) running.resolve(next);
+      else running = nextBot();
     },
 
     // What the bot does (the adapter and the ops call these).
@@ -121,7 +133,7 @@ export function createMemoryPlatform() {
         const seconds = rateLimitSeconds;
         rateLimitSeconds = undefined;
         record({ op: "sendPrompt", chat, questionId, ok: false });
-        await sleep(seconds * 1_000);
+        await elapse(clock, seconds * 1_000);
       }
       const message = post({ chat, from: "bot", text, buttons, prompt: questionId });
       record({ op: "sendPrompt", chat, questionId, about: message.id, ok: true });

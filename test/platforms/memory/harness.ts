@@ -1,7 +1,8 @@
 /**
  * The in-memory platform's harness: the real bridge (./bot.ts) against the memory platform, connected to a real
  * gateway in this process. It builds the same BotHarness (and ./delivery-kit.ts the same DeliveryKit) as every platform, so the three
- * cross-platform suites run on it with no framework and no HTTP to a fake, in seconds.
+ * cross-platform suites run on it with no framework and no HTTP to a fake, in seconds. The gateway and the bot share
+ * one virtual clock (`clock`), so the time-driven scenarios move it instead of waiting.
  */
 import { loadConfig } from "../../../src/runtime/config.ts";
 import { encodeTelegramCallbackData } from "../../../src/platforms/telegram/callback-data.ts";
@@ -9,6 +10,7 @@ import { toTelegramText } from "../../../src/platforms/telegram/escaping.ts";
 import { TOKEN } from "../../helpers/gateway.ts";
 import { startHarnessGateway, startPlatformLifecycle } from "../../helpers/platform-harness.ts";
 import type { BotHarness, Person, PromptCopy } from "../../scenarios/harness.ts";
+import { createVirtualClock } from "../../scenarios/virtual-clock.ts";
 import { startMemoryBot } from "./bot.ts";
 import { createMemoryPlatform, type MemoryMessage, type MemoryPlatform } from "./fake-api.ts";
 
@@ -20,10 +22,11 @@ const PEOPLE = { person: { id: "101", name: "Ada" }, colleague: { id: "102", nam
 export const ALLOWED = [PEOPLE.person.id, PEOPLE.colleague.id];
 
 export async function createMemoryHarness(): Promise<MemoryHarness> {
-  const platform = createMemoryPlatform();
-  const gateway = await startHarnessGateway("aub-mem-");
+  const clock = createVirtualClock();
+  const platform = createMemoryPlatform(clock);
+  const gateway = await startHarnessGateway("aub-mem-", undefined, clock);
   const config = loadConfig({ GATEWAY_URL: gateway.url, GATEWAY_TOKEN: TOKEN, DATA_DIR: gateway.dataDir });
-  const lifecycle = await startPlatformLifecycle(gateway, () => startMemoryBot(platform, config, ALLOWED));
+  const lifecycle = await startPlatformLifecycle(gateway, () => startMemoryBot(platform, config, ALLOWED, clock));
 
   const message = (copy: { chat: string; ref: string }) => platform.find(copy.chat, copy.ref);
   const copyOf = (m: MemoryMessage): PromptCopy => ({ chat: m.chat, ref: m.id, text: m.text, buttons: m.buttons.map((b) => b.label) });
@@ -32,6 +35,7 @@ export async function createMemoryHarness(): Promise<MemoryHarness> {
   const harness: MemoryHarness = {
     ...lifecycle,
     platform,
+    clock,
     surface: "telegram",
     chat: "-1001",
     otherChat: "-1002",

@@ -10,4 +10,4 @@ import { memoryDeliveryKit } from "./delivery-kit.ts";
 
 runBotScenarios("memory", createMemoryHarness);
 runDeliveryScenarios("memory", memoryDeliveryKit);
-runFollowUpScenarios("memory", createMemoryHarness);
+runFollowUpScenarios("memory", createMemoryHarness, "virtual");

@@ -12,7 +12,7 @@ import { runFollowUpScenarios } from "../../scenarios/follow-up-scenarios.ts";
 
 runBotScenarios("slack", () => createSlackHarness("socket"));
 runDeliveryScenarios("slack", slackDeliveryKit);
-runFollowUpScenarios("slack", () => createSlackHarness("socket"));
+runFollowUpScenarios("slack", () => createSlackHarness("socket"), "smoke");
 
 const single = {
   id: "deploy_target",

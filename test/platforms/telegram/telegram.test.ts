@@ -11,7 +11,7 @@ import type { Person } from "../../scenarios/harness.ts";
 
 runBotScenarios("telegram", createTelegramHarness);
 runDeliveryScenarios("telegram", telegramDeliveryKit);
-runFollowUpScenarios("telegram", createTelegramHarness);
+runFollowUpScenarios("telegram", createTelegramHarness, "smoke");
 
 const single = {
   id: "deploy_target",
