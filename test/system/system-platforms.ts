@@ -202,6 +202,8 @@ export async function startPlatformSystem(platform: LeanPlatform, { instances = 
         bot = spawnCli(["bot", platform], botEnv, { timeoutMs: 300_000 });
         runs.push(bot);
         await waitForOutput(bot, fake.ready, 60_000);
+        // …and its gateway lists it as connected (GET /readyz), so a kill right after cannot catch it mid-start-up.
+        await until(async () => ((await (await fetch(`${botEnv.GATEWAY_URL}/readyz`)).json()) as { bots?: Array<{ surface: string }> }).bots?.some((b) => b.surface === platform), `the ${platform} bot to be connected`, 30_000, 50);
         await fake.afterStart?.();
       },
       async kill() {
