@@ -665,10 +665,8 @@ describe.concurrent("crash durability on every other platform: kill -9 of its bo
         await sys.bot.kill();
         const second = await askPlatform(url, platform, sys.fake, `crash-${platform}-2`);
         await sys.gateways[0]!.kill();
-        await sys.gateways[0]!.start();
-        mark("gateway back");
-        await sys.bot.start();
-        mark("bot back");
+        await Promise.all([sys.gateways[0]!.start(), sys.bot.start()]);
+        mark("both back");
         const secondPrompt = await until(() => sys.fake.prompt(second), "the prompt asked while the bot was down", 30_000, 50);
         mark("second prompt");
         const records = [await answerPrompt(url, sys.fake, first, firstPrompt, 1), await answerPrompt(url, sys.fake, second, secondPrompt, 2)];

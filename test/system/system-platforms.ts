@@ -203,7 +203,8 @@ export async function startPlatformSystem(platform: LeanPlatform, { instances = 
         runs.push(bot);
         await waitForOutput(bot, fake.ready, 60_000);
         // …and its gateway lists it as connected (GET /readyz), so a kill right after cannot catch it mid-start-up.
-        await until(async () => ((await (await fetch(`${botEnv.GATEWAY_URL}/readyz`)).json()) as { bots?: Array<{ surface: string }> }).bots?.some((b) => b.surface === platform), `the ${platform} bot to be connected`, 30_000, 50);
+        const connected = async () => ((await (await fetch(`${botEnv.GATEWAY_URL}/readyz`)).json()) as { bots?: Array<{ surface: string }> }).bots?.some((b) => b.surface === platform);
+        await until(() => connected().catch(() => false), `the ${platform} bot to be connected`, 60_000, 50);
         await fake.afterStart?.();
       },
       async kill() {
@@ -217,8 +218,8 @@ export async function startPlatformSystem(platform: LeanPlatform, { instances = 
       await fake.close();
     },
   };
-  await Promise.all(gateways.map((g) => g.start()));
-  await system.bot.start();
+  // Side by side: a bot retries its first connection until its gateway listens.
+  await Promise.all([...gateways.map((g) => g.start()), system.bot.start()]);
   return system;
 }
 
