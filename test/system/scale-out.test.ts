@@ -23,6 +23,11 @@
  * chat, counted at the fakes (0 duplicates); every waiter got the record's result. The last test checks that every
  * prompt reached its chat, was recorded and ended as a summary: it is skipped until the bugs it found are fixed.
  *
+ * Every other platform (test/system/system-platforms.ts) gets one lean round trip across two instances on the shared
+ * test PostgreSQL: its bot's instance is killed with kill -9, a question is asked on the other meanwhile, and once the
+ * instance is back the bot sends it once and the person's answer reaches the waiter on the other instance. The
+ * in-memory platform is declared skipped: it has no bot process to connect to an instance.
+ *
  * SCALE_DEBUG=1 prints progress every 2 s and writes /tmp/scale-debug.json and the processes' logs (/tmp/scale-log-*).
  */
 import { writeFileSync } from "node:fs";
@@ -31,12 +36,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectGateway, type GatewayClient } from "../../src/client/index.ts";
 import { GatewayError } from "../../src/kernel/errors.ts";
 import { runPostgresMigrations } from "../../src/gateway/store/postgres/postgres-schema.ts";
-import { sleep, TOKEN } from "../helpers/gateway.ts";
+import { rpcOk, sleep, TOKEN } from "../helpers/gateway.ts";
 import { connectWhenReady, createTestDatabase } from "../helpers/postgres.ts";
 import { startRestartablePostgres, type RestartablePostgres } from "../helpers/restartable-postgres.ts";
 import { startScaleOut, type ScaleOut } from "./scale-out-harness.ts";
 import { countPromptSends, createPromptIndex, press, showsButtons, type Ack, type Person } from "./scale-out-people.ts";
 import { until, type BotName } from "./system-harness.ts";
+import { answerPrompt, askPlatform, LEAN_LABELS, PLATFORM_FAKES, startPlatformSystem, type LeanPlatform } from "./system-platforms.ts";
 
 // ------------------------------------------------------------------ the plan
 
@@ -654,4 +660,50 @@ describe("scale-out: three gateway processes on one PostgreSQL, bots on differen
     expect(persons.filter((q) => recorded.get(q.id!) !== 1).map((q) => `question ${q.n}: ${recorded.get(q.id!)} deliveries recorded`)).toEqual([]);
     expect(stale.map((q) => `question ${q.n} (${q.answer.platform} ${q.answer.chat}): its copy still shows buttons`)).toEqual([]);
   }, 60_000);
+});
+
+// ------------------------------------------------------------------ every other platform: one round trip each
+
+describe.concurrent("scale-out on every other platform: two instances on one PostgreSQL, the bot's instance killed and back", () => {
+  it.skip("memory: not run; the in-memory platform lives inside the test process, with no bot process to connect to an instance", () => undefined);
+
+  it.each(Object.keys(PLATFORM_FAKES) as LeanPlatform[])(
+    "%s: a question asked on instance 0 while the bot's instance 1 is down is sent once when it is back, and its waiter on 0 gets the person's answer",
+    async (platform) => {
+      const started = Date.now();
+      const marks: string[] = [];
+      const mark = (what: string) => void marks.push(`${what} ${Date.now() - started} ms`);
+      const database = await createTestDatabase();
+      const sys = await startPlatformSystem(platform, { instances: 2, databaseUrl: database.url, botInstance: 1 });
+      mark("up");
+      try {
+        const [asked, botsInstance] = [sys.urls[0]!, sys.gateways[1]!];
+        await botsInstance.kill();
+        const id = await askPlatform(asked, platform, sys.fake, `scale-${platform}`);
+        const waiter = rpcOk(asked, "question.waitAnswer", { id, timeoutMs: 60_000 });
+        await botsInstance.start();
+        mark("instance 1 back");
+        const prompt = await until(() => sys.fake.prompt(id), "the prompt, once the bot's instance is back", 60_000, 50);
+        mark("prompt");
+        const record = await answerPrompt(sys.urls[1]!, sys.fake, id, prompt, 2);
+        const waited = await waiter;
+        mark("answered");
+        expect({ status: record.status, answers: record.answers, by: record.by && { surface: record.by.surface, user: record.by.user, via: record.by.via } }).toEqual({
+          status: "answered",
+          answers: { pick: [LEAN_LABELS[2]] },
+          by: { surface: platform, user: sys.fake.person, via: sys.fake.via },
+        });
+        expect({ status: waited.status, answers: waited.answers?.answers, user: waited.answeredBy?.user }).toEqual({ status: "answered", answers: { pick: [LEAN_LABELS[2]] }, user: sys.fake.person });
+        expect(sys.fake.promptSends(id)).toBe(1);
+      } catch (error) {
+        if (DEBUG) console.info(`[scale debug] ${platform}:\n${sys.logs()}`);
+        throw error;
+      } finally {
+        console.info(`[scale-out ${platform}] ${marks.join(", ")}`);
+        await sys.close();
+        await database.drop();
+      }
+    },
+    120_000,
+  );
 });

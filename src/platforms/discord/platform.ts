@@ -24,6 +24,7 @@ export const discord = definePlatform({
   secrets: ["DISCORD_BOT_TOKEN"],
   tokenVar: "DISCORD_BOT_TOKEN",
   portVars: [],
+  inbound: { none: "Discord sends events over the gateway WebSocket the bot opens; button presses arrive there too" },
   botHelp: "DISCORD_BOT_TOKEN (optional DISCORD_API_URL, DISCORD_ALLOWED_USERS)",
   apiName: "the Discord API",
   escapeText: toDiscordContent,

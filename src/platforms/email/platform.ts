@@ -122,6 +122,8 @@ export const email = definePlatform({
   secrets: ["EMAIL_SMTP_URL", "EMAIL_INBOUND_AUTH", "EMAIL_IMAP_URL"],
   tokenVar: "EMAIL_SMTP_URL",
   portVars: ["EMAIL_INBOUND_PORT"],
+  // Replies come as mail: a relay forwards them to this SMTP listener (or the bot reads EMAIL_IMAP_URL, and listens on nothing).
+  inbound: { protocol: "smtp", hostVar: "EMAIL_INBOUND_HOST", portVar: "EMAIL_INBOUND_PORT", paths: [] },
   botHelp: "EMAIL_SMTP_URL + EMAIL_FROM (replies through the SMTP listener on EMAIL_INBOUND_PORT, or from the mailbox of EMAIL_IMAP_URL; optional EMAIL_ALLOWED_SENDERS)",
   apiName: "the SMTP server",
   escapeText: toEmailText,

@@ -89,6 +89,8 @@ export interface PlatformDescriptor<
   tokenVar: T;
   /** Port variables its bot listens on, so a port-in-use error names the right one. */
   portVars: readonly (keyof E & string)[];
+  /** What the platform sends its bot, and where: deploy/ routes it (test/project/deploy-routes.test.ts). */
+  inbound: Inbound<keyof E & string>;
   /** The `bot` command's help line: what the bot needs. */
   botHelp: string;
   /** What its API is called in errors: "cannot reach the Bot API". */
@@ -187,6 +189,12 @@ export interface CredentialCheckRequest {
   /** The answer read: `{ who }` (the bot as the platform names it) when the credentials work, else `{ why }`. */
   read(status: number, body: unknown): { who: string } | { why: string };
 }
+
+/**
+ * A listener the platform itself connects to: an HTTP one (a reverse proxy routes each of its paths to its port) or an
+ * SMTP one (a mail relay forwards to it; no HTTP proxy can). `{ none }`: the bot only dials out, and `none` says why.
+ */
+export type Inbound<K extends string = string> = { protocol: "http" | "smtp"; hostVar: K; portVar: K; paths: readonly string[] } | { none: string };
 
 /** The field `path` of a JSON answer as text, if it is one. */
 export function field(body: unknown, ...path: string[]): string | undefined {

@@ -51,6 +51,7 @@ export const matrix = definePlatform({
   secrets: ["MATRIX_ACCESS_TOKEN"],
   tokenVar: "MATRIX_ACCESS_TOKEN",
   portVars: [],
+  inbound: { none: "the bot long-polls its homeserver (/sync) for events, poll votes included" },
   botHelp: "MATRIX_HOMESERVER_URL + MATRIX_ACCESS_TOKEN (optional MATRIX_ALLOWED_USERS)",
   apiName: "the Matrix homeserver",
   escapeText: toMatrixText,

@@ -33,6 +33,8 @@ export const mattermost = definePlatform({
   secrets: ["MATTERMOST_BOT_TOKEN"],
   tokenVar: "MATTERMOST_BOT_TOKEN",
   portVars: ["MATTERMOST_ACTIONS_PORT"],
+  // Button presses and dialog submissions: MATTERMOST_ACTIONS_PATH and MATTERMOST_DIALOG_PATH (./payload.ts).
+  inbound: { protocol: "http", hostVar: "MATTERMOST_ACTIONS_HOST", portVar: "MATTERMOST_ACTIONS_PORT", paths: ["/mattermost/actions", "/mattermost/dialog"] },
   botHelp: "MATTERMOST_URL + MATTERMOST_BOT_TOKEN (button presses on MATTERMOST_ACTIONS_PORT)",
   apiName: "the Mattermost API",
   escapeText: toMattermostText,

@@ -28,6 +28,8 @@ export const slack = definePlatform({
   secrets: ["SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "SLACK_SIGNING_SECRET"],
   tokenVar: "SLACK_BOT_TOKEN",
   portVars: ["SLACK_PORT"],
+  // HTTP mode (with SLACK_SIGNING_SECRET): Bolt's events path; Socket Mode listens on nothing.
+  inbound: { protocol: "http", hostVar: "SLACK_HOST", portVar: "SLACK_PORT", paths: ["/slack/events"] },
   botHelp: "SLACK_BOT_TOKEN + SLACK_APP_TOKEN (Socket Mode) or SLACK_SIGNING_SECRET (HTTP on SLACK_PORT)",
   apiName: "the Slack API",
   escapeText: toSlackText,

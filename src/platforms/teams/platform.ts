@@ -81,6 +81,8 @@ export const teams = definePlatform({
   secrets: ["TEAMS_APP_PASSWORD"],
   tokenVar: "TEAMS_APP_ID",
   portVars: ["TEAMS_PORT"],
+  // The Bot Framework messaging endpoint (TEAMS_MESSAGES_PATH in bots/teams/server.ts).
+  inbound: { protocol: "http", hostVar: "TEAMS_HOST", portVar: "TEAMS_PORT", paths: ["/api/messages"] },
   botHelp: "TEAMS_APP_ID + TEAMS_APP_PASSWORD + TEAMS_TENANT_ID (serves POST /api/messages on TEAMS_PORT)",
   apiName: "the Bot Connector",
   escapeText: toTeamsText,

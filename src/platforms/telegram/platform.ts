@@ -30,6 +30,8 @@ export const telegram = definePlatform({
   secrets: ["TELEGRAM_BOT_TOKEN", "TELEGRAM_WEBHOOK_SECRET"],
   tokenVar: "TELEGRAM_BOT_TOKEN",
   portVars: ["TELEGRAM_WEBHOOK_PORT"],
+  // Webhook mode (with TELEGRAM_WEBHOOK_URL): the bot serves the URL's path, /telegram/webhook as deploy/ sets it; long polling listens on nothing.
+  inbound: { protocol: "http", hostVar: "TELEGRAM_WEBHOOK_HOST", portVar: "TELEGRAM_WEBHOOK_PORT", paths: ["/telegram/webhook"] },
   botHelp: "TELEGRAM_BOT_TOKEN (optional TELEGRAM_API_ROOT, TELEGRAM_ALLOWED_USERS, TELEGRAM_WEBHOOK_URL + _SECRET)",
   apiName: "the Bot API",
   escapeText: toTelegramText,

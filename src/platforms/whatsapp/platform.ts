@@ -46,6 +46,8 @@ export const whatsapp = definePlatform({
   secrets: ["WHATSAPP_ACCESS_TOKEN", "WHATSAPP_APP_SECRET", "WHATSAPP_VERIFY_TOKEN"],
   tokenVar: "WHATSAPP_ACCESS_TOKEN",
   portVars: ["WHATSAPP_WEBHOOK_PORT"],
+  // The Cloud API's webhook: its verification GET and its signed POSTs (bots/whatsapp/webhook.ts).
+  inbound: { protocol: "http", hostVar: "WHATSAPP_WEBHOOK_HOST", portVar: "WHATSAPP_WEBHOOK_PORT", paths: ["/webhook"] },
   botHelp: "WHATSAPP_ACCESS_TOKEN + WHATSAPP_PHONE_NUMBER_ID + WHATSAPP_APP_SECRET + WHATSAPP_VERIFY_TOKEN (webhook on WHATSAPP_WEBHOOK_PORT; optional WHATSAPP_TEMPLATE)",
   apiName: "the WhatsApp Cloud API",
   escapeText: toWhatsAppText,
