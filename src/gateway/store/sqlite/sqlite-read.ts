@@ -25,8 +25,13 @@ const readColumns = (states: "visible" | "all"): string => `${COLUMNS},
 export const READ = readColumns("visible");
 export const READ_ALL_STATES = readColumns("all");
 
+export interface SqliteFilters {
+  list(filter: ListFilter): Database.Statement<[Record<string, unknown>], QuestionRow>;
+  count(filter: PendingFilter): Database.Statement<[Record<string, unknown>], { n: number }>;
+}
+
 /** The list and pending-count statements, one per combination of filter fields, prepared once each. */
-export function createSqliteFilters(db: Database.Database) {
+export function createSqliteFilters(db: Database.Database): SqliteFilters {
   const listStatements = new Map<string, Database.Statement<[Record<string, unknown>], QuestionRow>>();
   const countStatements = new Map<string, Database.Statement<[Record<string, unknown>], { n: number }>>();
   const prepared = <S>(cache: Map<string, S>, text: string): S => {
