@@ -2,7 +2,7 @@ import { formatIssues } from "../../kernel/issues.ts";
 import { GatewayError } from "../../kernel/errors.ts";
 import type { MethodParams } from "../../protocol/methods.ts";
 import type { EscalationStep, QuestionRecord, Target } from "../../record/record.ts";
-import { escalationDueMs, reminderDueMs, remindersOutstanding, stepsOutstanding } from "../store/kit/follow-ups.ts";
+import { escalationDueMs, reminderDueMs, remindersOutstanding, stepsOutstanding } from "../../record/follow-ups.ts";
 import type { QuestionStore } from "../store/kit/types.ts";
 import { reminderStillUseful } from "../../record/reminder-timing.ts";
 

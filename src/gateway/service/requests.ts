@@ -8,7 +8,7 @@ import { APPROVAL_LABEL_MAX_GRAPHEMES } from "../../protocol/methods.ts";
 import { approvalQuestionIssues } from "./approvals.ts";
 import { formatTarget } from "../../record/targets.ts";
 import { ADMIN, type Principal } from "../auth/principal.ts";
-import { nextFollowUpMs } from "../store/kit/follow-ups.ts";
+import { nextFollowUpMs } from "../../record/follow-ups.ts";
 import type { ServiceContext } from "./context.ts";
 import { followUpPolicy } from "./follow-ups.ts";
 import { stored } from "./stored.ts";

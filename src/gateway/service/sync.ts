@@ -1,5 +1,5 @@
 import type { StoreChange } from "../store/kit/types.ts";
-import { nextFollowUpMs } from "../store/kit/follow-ups.ts";
+import { nextFollowUpMs } from "../../record/follow-ups.ts";
 import type { ServiceContext } from "./context.ts";
 
 /** After the change feed comes back, questions resolved this recently are announced again. */

@@ -1,5 +1,5 @@
 import type { ApprovalEdit, ApprovalSubject, Delivery, EscalationStep, LateAnswer, QuestionRecord, QuestionStatus, RecordReason, ResolvedBy, Target, TargetState } from "../../../record/record.ts";
-import { nextFollowUpMs } from "./follow-ups.ts";
+import { nextFollowUpMs } from "../../../record/follow-ups.ts";
 import type { AskUserQuestion } from "../../../contract/schema.ts";
 import type { Surface } from "../../../contract/result.ts";
 import { CorruptRecordError } from "./errors.ts";

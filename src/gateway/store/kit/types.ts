@@ -1,4 +1,5 @@
-import type { ApprovalEdit, Delivery, LateAnswer, QuestionRecord, RecordReason, ReminderCopy, ResolvedBy, TargetState } from "../../../record/record.ts";
+import type { Delivery, LateAnswer, QuestionRecord, ReminderCopy, TargetState } from "../../../record/record.ts";
+import type { Resolution } from "../../../record/transitions.ts";
 import type { LateRefusal } from "../../../record/late-window.ts";
 import type { ClaimOutcome } from "../../../protocol/claim.ts";
 import type { ListFilter } from "../../../protocol/list-filter.ts";
@@ -23,11 +24,7 @@ export interface PendingFilter {
   surface?: string;
 }
 
-/** A terminal outcome, applied as a compare-and-set from `pending`. */
-export type Resolution =
-  | { status: "answered"; answers: Record<string, string[]>; by: ResolvedBy; resolvedAtMs: number; /** An approval allowed with changes. */ approvalEdit?: ApprovalEdit }
-  | { status: "expired"; reason: "expired"; resolvedAtMs: number }
-  | { status: "cancelled"; reason: Exclude<RecordReason, "expired">; by?: ResolvedBy; detail?: string; resolvedAtMs: number };
+export type { Resolution };
 
 export type ResolveOutcome =
   | { ok: true; record: QuestionRecord }

@@ -1,27 +1,11 @@
 import type { QuestionRecord } from "../../../record/record.ts";
+import { addDeliveryTo, applyResolution, withVisibleStates } from "../../../record/transitions.ts";
+import { nextFollowUpMs } from "../../../record/follow-ups.ts";
 import { QuestionExistsError, SessionBusyError } from "../kit/errors.ts";
 import { enforceQuota, quotaCheckFor } from "../kit/pending-limits.ts";
-import {
-  addDeliveryTo,
-  applyResolution,
-  compareNewestFirst,
-  compareSoonestExpiry,
-  createClaimTable,
-  isBefore,
-  mergeTargetState,
-  normalizeLimit,
-  withVisibleStates,
-} from "../kit/record-ops.ts";
-import {
-  applyEscalation,
-  applyLateAnswer,
-  applyReminder,
-  applyReminderCopy,
-  nextFollowUpMs,
-  reminderClaimFor,
-  reminderOffsetOf,
-} from "../kit/follow-ups.ts";
-import { acceptsLateAnswer, lateRefusal } from "../../../record/late-window.ts";
+import { createClaimTable } from "../kit/claims.ts";
+import { compareNewestFirst, compareSoonestExpiry, isBefore, normalizeLimit } from "../kit/reads.ts";
+import { createRecordOperations, type RecordCell } from "../kit/record-cell.ts";
 import { outboxRowsFor, outboxRowToMessage, settlementColumns, type OutboxRow } from "../kit/outbox.ts";
 import type { ListFilter, PendingFilter, QuestionStore, WebhookEvent } from "../kit/types.ts";
 
@@ -51,8 +35,6 @@ export function createMemoryStore(options: { webhookUrls?: readonly string[] } =
   /** Expired id → its late window's end (records with a window and no late answer yet only). */
   const lateWindows = new Map<string, number>();
   const claims = createClaimTable();
-  /** Reminder-copy claims: question id → `surface\nchat\noffset` → the claim held. */
-  const reminderClaims = new Map<string, Map<string, { claimant: string; leaseUntilMs: number }>>();
   /** Reply keys taken (`surface\nchat\nmessageRef`) → when. */
   const replyKeys = new Map<string, number>();
   /** sharedSecret's secrets, by name. */
@@ -85,7 +67,6 @@ export function createMemoryStore(options: { webhookUrls?: readonly string[] } =
     } else {
       pending.delete(record.id);
       claims.forget(record.id);
-      reminderClaims.delete(record.id);
       if (record.sessionKey !== undefined && pendingSessions.get(sessionSlot(record)) === record.id) pendingSessions.delete(sessionSlot(record));
     }
   };
@@ -100,14 +81,24 @@ export function createMemoryStore(options: { webhookUrls?: readonly string[] } =
     (filter.late !== true || record.lateAnswer !== undefined) &&
     (filter.before === undefined || isBefore(record, filter.before));
 
-  /** A compare-and-set on one stored record: `apply` returns the new record, or undefined to change nothing. */
-  const update = (id: string, apply: (record: QuestionRecord) => QuestionRecord | undefined): QuestionRecord | undefined => {
-    const record = records.get(id);
-    const next = record && apply(record);
-    if (!next) return undefined;
-    const stored = toStored(next);
-    put(stored);
-    return copy(stored);
+  /**
+   * The primitive: a stored record is never changed in place, so the object itself is its version. Nothing awaits
+   * between a load and its store (the kit runs them in one step), so on one thread nothing moves in between.
+   */
+  const cell: RecordCell<QuestionRecord> = {
+    load(id) {
+      assertOpen();
+      const stored = records.get(id);
+      return stored && { record: structuredClone(stored), version: stored };
+    },
+    storeIfUnchanged(loaded, next, change) {
+      assertOpen();
+      if (records.get(next.id) !== loaded.version) return undefined;
+      const stored = toStored(next);
+      put(stored);
+      if (change.webhook) addToOutbox(change.webhook, copy(stored));
+      return structuredClone(stored);
+    },
   };
 
   const pendingRecords = (): QuestionRecord[] =>
@@ -123,6 +114,8 @@ export function createMemoryStore(options: { webhookUrls?: readonly string[] } =
 
   // Each method is async, so a throw becomes a rejection, as with the durable stores.
   return {
+    ...createRecordOperations(cell),
+
     // Nothing awaits between the checks and `put`, so on one thread the quota is exact however many creates race.
     async create(record, limits) {
       assertOpen();
@@ -200,23 +193,6 @@ export function createMemoryStore(options: { webhookUrls?: readonly string[] } =
       return next;
     },
 
-    async addDelivery(id, delivery) {
-      assertOpen();
-      const record = records.get(id);
-      if (!record) return undefined;
-      addDeliveryTo(record.deliveries, toStored(delivery));
-      return copy(record);
-    },
-
-    async mergePartial(id, answers, options = {}) {
-      assertOpen();
-      const record = records.get(id);
-      if (!record) return undefined;
-      const late = options.lateAtMs !== undefined && acceptsLateAnswer(record, options.lateAtMs);
-      if (record.status === "pending" || late) record.partialAnswers = { ...record.partialAnswers, ...structuredClone(answers) };
-      return copy(record);
-    },
-
     async followUpsDue(nowMs, limit) {
       assertOpen();
       return [...followUps]
@@ -243,34 +219,6 @@ export function createMemoryStore(options: { webhookUrls?: readonly string[] } =
         .map(([id]) => copy(records.get(id)!));
     },
 
-    async markReminder(id, offsetSeconds, atMs, skipped = false) {
-      assertOpen();
-      return update(id, (record) => applyReminder(record, offsetSeconds, atMs, skipped));
-    },
-
-    async markEscalated(id, step, atMs) {
-      assertOpen();
-      return update(id, (record) => applyEscalation(record, step, atMs));
-    },
-
-    async addReminderCopy(id, reminderCopy) {
-      assertOpen();
-      const record = records.get(id);
-      if (!record) return undefined;
-      return update(id, (r) => applyReminderCopy(r, reminderCopy)) ?? copy(record);
-    },
-
-    async setLateAnswer(id, late) {
-      assertOpen();
-      const record = records.get(id);
-      if (!record) return { ok: false, code: "QUESTION_NOT_FOUND" };
-      const why = lateRefusal(record, late.atMs);
-      if (why) return { ok: false, code: "QUESTION_ALREADY_TERMINAL", record: copy(record), why };
-      const updated = update(id, (r) => applyLateAnswer(r, late));
-      if (updated) addToOutbox("question.lateAnswered", updated);
-      return updated ? { ok: true, record: updated } : { ok: false, code: "QUESTION_ALREADY_TERMINAL", record: copy(record), why: "late_answered" };
-    },
-
     async pendingAwaitingDelivery() {
       assertOpen();
       return pendingRecords()
@@ -281,58 +229,12 @@ export function createMemoryStore(options: { webhookUrls?: readonly string[] } =
 
     async claimDelivery(claim) {
       assertOpen();
-      const offsetSeconds = reminderOffsetOf(claim.copy);
-      if (offsetSeconds === undefined) return claims.claim(records.get(claim.id), claim);
-      const held = reminderClaims.get(claim.id) ?? new Map<string, { claimant: string; leaseUntilMs: number }>();
-      const key = `${claim.surface}\n${claim.chat}\n${offsetSeconds}`;
-      const outcome = reminderClaimFor(records.get(claim.id), held.get(key), { ...claim, offsetSeconds });
-      if (outcome.ok) reminderClaims.set(claim.id, held.set(key, { claimant: claim.claimant, leaseUntilMs: outcome.leaseUntilMs }));
-      return outcome;
+      return claims.claim(records.get(claim.id), claim);
     },
 
     async liveClaims(id, nowMs) {
       assertOpen();
       return claims.live(records.get(id), nowMs);
-    },
-
-    async setTargetState(id, state) {
-      assertOpen();
-      const record = records.get(id);
-      if (!record) return undefined;
-      const merged = mergeTargetState(record.targetStates ?? [], toStored(state));
-      if (merged) record.targetStates = merged;
-      return copy(record);
-    },
-
-    async clearWaiting(id, surface, chat) {
-      assertOpen();
-      const record = records.get(id);
-      const states = record?.targetStates ?? [];
-      const index = states.findIndex((s) => s.surface === surface && s.chat === chat && s.state === "waiting");
-      if (!record || index < 0) return undefined;
-      record.targetStates = states.filter((_, i) => i !== index);
-      return copy(record);
-    },
-
-    async withdrawDelivery(id, messageRef, state) {
-      assertOpen();
-      const record = records.get(id);
-      if (!record) return undefined;
-      const index = record.deliveries.findIndex((d) => d.surface === state.surface && d.chat === state.chat && d.messageRef === messageRef);
-      if (record.status !== "pending" || index < 0) return copy(record);
-      record.deliveries.splice(index, 1);
-      const merged = mergeTargetState(record.targetStates ?? [], toStored(state));
-      if (merged) record.targetStates = merged;
-      return copy(record);
-    },
-
-    async setRendered(id, surface, chat, rendered) {
-      assertOpen();
-      const record = records.get(id);
-      if (!record) return undefined;
-      const delivery = record.deliveries.find((d) => d.surface === surface && d.chat === chat);
-      if (delivery) delivery.rendered = rendered;
-      return copy(record);
     },
 
     async markReplySeen(key, atMs) {
@@ -423,7 +325,6 @@ export function createMemoryStore(options: { webhookUrls?: readonly string[] } =
       lateWindows.clear();
       pendingSessions.clear();
       claims.clear();
-      reminderClaims.clear();
       replyKeys.clear();
     },
   };

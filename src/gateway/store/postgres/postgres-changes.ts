@@ -1,6 +1,6 @@
 import { backoffDelay } from "../../../kernel/backoff.ts";
 import { startPostgresListener } from "./postgres-listener.ts";
-import { POSTGRES_CHANNEL } from "./postgres-schema.ts";
+import { POSTGRES_CHANNEL } from "./postgres-migrations.ts";
 import type { QuestionRecord } from "../../../record/record.ts";
 import type { StoreChange } from "../kit/types.ts";
 import { postgresRowToRecord, type PostgresQuestionRow } from "./postgres-row.ts";

@@ -1,31 +1,21 @@
 import { randomBytes } from "node:crypto";
 import type { QuestionRecord } from "../../../record/record.ts";
-import {
-  applyEscalation,
-  applyReminder,
-  applyReminderCopy,
-  reminderClaimFor,
-  reminderOffsetOf,
-} from "../kit/follow-ups.ts";
-import { lateRefusal } from "../../../record/late-window.ts";
 import { lateAnswerOpenSql, lateUntilSql } from "../kit/late-window-sql.ts";
-import { followUpParams } from "../kit/sql-row.ts";
 import type { CorruptRecordError } from "../kit/errors.ts";
+import { createRecordOperations } from "../kit/record-cell.ts";
+import { compareSoonestExpiry, decodeSkippingCorrupt } from "../kit/reads.ts";
 import { startPostgresChanges, type PostgresChanges } from "./postgres-changes.ts";
 import { countPostgresPending, insertPostgresRecord } from "./postgres-pending.ts";
 import { createPostgresOutbox } from "./postgres-outbox.ts";
 import { createPostgresStatements } from "./postgres-pool.ts";
 import { createPostgresPresence } from "./postgres-presence.ts";
-import {
-  postgresRowToRecord,
-  READ_RECORD,
-  RESOLVE_RECORD,
-  resolutionToValues,
-  type PostgresQuestionRow,
-} from "./postgres-row.ts";
+import { createPostgresCell } from "./postgres-cell.ts";
+import { createPostgresChatRows } from "./postgres-chat-rows.ts";
+import { createPostgresClaims } from "./postgres-claims.ts";
+import { createPostgresReads } from "./postgres-reads.ts";
+import { postgresRowToRecord, READ_RECORD, RESOLVE_RECORD, resolutionToValues, type PostgresQuestionRow } from "./postgres-row.ts";
 import { runPostgresMigrations } from "./postgres-schema.ts";
-import { compareSoonestExpiry, decodeSkippingCorrupt, normalizeLimit } from "../kit/record-ops.ts";
-import type { ClaimOutcome, DeliveryClaim, HeldClaim, LateOutcome, ListFilter, QuestionStore, ResolveOutcome, StoreChange } from "../kit/types.ts";
+import type { QuestionStore, ResolveOutcome, StoreChange } from "../kit/types.ts";
 
 export interface PostgresStoreOptions {
   /** `postgres://user:password@host:5432/database` (any libpq-style URL node-postgres accepts). */
@@ -152,73 +142,6 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     throw new Error(`question ${id} stayed pending while its compare-and-set matched nothing`);
   }
 
-  /**
-   * A follow-up write: read the record and its `follow_version`, `apply` (undefined: nothing to do), and write it
-   * only if neither the version nor the status moved meanwhile (else read again). New chat targets join
-   * question_targets in the same statement. `event` is what the trigger announces to the other instances.
-   */
-  async function followUp(
-    operation: string,
-    id: string,
-    apply: (record: QuestionRecord) => QuestionRecord | undefined,
-    event: StoreChange["event"] | null,
-  ): Promise<QuestionRecord | undefined> {
-    for (let attempt = 0; attempt < 10; attempt++) {
-      const [row] = await query<PostgresQuestionRow & { follow_version: number }>(
-        operation,
-        false,
-        `SELECT ${READ_RECORD}, q.follow_version FROM questions q WHERE q.id = $1`,
-        [id],
-      );
-      if (!row) return undefined;
-      const next = apply(decode(row));
-      if (!next) return undefined;
-      const p = followUpParams(next);
-      const chats = next.targets.filter((t) => t.chat !== undefined);
-      const [updated] = await query<PostgresQuestionRow>(
-        operation,
-        true,
-        `WITH u AS (
-           UPDATE questions q SET progress_json = $4::json, next_due_ms = $5::bigint, targets_json = $6::json,
-             surfaces = $7::text[], follow_version = q.follow_version + 1, follow_event = $8
-           WHERE q.id = $1 AND q.follow_version = $2::bigint AND q.status = $3
-           RETURNING ${READ_RECORD}
-         ), t AS (
-           INSERT INTO question_targets (chat, surface, question_id)
-           SELECT c.chat, c.surface, u.id FROM u, unnest($9::text[], $10::text[]) AS c (chat, surface)
-           ON CONFLICT DO NOTHING
-         )
-         SELECT * FROM u`,
-        [
-          id, row.follow_version, row.status, p.progress_json, p.next_due_ms, JSON.stringify(next.targets),
-          [...new Set(next.targets.map((t) => t.surface))], event, chats.map((t) => t.chat), chats.map((t) => t.surface),
-        ],
-      );
-      if (updated) return decode(updated);
-    }
-    throw new Error(`question ${id}: its follow-up kept changing under ${operation}`);
-  }
-
-  async function claimReminderCopy(claim: DeliveryClaim, offsetSeconds: number): Promise<ClaimOutcome> {
-    const checked = reminderClaimFor(await get(claim.id), undefined, { ...claim, offsetSeconds });
-    if (!checked.ok) return checked;
-    const leaseUntilMs = claim.nowMs + claim.leaseMs;
-    const [row] = await query<{ claimant: string; lease_until_ms: number }>(
-      "claimDelivery",
-      true,
-      `INSERT INTO reminder_claims AS c (question_id, surface, chat, offset_seconds, claimant, lease_until_ms)
-       VALUES ($1, $2, $3, $4::bigint, $5, $7::bigint)
-       ON CONFLICT (question_id, surface, chat, offset_seconds) DO UPDATE SET
-         claimant = CASE WHEN c.claimant = EXCLUDED.claimant OR c.lease_until_ms <= $6::bigint THEN EXCLUDED.claimant ELSE c.claimant END,
-         lease_until_ms = CASE WHEN c.claimant = EXCLUDED.claimant OR c.lease_until_ms <= $6::bigint
-                               THEN EXCLUDED.lease_until_ms ELSE c.lease_until_ms END
-       RETURNING c.claimant, c.lease_until_ms`,
-      [claim.id, claim.surface, claim.chat, offsetSeconds, claim.claimant, claim.nowMs, leaseUntilMs],
-    );
-    if (row?.claimant === claim.claimant) return { ok: true, leaseUntilMs };
-    return { ok: false, reason: "claimed", ...(row ? { leaseUntilMs: row.lease_until_ms } : {}) };
-  }
-
   const botPresence = createPostgresPresence(statements, instanceId);
 
   return {
@@ -226,39 +149,16 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
 
     botPresence,
 
+    ...createRecordOperations(createPostgresCell(statements, outbox)),
+    ...createPostgresChatRows(statements, get),
+    ...createPostgresClaims(statements, get),
+    ...createPostgresReads(statements, decodeAll),
+
     create: (record, limits) => insertPostgresRecord(statements, record, limits),
 
     countPending: (filter) => countPostgresPending(statements, filter),
 
     get,
-
-    async list(filter: ListFilter = {}) {
-      const values: unknown[] = [];
-      const param = (value: unknown): string => `$${values.push(value)}`;
-      const where: string[] = [];
-      if (filter.status !== undefined) where.push(`q.status = ${param(filter.status)}`);
-      if (filter.runId !== undefined) where.push(`q.run_id = ${param(filter.runId)}`);
-      if (filter.askedBy !== undefined) where.push(`q.asked_by = ${param(filter.askedBy)}`);
-      if (filter.late === true) where.push("q.late_json IS NOT NULL");
-      if (filter.sessionKey !== undefined) where.push(`q.session_key = ${param(filter.sessionKey)}`);
-      if (filter.surface !== undefined) where.push(`q.surfaces @> ARRAY[${param(filter.surface)}::text]`);
-      if (filter.chat !== undefined) {
-        const surface = filter.surface !== undefined ? ` AND t.surface = ${param(filter.surface)}` : "";
-        where.push(`q.id IN (SELECT t.question_id FROM question_targets t WHERE t.chat = ${param(filter.chat)}${surface})`);
-      }
-      // A row comparison, so the (created_at_ms DESC, id DESC) indexes seek straight to the page.
-      if (filter.before !== undefined) {
-        where.push(`(q.created_at_ms, q.id) < (${param(filter.before.createdAtMs)}::bigint, ${param(filter.before.id)}::text)`);
-      }
-      const rows = await query<PostgresQuestionRow>(
-        "list",
-        false,
-        `SELECT ${READ_RECORD} FROM questions q ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""}
-         ORDER BY q.created_at_ms DESC, q.id DESC LIMIT ${param(normalizeLimit(filter.limit) ?? null)}::bigint`,
-        values,
-      );
-      return decodeAll(rows);
-    },
 
     async resolve(id, resolution): Promise<ResolveOutcome> {
       const values = resolutionToValues(id, resolution);
@@ -288,27 +188,6 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
       return decodeAll(rows).sort(compareSoonestExpiry);
     },
 
-    async nextExpiryMs() {
-      const [row] = await query<{ next: number | null }>(
-        "nextExpiryMs",
-        false,
-        `SELECT min(expires_at_ms) AS next FROM questions WHERE status = 'pending'`,
-      );
-      return row?.next ?? undefined;
-    },
-
-    async addDelivery(id, delivery) {
-      await query(
-        "addDelivery",
-        true,
-        `INSERT INTO deliveries (question_id, surface, chat, message_ref, delivered_at_ms, rendered)
-         SELECT $1, $2, $3, $4, $5::bigint, $6 WHERE EXISTS (SELECT 1 FROM questions WHERE id = $1)
-         ON CONFLICT DO NOTHING`,
-        [id, delivery.surface, delivery.chat, delivery.messageRef, delivery.deliveredAtMs, delivery.rendered ?? null],
-      );
-      return get(id);
-    },
-
     async mergePartial(id, answers, options = {}) {
       // Merged in SQL, so two partial replies at once never lose each other's answers.
       const outcome = await compareAndSet(
@@ -321,180 +200,6 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
         [id, JSON.stringify(answers), options.lateAtMs ?? null],
       );
       return "updated" in outcome ? outcome.updated : outcome.current;
-    },
-
-    async followUpsDue(nowMs, limit) {
-      const rows = await query<PostgresQuestionRow>(
-        "followUpsDue",
-        false,
-        `SELECT ${READ_RECORD} FROM questions q
-         WHERE q.status = 'pending' AND q.next_due_ms IS NOT NULL AND q.next_due_ms <= $1::bigint
-         ORDER BY q.next_due_ms, q.id LIMIT $2::bigint`,
-        [nowMs, Math.max(0, Math.trunc(limit))],
-      );
-      return decodeAll(rows);
-    },
-
-    async nextFollowUpMs(lateAfterMs) {
-      const [row] = await query<{ due: number | null; late: number | null }>(
-        "nextFollowUpMs",
-        false,
-        `SELECT (SELECT min(next_due_ms) FROM questions WHERE status = 'pending' AND next_due_ms IS NOT NULL) AS due,
-                (SELECT min(late_until_ms) FROM questions WHERE late_until_ms IS NOT NULL AND late_json IS NULL AND late_until_ms > $1::bigint) AS late`,
-        [lateAfterMs],
-      );
-      const times = [row?.due, row?.late].filter((t): t is number => typeof t === "number");
-      return times.length > 0 ? Math.min(...times) : undefined;
-    },
-
-    async lateWindowsEnded(afterMs, uptoMs, limit) {
-      const rows = await query<PostgresQuestionRow>(
-        "lateWindowsEnded",
-        false,
-        `SELECT ${READ_RECORD} FROM questions q
-         WHERE q.late_until_ms IS NOT NULL AND q.late_json IS NULL AND q.late_until_ms > $1::bigint AND q.late_until_ms <= $2::bigint
-           AND q.status = 'expired'
-         ORDER BY q.late_until_ms, q.id LIMIT $3::bigint`,
-        [afterMs, uptoMs, Math.max(0, Math.trunc(limit))],
-      );
-      return decodeAll(rows);
-    },
-
-    markReminder: (id, offsetSeconds, atMs, skipped = false) =>
-      followUp("markReminder", id, (record) => applyReminder(record, offsetSeconds, atMs, skipped), skipped ? null : "question.reminded"),
-
-    markEscalated: (id, step, atMs) => followUp("markEscalated", id, (record) => applyEscalation(record, step, atMs), "question.escalated"),
-
-    async addReminderCopy(id, copy) {
-      return (await followUp("addReminderCopy", id, (record) => applyReminderCopy(record, copy), "question.updated")) ?? get(id);
-    },
-
-    async setLateAnswer(id, late): Promise<LateOutcome> {
-      const [row] = await outbox.write(
-        "setLateAnswer",
-        "question.lateAnswered",
-        `UPDATE questions q SET late_json = $2::json, partial_json = NULL
-         WHERE q.id = $1 AND ${lateAnswerOpenSql("$3::bigint", "q.")}
-         RETURNING ${READ_RECORD}`,
-        [id, JSON.stringify(late), late.atMs],
-      );
-      if (row) return { ok: true, record: decode(row) };
-      const current = await get(id);
-      if (!current) return { ok: false, code: "QUESTION_NOT_FOUND" };
-      return { ok: false, code: "QUESTION_ALREADY_TERMINAL", record: current, why: lateRefusal(current, late.atMs) ?? "late_answered" };
-    },
-
-    async pendingAwaitingDelivery() {
-      const rows = await query<PostgresQuestionRow>(
-        "pendingAwaitingDelivery",
-        false,
-        `SELECT ${READ_RECORD} FROM questions q
-         WHERE q.status = 'pending' AND NOT ('web' = ANY (q.surfaces))
-           AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.question_id = q.id)
-         ORDER BY q.created_at_ms, q.id`,
-      );
-      return decodeAll(rows);
-    },
-
-    async claimDelivery(claim): Promise<ClaimOutcome> {
-      const offsetSeconds = reminderOffsetOf(claim.copy);
-      if (offsetSeconds !== undefined) return claimReminderCopy(claim, offsetSeconds);
-      const leaseUntilMs = claim.nowMs + claim.leaseMs;
-      // FOR SHARE holds off a concurrent resolution until this claim commits, so a claim is never granted on a
-      // question that was resolved before it. The upsert keeps a live lease held by someone else (and returns it).
-      const [row] = await query<{ status: string | null; delivered: boolean; claimant: string | null; lease_until_ms: number | null }>(
-        "claimDelivery",
-        true,
-        `WITH q AS MATERIALIZED (SELECT status FROM questions WHERE id = $1 FOR SHARE),
-         delivered AS MATERIALIZED (SELECT 1 FROM deliveries WHERE question_id = $1 AND surface = $2 AND chat = $3),
-         claim AS (
-           INSERT INTO delivery_claims AS c (question_id, surface, chat, claimant, lease_until_ms, claimed_at_ms)
-           SELECT $1, $2, $3, $4, $6::bigint, $5::bigint
-           WHERE EXISTS (SELECT 1 FROM q WHERE status = 'pending') AND NOT EXISTS (SELECT 1 FROM delivered)
-           ON CONFLICT (question_id, surface, chat) DO UPDATE SET
-             claimant = CASE WHEN c.claimant = EXCLUDED.claimant OR c.lease_until_ms <= $5::bigint THEN EXCLUDED.claimant ELSE c.claimant END,
-             lease_until_ms = CASE WHEN c.claimant = EXCLUDED.claimant OR c.lease_until_ms <= $5::bigint
-                                   THEN EXCLUDED.lease_until_ms ELSE c.lease_until_ms END,
-             claimed_at_ms = CASE WHEN c.claimant = EXCLUDED.claimant OR c.lease_until_ms <= $5::bigint
-                                  THEN EXCLUDED.claimed_at_ms ELSE c.claimed_at_ms END
-           RETURNING c.claimant, c.lease_until_ms
-         )
-         SELECT (SELECT status FROM q) AS status, EXISTS (SELECT 1 FROM delivered) AS delivered,
-                (SELECT claimant FROM claim) AS claimant, (SELECT lease_until_ms FROM claim) AS lease_until_ms`,
-        [claim.id, claim.surface, claim.chat, claim.claimant, claim.nowMs, leaseUntilMs],
-      );
-      if (!row || row.status === null) return { ok: false, reason: "not_found" };
-      if (row.status !== "pending") return { ok: false, reason: "not_pending" };
-      if (row.delivered) return { ok: false, reason: "delivered" };
-      if (row.claimant === claim.claimant) return { ok: true, leaseUntilMs };
-      return row.lease_until_ms === null ? { ok: false, reason: "claimed" } : { ok: false, reason: "claimed", leaseUntilMs: row.lease_until_ms };
-    },
-
-    async liveClaims(id, nowMs): Promise<HeldClaim[]> {
-      const rows = await query<{ surface: string; chat: string; claimant: string; claimed_at_ms: number; lease_until_ms: number }>(
-        "liveClaims",
-        false,
-        `SELECT c.surface, c.chat, c.claimant, COALESCE(c.claimed_at_ms, 0) AS claimed_at_ms, c.lease_until_ms
-         FROM delivery_claims c
-         WHERE c.question_id = $1 AND c.lease_until_ms > $2::bigint
-           AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.question_id = c.question_id AND d.surface = c.surface AND d.chat = c.chat)
-         ORDER BY c.surface, c.chat`,
-        [id, nowMs],
-      );
-      return rows.map((r) => ({ surface: r.surface, chat: r.chat, claimant: r.claimant, claimedAtMs: r.claimed_at_ms, leaseUntilMs: r.lease_until_ms }));
-    },
-
-    async setTargetState(id, state) {
-      // One state per chat; `retrying` never replaces `failed`, and `waiting` replaces only `waiting`.
-      await query(
-        "setTargetState",
-        true,
-        `INSERT INTO target_states AS t (question_id, surface, chat, state, reason, at_ms, retry_at_ms)
-         SELECT $1, $2, $3, $4, $5, $6::bigint, $7::bigint WHERE EXISTS (SELECT 1 FROM questions WHERE id = $1)
-         ON CONFLICT (question_id, surface, chat) DO UPDATE SET
-           state = EXCLUDED.state, reason = EXCLUDED.reason, at_ms = EXCLUDED.at_ms, retry_at_ms = EXCLUDED.retry_at_ms
-         WHERE NOT (t.state = 'failed' AND EXCLUDED.state = 'retrying') AND NOT (EXCLUDED.state = 'waiting' AND t.state <> 'waiting')`,
-        [id, state.surface, state.chat, state.state, state.reason, state.atMs, state.retryAtMs ?? null],
-      );
-      return get(id);
-    },
-
-    async clearWaiting(id, surface, chat) {
-      // A DELETE: the target_states trigger (INSERT OR UPDATE) stays quiet; the caller announces the change.
-      const rows = await query<{ question_id: string }>(
-        "clearWaiting",
-        true,
-        `DELETE FROM target_states WHERE question_id = $1 AND surface = $2 AND chat = $3 AND state = 'waiting' RETURNING question_id`,
-        [id, surface, chat],
-      );
-      return rows.length > 0 ? get(id) : undefined;
-    },
-
-    async withdrawDelivery(id, messageRef, state) {
-      // One statement: the copy goes, and the chat's state is recorded, only when that copy of a pending question
-      // was there (FOR SHARE holds off a concurrent resolution). The state's trigger announces question.updated.
-      await query(
-        "withdrawDelivery",
-        true,
-        `WITH q AS MATERIALIZED (SELECT id FROM questions WHERE id = $1 AND status = 'pending' FOR SHARE),
-         gone AS MATERIALIZED (
-           DELETE FROM deliveries d USING q
-           WHERE d.question_id = q.id AND d.surface = $2 AND d.chat = $3 AND d.message_ref = $8
-           RETURNING d.question_id
-         )
-         INSERT INTO target_states AS t (question_id, surface, chat, state, reason, at_ms, retry_at_ms)
-         SELECT gone.question_id, $2, $3, $4, $5, $6::bigint, $7::bigint FROM gone
-         ON CONFLICT (question_id, surface, chat) DO UPDATE SET
-           state = EXCLUDED.state, reason = EXCLUDED.reason, at_ms = EXCLUDED.at_ms, retry_at_ms = EXCLUDED.retry_at_ms
-         WHERE NOT (t.state = 'failed' AND EXCLUDED.state = 'retrying')`,
-        [id, state.surface, state.chat, state.state, state.reason, state.atMs, state.retryAtMs ?? null, messageRef],
-      );
-      return get(id);
-    },
-
-    async setRendered(id, surface, chat, rendered) {
-      await query("setRendered", true, `UPDATE deliveries SET rendered = $4 WHERE question_id = $1 AND surface = $2 AND chat = $3`, [id, surface, chat, rendered]);
-      return get(id);
     },
 
     async markReplySeen(key, atMs) {

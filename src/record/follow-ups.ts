@@ -1,7 +1,5 @@
-import type { LateAnswer, QuestionRecord, ReminderCopy, Target } from "../../../record/record.ts";
-import { lateRefusal } from "../../../record/late-window.ts";
-import type { ClaimOutcome } from "../../../protocol/claim.ts";
-import type { DeliveryClaim } from "./types.ts";
+import type { LateAnswer, QuestionRecord, ReminderCopy, Target } from "./record.ts";
+import { lateRefusal } from "./late-window.ts";
 
 /**
  * What happens to a question after it was asked and before (or just after) it ends, as pure functions every store
@@ -82,30 +80,4 @@ export function applyLateAnswer(record: QuestionRecord, late: LateAnswer): Quest
   if (lateRefusal(record, late.atMs) !== undefined) return undefined;
   const { partialAnswers: _held, ...rest } = record;
   return { ...rest, lateAnswer: late };
-}
-
-/** A claim's copy: "prompt" (the question itself) or "reminder:<offsetSeconds>". */
-export function reminderOffsetOf(copy: string | undefined): number | undefined {
-  const match = /^reminder:([1-9][0-9]*)$/.exec(copy ?? "");
-  return match ? Number(match[1]) : undefined;
-}
-
-/**
- * The claim rule for a reminder copy: the question is pending, that reminder has fired, this chat has the prompt
- * (a reminder replies to it) and no reminder message for that offset yet; then the first claimant, its renewal, or
- * a takeover once the lease lapsed.
- */
-export function reminderClaimFor(
-  record: QuestionRecord | undefined,
-  held: { claimant: string; leaseUntilMs: number } | undefined,
-  claim: DeliveryClaim & { offsetSeconds: number },
-): ClaimOutcome {
-  if (!record) return { ok: false, reason: "not_found" };
-  if (record.status !== "pending" || !(record.remindersSent ?? []).some((r) => r.offsetSeconds === claim.offsetSeconds)) {
-    return { ok: false, reason: "not_pending" };
-  }
-  const sent = (record.reminderCopies ?? []).some((c) => c.surface === claim.surface && c.chat === claim.chat && c.offsetSeconds === claim.offsetSeconds);
-  if (sent) return { ok: false, reason: "delivered" };
-  if (held && held.claimant !== claim.claimant && held.leaseUntilMs > claim.nowMs) return { ok: false, reason: "claimed", leaseUntilMs: held.leaseUntilMs };
-  return { ok: true, leaseUntilMs: claim.nowMs + claim.leaseMs };
 }
