@@ -105,7 +105,7 @@ describe("the test tree mirrors the code", () => {
  * The ratchet on real-time waits: the count of `sleep(` calls under test/ may only go down. Wait for the event, or
  * advance the virtual clock, instead. Lower SLEEP_CALLS when you remove some.
  */
-const SLEEP_CALLS = 176;
+const SLEEP_CALLS = 159;
 
 describe("ratchet: real-time sleeps in tests", () => {
   it(`test/ has at most ${SLEEP_CALLS} sleep( calls`, () => {

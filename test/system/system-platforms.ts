@@ -7,15 +7,15 @@
  * `startPlatformSystem` runs one platform as real processes: `instances` gateways (on one PostgreSQL when given a
  * database), and its bot on one of them, each killable with SIGKILL and started again on its port and DATA_DIR.
  */
-import { MATTERMOST_QUESTION_PROP } from "../../src/render/index.ts";
+import { MATTERMOST_QUESTION_PROP } from "../../src/platforms/mattermost/payload.ts";
 import type { PlatformName } from "../../src/platforms/index.ts";
 import { freePort, rpcOk, spawnCli, spawnGateway, tempDir, TOKEN, waitForOutput, type ChildGateway, type CliRun } from "../helpers/gateway.ts";
-import { BOT_ADDRESS, createMailClient, startFakeSmtp } from "../platforms/email/smtp-fake.ts";
-import { POLL_START, startFakeMatrix } from "../platforms/matrix/matrix-api.ts";
-import { startFakeMattermost } from "../platforms/mattermost/fake-mattermost.ts";
+import { BOT_ADDRESS, createMailClient, startFakeSmtp } from "../platforms/email/fake-api.ts";
+import { POLL_START, startFakeMatrix } from "../platforms/matrix/fake-api.ts";
+import { startFakeMattermost } from "../platforms/mattermost/fake-api.ts";
 import { MATTERMOST_PEOPLE, MATTERMOST_TEST_TOKEN } from "../platforms/mattermost/harness.ts";
 import { startTeamsFake, TEAMS_CHATS, TEAMS_PEOPLE, TEAMS_TEST_APP, TEAMS_TEST_SERVICE_URL_HOSTS } from "../platforms/teams/harness.ts";
-import { startFakeWhatsApp } from "../platforms/whatsapp/graph-api.ts";
+import { startFakeWhatsApp } from "../platforms/whatsapp/fake-api.ts";
 import { WA, whatsappBotEnv } from "../platforms/whatsapp/harness.ts";
 import { until, type BotName } from "./system-harness.ts";
 
