@@ -91,7 +91,8 @@ module.exports = {
     forbid("registry-stays-light", "^src/platforms/index\\.ts$", "^src/platforms/(?!kit/)[^/]+/(?!surface\\.ts$)", "the registry of names holds only each platform's surface.ts: the Control UI bundles it (src/platforms/surfaces.ts); the descriptors are src/platforms/descriptors.ts"),
     forbid("core-reads-platforms-through-the-registry", "^src/(?!platforms/)", "^src/platforms/(?!kit/)[^/]+/", "outside src/platforms, the core reads a platform only through the registry (src/platforms/index.ts, descriptors.ts) and src/platforms/kit (src/render/index.ts re-exports the renderers through src/platforms/renderers.ts)"),
     forbid("bots-not-to-server-or-cli", "^bots/", "^src/(gateway|web|cli)/", "a bot is a client of the gateway: bridge, client, render, parse, contract"),
-    forbid("bots-stay-in-their-folder", "^bots/([^/]+)/", "^bots/(?!$1/|shared\\.ts$)", "a platform's folder imports only itself and bots/shared.ts"),
+    forbid("bots-stay-in-their-folder", "^bots/([^/]+)/", "^bots/(?!$1/|kit/|shared\\.ts$)", "a platform's folder imports only itself, bots/kit (pacer, listener, signature) and bots/shared.ts"),
+    forbid("bots-kit-is-generic", "^bots/kit/", "^bots/(?!kit/)", "bots/kit is the bots' workshop: it knows no platform and no bot wiring"),
     {
       name: "no-folder-cycles",
       comment: "no folder imports a folder that (through others) imports it back",

@@ -82,14 +82,13 @@ export async function startWhatsAppBot(config: Config, options: WhatsAppBotOptio
       try {
         await deliver();
       } catch (error) {
-        await webhook.stop();
+        await webhook.close();
         throw error;
       }
-      const address = webhook.server.address();
-      log(`webhook on port ${typeof address === "object" && address ? address.port : config.WHATSAPP_WEBHOOK_PORT}`);
+      log(`webhook on port ${webhook.port}`);
       return {
         async stop() {
-          await webhook.stop();
+          await webhook.close();
           // The messages being handled finish first (at most a few seconds), so none is half answered.
           await Promise.race([inbound?.idle(), new Promise((resolve) => setTimeout(resolve, 3_000).unref?.())]);
         },
