@@ -4,7 +4,7 @@
  * audience, issuer, expiry), then `CloudAdapter.process` runs the turn. A request without a valid token gets 401 and
  * reaches nothing. Plain node:http: the SDK needs only an express-shaped request and response.
  */
-import type { ServerResponse } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { CloudAdapter, TurnContext, WebResponse } from "@microsoft/agents-hosting";
 import type { Log } from "../shared.ts";
 import { readBodyOr413, startListener, type Listener } from "../kit/listener.ts";
@@ -58,7 +58,7 @@ function parseActivity(body: Buffer): Record<string, unknown> | undefined {
 export type TeamsEndpoint = Listener;
 
 export function listenForActivities(cloud: CloudAdapter, turn: (context: TurnContext) => Promise<void>, host: string, port: number, log: Log): Promise<TeamsEndpoint> {
-  return startListener({ host, port, portVariable: "TEAMS_PORT", handle: (req, res) => {
+  const handle = (req: IncomingMessage, res: ServerResponse): void => {
     void (async () => {
       if (req.url?.split("?")[0] !== TEAMS_MESSAGES_PATH) return void res.writeHead(404).end();
       if (req.method !== "POST") return void res.writeHead(405, { allow: "POST" }).end();
@@ -80,5 +80,6 @@ export function listenForActivities(cloud: CloudAdapter, turn: (context: TurnCon
       if (!res.headersSent) res.writeHead(500);
       res.end();
     });
-  } });
+  };
+  return startListener({ host, port, portVariable: "TEAMS_PORT", handle });
 }
