@@ -102,7 +102,8 @@ module.exports = {
     reaches("render-reaches-no-platform-renderer", folder("render"), PLATFORM_RENDERER, "the shared renderer sits below the platforms' renderers and re-exports none of them: each bot imports its own platform's folder"),
     reaches("bridge-reaches-no-platform-renderer", folder("bridge"), PLATFORM_RENDERER, "the bridge is platform-free: it renders through the SurfaceAdapter its bot hands it and reads platforms only through the descriptors, so no platform's payload or modal code is in its module graph"),
     forbid("bots-not-to-server-or-cli", "^bots/", "^src/(gateway|web|cli)/", "a bot is a client of the gateway: bridge, client, render, parse, contract"),
-    forbid("bots-stay-in-their-folder", "^bots/([^/]+)/", "^bots/(?!$1/|shared\\.ts$)", "a platform's folder imports only itself and bots/shared.ts"),
+    forbid("bots-stay-in-their-folder", "^bots/([^/]+)/", "^bots/(?!$1/|kit/|shared\\.ts$)", "a platform's folder imports only itself, bots/kit (pacer, listener, signature) and bots/shared.ts"),
+    forbid("bots-kit-is-generic", "^bots/kit/", "^bots/(?!kit/)", "bots/kit is the bots' workshop: it knows no platform and no bot wiring"),
     forbid("bots-import-only-their-platform", "^bots/([^/]+)/", "^src/platforms/(?!$1/|kit/)[^/]+/", "a bot imports its own platform's folder (bots/<p> → src/platforms/<p>/), never another platform's"),
     reaches("bots-load-only-their-platform", "^bots/([^/]+)/", OTHER_PLATFORM_RENDERER, "a bot's module graph holds no other platform's renderers (payload, modal, callback data), only the descriptors every layer reads through the registry"),
     {

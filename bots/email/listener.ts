@@ -10,10 +10,10 @@
  * and wrong logins backed off per client address (./auth-backoff.ts): past a few, the next waits its turn, and the
  * connection that made the last one is closed with 421 saying how long.
  */
-import { timingSafeEqual } from "node:crypto";
 import { SMTPServer } from "smtp-server";
 import { EMAIL_INBOUND_MAX_BYTES } from "../../src/platforms/email/platform.ts";
 import type { Log } from "../shared.ts";
+import { sameSecret } from "../kit/signature.ts";
 import { createSmtpAuthBackoff, type SmtpAuthBackoff } from "./auth-backoff.ts";
 
 export interface InboundMail {
@@ -38,11 +38,6 @@ export interface ListenerOptions {
   onMail(mail: InboundMail): void;
 }
 
-/** Equal in constant time for equal lengths (a length differs at once; the lengths are no secret worth a timer). */
-const same = (a: string, b: string) => {
-  const [x, y] = [Buffer.from(a), Buffer.from(b)];
-  return x.length === y.length && timingSafeEqual(x, y);
-};
 
 const coded = (code: number, message: string) => Object.assign(new Error(message), { responseCode: code });
 
@@ -69,8 +64,8 @@ export async function listenSmtp({ host, port, auth, tls, plainAuth = true, back
     onAuth(login, session, callback) {
       const right = () => {
         // Both compared every time, so the time says nothing of which was wrong.
-        const user = same(login.username ?? "", credentials?.user ?? "");
-        const pass = same(login.password ?? "", credentials?.pass ?? "");
+        const user = sameSecret(login.username ?? "", credentials?.user ?? "");
+        const pass = sameSecret(login.password ?? "", credentials?.pass ?? "");
         return credentials !== undefined && user && pass;
       };
       waiting.set(session.id, true);

@@ -6,7 +6,8 @@
  * its own and to which address each was sent: a reply that names none of its mails, or only mails sent to another
  * address, is not an answer. A forged id does not carry a valid signature.
  */
-import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { randomBytes } from "node:crypto";
+import { hmacOf, sameSecret } from "../kit/signature.ts";
 
 export type MailKind = "p" | "r";
 
@@ -18,7 +19,7 @@ export interface OwnMessageId {
 const OWN = /^<aub\.([pr])\.([0-9a-f]{24})\.([0-9a-f]{24})@[^<>@\s]+>$/u;
 
 export function createMessageIds(secret: string, domain: string) {
-  const sign = (kind: string, random: string, address: string) => createHmac("sha256", secret).update(`${kind}.${random}.${address}`).digest("hex").slice(0, 24);
+  const sign = (kind: string, random: string, address: string) => hmacOf(secret, `${kind}.${random}.${address}`).slice(0, 24);
   return {
     /** A new Message-ID for a mail of `kind` to `address` (normalised). */
     next(kind: MailKind, address: string): string {
@@ -30,8 +31,7 @@ export function createMessageIds(secret: string, domain: string) {
       const match = OWN.exec(id.trim());
       if (!match) return undefined;
       const [, kind, random, signature] = match;
-      const expected = Buffer.from(sign(kind!, random!, address));
-      return timingSafeEqual(expected, Buffer.from(signature!)) ? { id: id.trim(), kind: kind as MailKind } : undefined;
+      return sameSecret(signature, sign(kind!, random!, address)) ? { id: id.trim(), kind: kind as MailKind } : undefined;
     },
     /** Whether `id` has the shape of the bot's ids (whoever it was sent to). */
     looksOwn: (id: string): boolean => OWN.test(id.trim()),

@@ -1,3 +1,4 @@
+import { createKeyedPacer } from "../kit/pacer.ts";
 import { isRateLimited, retryAfterMs } from "./rate-limit.ts";
 
 /**
@@ -19,69 +20,30 @@ export interface RateGateOptions {
   log?: (message: string) => void;
 }
 
-const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref?.());
-
 /**
- * The bot's answer to M_LIMIT_EXCEEDED (a homeserver limits each account's sends, e.g. Synapse's `rc_message`):
- * calls go side by side (at most 8 at once) until one is refused; then every call waits the `retry_after_ms` the homeserver asked for,
- * and they go in single file (each waiting for the one before), so a burst of prompts drains at the rate the
- * homeserver allows instead of all retrying at once. Each wait is counted from when the homeserver answered, half a
- * round trip before the answer arrived. After 20 calls in a row go through, side by side again. A call refused for
- * over 5 minutes, or asked to wait over 30 s, fails with the rate limit's error (the bridge then retries the send
- * later, and records the target as retrying).
+ * The bot's answer to M_LIMIT_EXCEEDED (a homeserver limits each account's sends, e.g. Synapse's `rc_message`), as
+ * a use of the kit's keyed pacer with one key (the account): calls go side by side (at most 8 at once) until one is
+ * refused; then every call waits the `retry_after_ms` the homeserver asked for, and they go in single file (each
+ * waiting for the one before), so a burst of prompts drains at the rate the homeserver allows instead of all retrying
+ * at once. Each wait is counted from when the homeserver answered, half a round trip before the answer arrived.
+ * After 20 calls in a row go through, side by side again. A call refused for over 5 minutes, or asked to wait over
+ * 30 s, fails with the rate limit's error (the bridge then retries the send later, and records the target as retrying).
  */
-export function createRateGate({ sleep = realSleep, now = Date.now, log = () => {} }: RateGateOptions = {}) {
-  let pausedUntil = 0;
-  let singleFile = false;
-  let calm = 0;
-  let tail: Promise<void> = Promise.resolve();
-  let inFlight = 0;
-  const waiting: Array<() => void> = [];
-  const enter = async () => {
-    while (inFlight >= SIDE_BY_SIDE_MAX) await new Promise<void>((resolve) => waiting.push(resolve));
-    inFlight++;
-  };
-  const leave = () => {
-    inFlight--;
-    waiting.shift()?.();
-  };
-  return {
-    async run<T>(what: string, call: () => Promise<T>): Promise<T> {
-      let firstRefusedAt: number | undefined;
-      for (;;) {
-        let release = () => {};
-        if (singleFile) {
-          const before = tail;
-          tail = new Promise<void>((resolve) => (release = resolve));
-          await before;
-        }
-        await enter();
-        let sentAt = now();
-        try {
-          const wait = pausedUntil - now();
-          if (wait > 0) await sleep(wait);
-          sentAt = now();
-          const result = await call();
-          if (singleFile && ++calm >= CALM_AFTER) singleFile = false;
-          return result;
-        } catch (error) {
-          if (!isRateLimited(error)) throw error;
-          firstRefusedAt ??= now();
-          if (now() - firstRefusedAt > REFUSED_FOR_MAX_MS) throw error;
-          const wait = retryAfterMs(error);
-          if (wait > WAIT_MAX_MS) throw error;
-          if (!singleFile) log(`${what}: rate limited (M_LIMIT_EXCEEDED); waiting ${wait} ms, then sending in single file`);
-          singleFile = true;
-          calm = 0;
-          // The homeserver counted `wait` from when it answered, about half the round trip ago.
-          const answeredAt = now();
-          pausedUntil = Math.max(pausedUntil, answeredAt + Math.max(0, wait - (answeredAt - sentAt) / 2));
-        } finally {
-          leave();
-          release();
-        }
-      }
+export function createRateGate({ sleep, now = Date.now, log = () => {} }: RateGateOptions = {}) {
+  const pacer = createKeyedPacer({
+    inFlight: SIDE_BY_SIDE_MAX,
+    backOff: {
+      retryAfterMs: (error) => (isRateLimited(error) ? retryAfterMs(error) : undefined),
+      waitMaxMs: WAIT_MAX_MS,
+      refusedForMaxMs: REFUSED_FOR_MAX_MS,
+      calmAfter: CALM_AFTER,
+      onSingleFile: (what, wait) => log(`${what}: rate limited (M_LIMIT_EXCEEDED); waiting ${wait} ms, then sending in single file`),
     },
+    now,
+    ...(sleep ? { sleep } : {}),
+  });
+  return {
+    run: <T>(what: string, call: () => Promise<T>): Promise<T> => pacer.run("account", call, what),
   };
 }
 

@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { WebSocketClient, WebSocketMessage } from "@mattermost/client";
 import { applyEffects, callbackToEvent, TEXTS, type Bridge, type BridgeUser } from "../../src/bridge/index.ts";
 import { decodeMattermostCallback } from "../../src/platforms/mattermost/callback-data.ts";
@@ -6,6 +6,7 @@ import { decodeMattermostDialogState, MATTERMOST_DIALOG_CALLBACK_ID, mattermostD
 import { MATTERMOST_ACTIONS_PATH, MATTERMOST_DIALOG_PATH, MATTERMOST_QUESTION_PROP } from "../../src/platforms/mattermost/payload.ts";
 import { toMattermostText } from "../../src/platforms/mattermost/escaping.ts";
 import type { Log } from "../shared.ts";
+import { readBodyOr413 } from "../kit/listener.ts";
 import { encodeMattermostMessageRef, type MattermostAdapter, type MattermostConversations } from "./adapter.ts";
 import { mattermostStatus, type MattermostClient } from "./client.ts";
 import { mattermostDialogOps, mattermostMessageOps, mattermostPressOps } from "./ops.ts";
@@ -65,16 +66,12 @@ function createMattermostPeople(client: MattermostClient, log: Log) {
   };
 }
 
-async function readJson(req: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > BODY_MAX_BYTES) throw Object.assign(new Error("body too large"), { status: 413 });
-    chunks.push(chunk as Buffer);
-  }
+/** The body as JSON: undefined when it was over the cap (answered 413 already); not JSON fails with status 400. */
+async function readJson(req: IncomingMessage, res: ServerResponse): Promise<unknown> {
+  const body = await readBodyOr413(req, res, BODY_MAX_BYTES, (r) => sendJson(r, 413, {}));
+  if (body === undefined) return undefined;
   try {
-    return JSON.parse(Buffer.concat(chunks).toString("utf8"));
+    return JSON.parse(body.toString("utf8"));
   } catch {
     throw Object.assign(new Error("not JSON"), { status: 400 });
   }
@@ -90,7 +87,7 @@ const str = (value: unknown): string | undefined => (typeof value === "string" &
 
 export interface MattermostInbound {
   /** The HTTP handler for MATTERMOST_ACTIONS_PATH and MATTERMOST_DIALOG_PATH. */
-  server: Server;
+  handle(req: IncomingMessage, res: ServerResponse): void;
   /** Takes the WebSocket's events (typed messages). */
   attach(socket: WebSocketClient): void;
 }
@@ -178,14 +175,15 @@ export function createMattermostInbound(
     return {};
   }
 
-  const server = createServer((req, res) => {
+  function handle(req: IncomingMessage, res: ServerResponse): void {
     const path = (req.url ?? "").split("?")[0];
     if (req.method !== "POST" || (path !== MATTERMOST_ACTIONS_PATH && path !== MATTERMOST_DIALOG_PATH)) {
       res.writeHead(404).end();
       return;
     }
-    readJson(req)
+    readJson(req, res)
       .then(async (body) => {
+        if (res.headersSent) return;
         if (typeof body !== "object" || body === null) throw Object.assign(new Error("not an object"), { status: 400 });
         const record = body as Record<string, unknown>;
         sendJson(res, 200, path === MATTERMOST_ACTIONS_PATH ? await onAction(record) : await onDialog(record));
@@ -194,7 +192,7 @@ export function createMattermostInbound(
         if (!error.status) log(`a ${path === MATTERMOST_ACTIONS_PATH ? "button press" : "dialog submission"} failed`, error);
         if (!res.headersSent) sendJson(res, error.status ?? 500, {});
       });
-  });
+  }
 
   async function onPosted(message: WebSocketMessage): Promise<void> {
     const data = message.data as { post?: string; channel_type?: string };
@@ -228,7 +226,7 @@ export function createMattermostInbound(
   }
 
   return {
-    server,
+    handle,
     attach(socket) {
       socket.addMessageListener((message) => {
         if (message.event !== "posted") return;

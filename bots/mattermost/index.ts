@@ -1,4 +1,3 @@
-import type { AddressInfo } from "node:net";
 import type { Bridge } from "../../src/bridge/index.ts";
 import { BotStopError } from "../../src/kernel/errors.ts";
 import { requireConfig, type Config } from "../../src/runtime/config.ts";
@@ -6,6 +5,7 @@ import { cutToFit } from "../../src/render/index.ts";
 import { MATTERMOST_MESSAGE_MAX } from "../../src/platforms/mattermost/platform.ts";
 import { toMattermostText } from "../../src/platforms/mattermost/escaping.ts";
 import { createLog, startBridgeBot, type Log, type RunningBot } from "../shared.ts";
+import { startListener } from "../kit/listener.ts";
 import { createMattermostAdapter, createMattermostConversations } from "./adapter.ts";
 import { createEventsSocket, MattermostClient, mattermostStatus, type EventsSocket } from "./client.ts";
 import { createMattermostInbound } from "./inbound.ts";
@@ -60,11 +60,8 @@ export async function startMattermostBot(config: Config, options: MattermostBotO
     listen: (b) => void (bridge = b),
     async start(deliver) {
       const inbound = createMattermostInbound(client, me.id, bridge!, { conversations, adapter, signer, baseUrl }, log);
-      await new Promise<void>((resolve, reject) => {
-        inbound.server.once("error", reject);
-        inbound.server.listen(config.MATTERMOST_ACTIONS_PORT, host, () => resolve());
-      });
-      const port = (inbound.server.address() as AddressInfo).port;
+      const listener = await startListener({ host, port: config.MATTERMOST_ACTIONS_PORT, portVariable: "MATTERMOST_ACTIONS_PORT", handle: inbound.handle });
+      const { port } = listener;
       actionsUrl ??= `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
       log(`button presses: POST ${actionsUrl}/mattermost/actions (listening on ${host}:${port})`);
       let events: EventsSocket | undefined;
@@ -91,7 +88,7 @@ export async function startMattermostBot(config: Config, options: MattermostBotO
         await deliver();
       } catch (error) {
         events?.close();
-        inbound.server.close();
+        await listener.close();
         throw error;
       }
       return {
@@ -99,9 +96,7 @@ export async function startMattermostBot(config: Config, options: MattermostBotO
         actionsUrl,
         async stop() {
           events?.close();
-          const closed = new Promise<void>((resolve) => inbound.server.close(() => resolve()));
-          inbound.server.closeAllConnections();
-          await closed;
+          await listener.close();
         },
       };
     },

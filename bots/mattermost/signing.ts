@@ -1,4 +1,5 @@
-import { createHmac, timingSafeEqual } from "node:crypto";
+import { createHmac } from "node:crypto";
+import { hmacMatches, hmacOf } from "../kit/signature.ts";
 
 /**
  * The key that signs the actions' context and the dialogs' state. Only the bot holds it: it is derived from the bot's
@@ -10,18 +11,13 @@ export function deriveActionKey(botToken: string): Buffer {
 }
 
 export function createSigner(key: Buffer) {
-  const mac = (text: string) => createHmac("sha256", key).update(text).digest("base64url");
+  const mac = (text: string) => hmacOf(key, text, "base64url");
   return {
     /** What a press's signature covers: the encoded callback (question and option), its target chat, the post's channel. */
     pressText: (data: string, chat: string, channel: string) => `press\n${data}\n${chat}\n${channel}`,
     text: mac,
     /** Constant-time comparison; anything that is not a string fails. */
-    verify(text: string, signature: unknown): boolean {
-      if (typeof signature !== "string") return false;
-      const expected = Buffer.from(mac(text));
-      const given = Buffer.from(signature);
-      return given.length === expected.length && timingSafeEqual(given, expected);
-    },
+    verify: (text: string, signature: unknown): boolean => typeof signature === "string" && hmacMatches(signature, key, text, { encoding: "base64url" }),
   };
 }
 

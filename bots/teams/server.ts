@@ -4,10 +4,10 @@
  * audience, issuer, expiry), then `CloudAdapter.process` runs the turn. A request without a valid token gets 401 and
  * reaches nothing. Plain node:http: the SDK needs only an express-shaped request and response.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { CloudAdapter, TurnContext, WebResponse } from "@microsoft/agents-hosting";
 import type { Log } from "../shared.ts";
+import { readBodyOr413, startListener, type Listener } from "../kit/listener.ts";
 
 export const TEAMS_MESSAGES_PATH = "/api/messages";
 /** An activity is a few KB; a card submit with own words at most tens. */
@@ -46,30 +46,19 @@ function webResponse(res: ServerResponse): WebResponse {
   return response;
 }
 
-async function readJson(req: IncomingMessage): Promise<Record<string, unknown> | undefined> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > BODY_MAX_BYTES) return undefined;
-    chunks.push(chunk as Buffer);
-  }
+function parseActivity(body: Buffer): Record<string, unknown> | undefined {
   try {
-    const parsed = JSON.parse(Buffer.concat(chunks).toString("utf8")) as unknown;
+    const parsed = JSON.parse(body.toString("utf8")) as unknown;
     return parsed && typeof parsed === "object" && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;
   } catch {
     return undefined;
   }
 }
 
-export interface TeamsEndpoint {
-  server: Server;
-  port: number;
-  close(): Promise<void>;
-}
+export type TeamsEndpoint = Listener;
 
-export async function listenForActivities(cloud: CloudAdapter, turn: (context: TurnContext) => Promise<void>, host: string, port: number, log: Log): Promise<TeamsEndpoint> {
-  const server = createServer((req, res) => {
+export function listenForActivities(cloud: CloudAdapter, turn: (context: TurnContext) => Promise<void>, host: string, port: number, log: Log): Promise<TeamsEndpoint> {
+  const handle = (req: IncomingMessage, res: ServerResponse): void => {
     void (async () => {
       if (req.url?.split("?")[0] !== TEAMS_MESSAGES_PATH) return void res.writeHead(404).end();
       if (req.method !== "POST") return void res.writeHead(405, { allow: "POST" }).end();
@@ -81,7 +70,9 @@ export async function listenForActivities(cloud: CloudAdapter, turn: (context: T
         log(`refused an activity with no valid token (HTTP ${res.statusCode}) from ${req.socket.remoteAddress}`);
         return void response.end();
       }
-      request.body = await readJson(req);
+      const body = await readBodyOr413(req, res, BODY_MAX_BYTES);
+      if (!body) return;
+      request.body = parseActivity(body);
       if (!request.body) return void res.writeHead(400).end();
       await cloud.process(request, response, turn);
     })().catch((error: unknown) => {
@@ -89,22 +80,6 @@ export async function listenForActivities(cloud: CloudAdapter, turn: (context: T
       if (!res.headersSent) res.writeHead(500);
       res.end();
     });
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(port, host, () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
-  const bound = (server.address() as AddressInfo).port;
-  return {
-    server,
-    port: bound,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
   };
+  return startListener({ host, port, portVariable: "TEAMS_PORT", handle });
 }

@@ -1,7 +1,6 @@
 import { autoRetry } from "@grammyjs/auto-retry";
 import { run, sequentialize } from "@grammyjs/runner";
 import { apiThrottler } from "@grammyjs/transformer-throttler";
-import { createServer } from "node:http";
 import { Bot, GrammyError, webhookCallback } from "grammy";
 import { BotStopError } from "../../src/kernel/errors.ts";
 import { requireConfig, type Config } from "../../src/runtime/config.ts";
@@ -9,6 +8,7 @@ import { cutToFit } from "../../src/render/index.ts";
 import { TELEGRAM_TEXT_MAX } from "../../src/platforms/telegram/payload.ts";
 import { toTelegramText } from "../../src/platforms/telegram/escaping.ts";
 import { createLog, startBridgeBot, type Log, type RunningBot } from "../shared.ts";
+import { startListener } from "../kit/listener.ts";
 import { createTelegramAdapter } from "./adapter.ts";
 import { registerTelegramInbound } from "./inbound.ts";
 import { trackTelegramConnection } from "./connection.ts";
@@ -28,22 +28,17 @@ const ALLOWED_UPDATES = ["message", "callback_query"] as const;
 async function startWebhook(bot: Bot, config: Config, url: string, secret: string, log: Log): Promise<RunningBot> {
   const path = new URL(url).pathname;
   const handle = webhookCallback(bot, "http", { secretToken: secret });
-  const server = createServer((req, res) => {
-    if (req.method === "POST" && req.url === path) return void handle(req, res);
-    res.writeHead(404).end();
-  });
   // A taken port or an address this machine does not have fails the start (the CLI names it), instead of hanging.
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(config.TELEGRAM_WEBHOOK_PORT, config.TELEGRAM_WEBHOOK_HOST ?? config.GATEWAY_HOST, () => {
-      server.off("error", reject);
-      resolve();
-    });
+  const listener = await startListener({
+    host: config.TELEGRAM_WEBHOOK_HOST ?? config.GATEWAY_HOST,
+    port: config.TELEGRAM_WEBHOOK_PORT,
+    portVariable: "TELEGRAM_WEBHOOK_PORT",
+    handle(req, res) {
+      if (req.method === "POST" && req.url === path) return void handle(req, res);
+      res.writeHead(404).end();
+    },
   });
-  const stop = async () => {
-    server.closeAllConnections();
-    await new Promise((r) => server.close(r));
-  };
+  const stop = () => listener.close();
   try {
     await bot.init();
     await bot.api.setWebhook(url, { secret_token: secret, allowed_updates: [...ALLOWED_UPDATES] });

@@ -6,17 +6,17 @@ import { createLog, startBridgeBot, type Log, type RunningBot } from "../shared.
 import { createWhatsAppAdapter, parseTemplateSetting } from "./adapter.ts";
 import { createGraphApi, type GraphApiRetry } from "./graph-api.ts";
 import { createWhatsAppInbound } from "./inbound.ts";
-import { createRateGate, WHATSAPP_THROUGHPUT, type Throughput } from "./rate-gate.ts";
-import { createRecipientPacer, WHATSAPP_PAIR_PACE, type RecipientPace } from "./recipient-pacer.ts";
+import type { BucketPace } from "../kit/paces.ts";
+import { createWhatsAppPacer } from "./pacing.ts";
 import { createWebhookHandler, listenWebhook } from "./webhook.ts";
 import { createConversationWindows } from "./windows.ts";
 
 export interface WhatsAppBotOptions {
   log?: Log;
   /** The per-recipient pace (default Meta's pair rate: 1 message every 6 s, bursts of 45). */
-  pace?: RecipientPace;
+  pace?: BucketPace;
   /** The number's throughput (default Meta's 80 messages a second). */
-  throughput?: Throughput;
+  throughput?: BucketPace;
   /** How rate-limited calls are retried (default 1 s, 2 s, 4 s … 6 tries). */
   retry?: GraphApiRetry;
   /** Marks each handled message as read (default true). */
@@ -43,10 +43,9 @@ export async function startWhatsAppBot(config: Config, options: WhatsAppBotOptio
     log,
     ...(options.retry ? { retry: options.retry } : {}),
   });
-  const pacer = createRecipientPacer(options.pace ?? WHATSAPP_PAIR_PACE);
-  const gate = createRateGate(options.throughput ?? WHATSAPP_THROUGHPUT);
   // One recipient's messages in line at its pace, and each then takes a slot of the number's throughput.
-  const paced = <T>(chat: string, send: () => Promise<T>) => pacer.run(chat, send, gate.take);
+  const pacer = createWhatsAppPacer(options.pace, options.throughput);
+  const paced = <T>(chat: string, send: () => Promise<T>) => pacer.run(chat, send);
   const windows = createConversationWindows();
   const template = parseTemplateSetting(config.WHATSAPP_TEMPLATE);
   const adapter = createWhatsAppAdapter({ api, paced, windows, log, ...(template ? { template } : {}) });
@@ -84,14 +83,13 @@ export async function startWhatsAppBot(config: Config, options: WhatsAppBotOptio
       try {
         await deliver();
       } catch (error) {
-        await webhook.stop();
+        await webhook.close();
         throw error;
       }
-      const address = webhook.server.address();
-      log(`webhook on port ${typeof address === "object" && address ? address.port : config.WHATSAPP_WEBHOOK_PORT}`);
+      log(`webhook on port ${webhook.port}`);
       return {
         async stop() {
-          await webhook.stop();
+          await webhook.close();
           // The messages being handled finish first (at most a few seconds), so none is half answered.
           await Promise.race([inbound?.idle(), new Promise((resolve) => setTimeout(resolve, 3_000).unref?.())]);
         },

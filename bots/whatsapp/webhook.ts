@@ -6,9 +6,10 @@
  * 200 at once and its entries handled one by one afterwards, so a malformed entry is logged and skipped without
  * losing the others (Meta retries only what was not answered 200).
  */
-import { createHmac, timingSafeEqual } from "node:crypto";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Log } from "../shared.ts";
+import { hmacOf, sameSecret } from "../kit/signature.ts";
+import { readBodyOr413, startListener, type Listener } from "../kit/listener.ts";
 
 /** Meta's events are small; anything larger is not one of them. */
 const BODY_MAX_BYTES = 1024 * 1024;
@@ -23,33 +24,11 @@ export interface WebhookOptions {
 
 /** `sha256=<hex>` of the raw body with the app secret. */
 export function signatureOf(body: Buffer | string, appSecret: string): string {
-  return `sha256=${createHmac("sha256", appSecret).update(body).digest("hex")}`;
+  return `sha256=${hmacOf(appSecret, body)}`;
 }
 
-function signatureMatches(header: string | string[] | undefined, body: Buffer, appSecret: string): boolean {
-  if (typeof header !== "string") return false;
-  const expected = Buffer.from(signatureOf(body, appSecret));
-  const given = Buffer.from(header.trim());
-  return given.length === expected.length && timingSafeEqual(given, expected);
-}
-
-function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on("data", (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > BODY_MAX_BYTES) {
-        resolve(undefined);
-        req.destroy();
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on("end", () => resolve(Buffer.concat(chunks)));
-    req.on("error", reject);
-  });
-}
+const signatureMatches = (header: string | string[] | undefined, body: Buffer, appSecret: string): boolean =>
+  typeof header === "string" && sameSecret(header.trim(), signatureOf(body, appSecret));
 
 function answer(res: ServerResponse, status: number, text = ""): void {
   res.writeHead(status, { "content-type": "text/plain; charset=utf-8" }).end(text);
@@ -63,8 +42,7 @@ export function createWebhookHandler({ appSecret, verifyToken, log, onEvent }: W
       const mode = url.searchParams.get("hub.mode");
       const token = url.searchParams.get("hub.verify_token") ?? "";
       const challenge = url.searchParams.get("hub.challenge") ?? "";
-      const expected = Buffer.from(verifyToken);
-      const ok = mode === "subscribe" && Buffer.byteLength(token) === expected.length && timingSafeEqual(Buffer.from(token), expected);
+      const ok = mode === "subscribe" && sameSecret(token, verifyToken);
       if (!ok) {
         log(`refused a webhook verification (hub.mode ${JSON.stringify(mode)}): the verify token does not match`);
         return answer(res, 403);
@@ -75,11 +53,11 @@ export function createWebhookHandler({ appSecret, verifyToken, log, onEvent }: W
     if (req.method !== "POST") return answer(res, 405);
     let body: Buffer | undefined;
     try {
-      body = await readBody(req);
+      body = await readBodyOr413(req, res, BODY_MAX_BYTES, (r) => answer(r, 413));
     } catch {
       return answer(res, 400);
     }
-    if (body === undefined) return answer(res, 413);
+    if (body === undefined) return;
     if (!signatureMatches(req.headers["x-hub-signature-256"], body, appSecret)) {
       log(`refused a webhook POST from ${req.socket.remoteAddress ?? "?"}: ${req.headers["x-hub-signature-256"] ? "bad" : "no"} X-Hub-Signature-256`);
       return answer(res, 401);
@@ -100,21 +78,7 @@ export function createWebhookHandler({ appSecret, verifyToken, log, onEvent }: W
   };
 }
 
-/** Listens on host:port; a taken port or a missing address fails the start (the CLI names it). */
-export async function listenWebhook(handler: ReturnType<typeof createWebhookHandler>, port: number, host: string): Promise<{ server: Server; stop(): Promise<void> }> {
-  const server = createServer((req, res) => void handler(req, res));
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(port, host, () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
-  return {
-    server,
-    async stop() {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-    },
-  };
+/** Listens on host:port; a taken port (named by WHATSAPP_WEBHOOK_PORT) or a missing address fails the start. */
+export function listenWebhook(handler: ReturnType<typeof createWebhookHandler>, port: number, host: string): Promise<Listener> {
+  return startListener({ host, port, portVariable: "WHATSAPP_WEBHOOK_PORT", handle: (req, res) => void handler(req, res) });
 }

@@ -25,8 +25,8 @@ export function expectedErrorLine(error: unknown, config: Config | undefined): s
   if (!(error instanceof Error)) return undefined;
   const { code } = error as NodeJS.ErrnoException;
   if (code === "EADDRINUSE") {
-    const port = (error as NodeJS.ErrnoException & { port?: number }).port;
-    return `port ${port ?? "?"} is in use: set ${portVariable(port, config)} or stop the other process`;
+    const { port, portVariable: named } = error as NodeJS.ErrnoException & { port?: number; portVariable?: string };
+    return `port ${port ?? "?"} is in use: set ${named ?? portVariable(port, config)} or stop the other process`;
   }
   if (code === "EADDRNOTAVAIL") {
     const address = (error as NodeJS.ErrnoException & { address?: string }).address;

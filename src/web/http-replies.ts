@@ -3,6 +3,7 @@
  * how they read a form: one place, so every page keeps the same locks.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { readCappedBody } from "../kernel/capped-body.ts";
 
 /** Nothing loads from elsewhere, no inline script runs, and Trusted Types forbid every HTML string sink. */
 export const CONTENT_SECURITY_POLICY = [
@@ -36,15 +37,4 @@ export function sendWith(base: Record<string, string>) {
 }
 
 /** A request's body as UTF-8 text, or undefined when it is larger than `maxBytes` (the rest is read and dropped). */
-export function readBody(req: IncomingMessage, maxBytes: number): Promise<string | undefined> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on("data", (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= maxBytes) chunks.push(chunk);
-    });
-    req.on("end", () => resolve(size > maxBytes ? undefined : Buffer.concat(chunks).toString("utf8")));
-    req.on("error", reject);
-  });
-}
+export const readBody = async (req: IncomingMessage, maxBytes: number): Promise<string | undefined> => (await readCappedBody(req, maxBytes))?.toString("utf8");

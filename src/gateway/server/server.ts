@@ -2,6 +2,7 @@ import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse }
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import { WebSocketServer } from "ws";
+import { readCappedBody } from "../../kernel/capped-body.ts";
 import { GatewayError, type ErrorBody } from "../../kernel/errors.ts";
 import { bearerToken } from "../auth/auth.ts";
 import { createAuthBackoff, lockoutMessage, retryAfterSeconds, type AuthBackoff } from "../auth/auth-backoff.ts";
@@ -91,22 +92,10 @@ const isLongPoll = (method: string, params: unknown) =>
   method === "question.waitAnswer" ||
   (method === "question.request" && typeof params === "object" && params !== null && typeof (params as { waitMs?: unknown }).waitMs === "number" && (params as { waitMs: number }).waitMs > 0);
 
-function readBody(req: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on("data", (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_FRAME_BYTES) {
-        reject(new GatewayError("FRAME_TOO_LARGE", `request bodies are limited to ${MAX_FRAME_BYTES} bytes`));
-        req.resume();
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on("end", () => resolve(Buffer.concat(chunks)));
-    req.on("error", reject);
-  });
+async function readBody(req: IncomingMessage): Promise<Buffer> {
+  const body = await readCappedBody(req, MAX_FRAME_BYTES);
+  if (body === undefined) throw new GatewayError("FRAME_TOO_LARGE", `request bodies are limited to ${MAX_FRAME_BYTES} bytes`);
+  return body;
 }
 
 /** The gateway's HTTP server: `/ws` (WebSocket protocol), `POST /rpc/<method>` (HTTP mirror), `/healthz`, plus routes. */

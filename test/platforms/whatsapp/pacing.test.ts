@@ -1,13 +1,15 @@
-/** The WhatsApp bot's pacing parts on their own: the per-recipient pacer, the throughput gate, the webhook signature. */
+/**
+ * The WhatsApp bot's pacing parts on their own: the per-recipient pace, the webhook signature. (The throughput's cell
+ * rate, a generic part, is tested with the kit: test/bots/kit/pacer.test.ts.)
+ */
 import { describe, expect, it } from "vitest";
-import { createRateGate } from "../../../bots/whatsapp/rate-gate.ts";
-import { createRecipientPacer } from "../../../bots/whatsapp/recipient-pacer.ts";
+import { createWhatsAppPacer } from "../../../bots/whatsapp/pacing.ts";
 import { signatureOf } from "../../../bots/whatsapp/webhook.ts";
 import { parseTemplateSetting } from "../../../bots/whatsapp/adapter.ts";
 
 describe("whatsapp: pacing", () => {
   it("one recipient's sends go at once up to the burst, then at the pace, one at a time; another recipient is not held up", async () => {
-    const pacer = createRecipientPacer({ perSecond: 10, burst: 2 });
+    const pacer = createWhatsAppPacer({ perSecond: 10, burst: 2 }, { perSecond: 1_000, burst: 1_000 });
     const t0 = performance.now();
     const at: { a: number[]; b: number[] } = { a: [], b: [] };
     const send = (who: "a" | "b") => pacer.run(who, async () => void at[who].push(performance.now() - t0));
@@ -16,14 +18,6 @@ describe("whatsapp: pacing", () => {
     expect(at.a[2]! - at.a[1]!).toBeGreaterThanOrEqual(90);
     expect(at.a[3]! - at.a[2]!).toBeGreaterThanOrEqual(90);
     expect(at.b[0]!).toBeLessThan(50);
-  });
-
-  it("the throughput gate lets nine tenths of the burst through at once, then one slot per interval, in order", async () => {
-    const gate = createRateGate({ perSecond: 100, burst: 10 });
-    const t0 = performance.now();
-    const at = await Promise.all(Array.from({ length: 12 }, () => gate.take().then(() => performance.now() - t0)));
-    expect(at.slice(0, 9).every((ms) => ms < 20)).toBe(true);
-    expect(at[11]!).toBeGreaterThanOrEqual(25);
   });
 
   it("a webhook signature is the HMAC-SHA256 of the raw body with the app secret", () => {
