@@ -6,7 +6,7 @@ import { defineConfig, type TestProjectInlineConfiguration } from "vitest/config
  * - unit: in-process tests (a gateway on a loopback port at most, SQLite and PostgreSQL I/O): three workers.
  * - platforms: each platform's fake server, bot and gateway: mostly waiting on sockets, so more workers than cores.
  * - system: several processes per test (the CLI, crash and scale-out suites, the real coding agents, the packed
- *   package, benchmarks at a tiny size): their processes mostly wait on each other, so three workers.
+ *   package, benchmarks at a tiny size): heavy on CPU and timing-sensitive, so two workers.
  * - browser: Chromium through playwright-core: one at a time, as two browsers on two cores time out.
  * The global setup (one embedded PostgreSQL, the build) is the root's, so it runs once for all four.
  */
@@ -40,7 +40,7 @@ export default defineConfig({
     projects: [
       project("unit", 0, 3, ["test/**/*.test.ts"], [...BROWSER, ...PLATFORMS, ...SYSTEM]),
       project("platforms", 1, 4, PLATFORMS),
-      project("system", 2, 3, SYSTEM),
+      project("system", 2, 2, SYSTEM),
       project("browser", 3, 1, BROWSER),
     ],
   },
