@@ -3,7 +3,7 @@ import { defineConfig, type TestProjectInlineConfiguration } from "vitest/config
 /**
  * Four projects, run one after another (`sequence.groupOrder`), each with the workers its files can bear on a
  * 2-core machine. `npm test` runs them all; `npm test -- --project unit` runs one.
- * - unit: in-process tests (a gateway on a loopback port at most, SQLite and PostgreSQL I/O): three workers.
+ * - unit: in-process tests (a gateway on a loopback port at most, SQLite and PostgreSQL I/O): one worker per core.
  * - platforms: each platform's fake server, bot and gateway: mostly waiting on sockets, so more workers than cores.
  * - system: several processes per test (the CLI, crash and scale-out suites, the real coding agents, the packed
  *   package, benchmarks at a tiny size): heavy on CPU and timing-sensitive, so two workers.
@@ -38,7 +38,7 @@ export default defineConfig({
     hookTimeout: 30_000,
     pool: "forks",
     projects: [
-      project("unit", 0, 3, ["test/**/*.test.ts"], [...BROWSER, ...PLATFORMS, ...SYSTEM]),
+      project("unit", 0, 2, ["test/**/*.test.ts"], [...BROWSER, ...PLATFORMS, ...SYSTEM]),
       project("platforms", 1, 4, PLATFORMS),
       project("system", 2, 2, SYSTEM),
       project("browser", 3, 1, BROWSER),
